@@ -1,0 +1,450 @@
+"""The backward engine: torch's execution order, buffers, hooks and freeing.
+
+One backward (a ``GraphTask``) runs in four steps:
+
+1. count dependencies over the subgraph reachable from the roots;
+2. with ``inputs``, mark the nodes on a path to an input (the rest is pruned)
+   and where gradients are captured for ``autograd.grad``;
+3. check what can be checked before anything changes (released saved
+   tensors, in-place modifications), so a doomed backward fails untouched;
+4. run ready nodes highest sequence number first (accumulators as soon as
+   they are ready), summing each node's incoming gradients in its input
+   buffer before it runs, and releasing saved tensors after each node unless
+   the graph is retained.
+
+If a node still fails (a hook or a custom backward raising), every ``.grad``
+the run touched is put back as it was. Nothing here recurses over the graph.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import warnings
+
+from ..graph.anomaly_flag import ANOMALY
+from ..graph.grad_mode import MODE
+from ..graph.node import AccumulateGrad, GraphRoot
+from ..graph.saved import SAVED_FREED_MESSAGE
+from ..tensor import Tensor
+
+__all__ = ["run_backward"]
+
+
+class GraphTask:
+    """The state of one backward()/grad() call."""
+
+    __slots__ = ("keep_graph", "create_graph", "needed", "captures", "captured", "shared",
+                 "journal", "deps")
+
+    def __init__(self, keep_graph: bool, create_graph: bool):
+        self.keep_graph = keep_graph
+        self.create_graph = create_graph
+        self.needed = None      # set of nodes to run, or None to run everything reachable
+        self.captures = None    # node -> [(output_nr, result index)] for autograd.grad
+        self.captured = []
+        self.shared = set()     # ids of arrays user code can see: never stolen into .grad
+        self.journal = []       # (tensor, previous .grad, previous array) to undo on failure
+        self.deps = {}
+
+
+def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
+                 input_edges: list | None = None, accumulate_grad: bool = True,
+                 allow_unused: bool = True):
+    """Run the graph from ``roots`` (tensors) seeded with ``grads``.
+
+    ``input_edges`` (``(node, output_nr)`` pairs) restrict the run to what is needed
+    for them; with ``accumulate_grad=False`` their gradients are captured and
+    returned (``autograd.grad``) instead of being accumulated.
+    """
+    task = GraphTask(keep_graph, create_graph)
+    edges = tuple(_root_edge(t) for t in roots)
+    for g in grads:
+        if g is not None:
+            task.shared.add(id(g._data))
+    graph_root = GraphRoot(edges, list(grads))
+    nodes = _count_dependencies(task, graph_root)
+    if not allow_unused:
+        _check_used(task, input_edges)
+    if input_edges is not None:
+        _mark_needed(task, nodes, input_edges, accumulate_grad)
+    _precheck(task, nodes)
+    prev_mode = MODE.grad_enabled
+    MODE.grad_enabled = create_graph
+    try:
+        _execute(task, graph_root)
+    except BaseException:
+        _rollback(task)
+        raise
+    finally:
+        MODE.grad_enabled = prev_mode
+    return task.captured
+
+
+def _root_edge(t: Tensor):
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (t._grad_accumulator(), 0)
+
+
+# ----------------------------------------------------------------------------- preparation
+
+def _count_dependencies(task: GraphTask, graph_root) -> list:
+    """How many edges point at each reachable node; returns the nodes in discovery order."""
+    deps = task.deps
+    seen = {graph_root}
+    stack = [graph_root]
+    order = []
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for fn, _ in node.next_functions:
+            if fn is None:
+                continue
+            deps[fn] = deps.get(fn, 0) + 1
+            if fn not in seen:
+                seen.add(fn)
+                stack.append(fn)
+    return order
+
+
+def unused_message(index: int) -> str:
+    return (f"The differentiated Tensor at index {index} appears to not have been used in the "
+            "graph. Set allow_unused=True if this is the desired behavior.")
+
+
+def _check_used(task: GraphTask, input_edges: list) -> None:
+    """``autograd.grad`` without ``allow_unused``: fail before running, graph intact."""
+    for index, (fn, _) in enumerate(input_edges):
+        if fn not in task.deps:
+            raise RuntimeError(unused_message(index))
+
+
+def _mark_needed(task: GraphTask, nodes: list, input_edges: list, accumulate_grad: bool):
+    """Nodes on a path to an input run; ``autograd.grad`` captures at the inputs instead."""
+    targets = set()
+    captures: dict = {}
+    for index, (fn, nr) in enumerate(input_edges):
+        if fn is None:
+            continue
+        if accumulate_grad:
+            targets.add(fn)
+        else:
+            captures.setdefault(fn, []).append((nr, index))
+    task.captured = [None] * len(input_edges)
+    task.captures = captures
+    needed = set()
+    # Reverse discovery order visits children before parents only for trees; iterate
+    # to a fixed point instead, with a post-order walk that never recurses.
+    for node in _post_order(nodes[0]):
+        if node in targets or any(
+                fn is not None and (fn in needed or fn in captures)
+                for fn, _ in node.next_functions):
+            needed.add(node)
+    task.needed = needed
+
+
+def _post_order(root) -> list:
+    """Children before parents, iteratively (graphs can be a million nodes deep)."""
+    out = []
+    seen = {root}
+    stack = [(root, iter(root.next_functions))]
+    while stack:
+        node, children = stack[-1]
+        for fn, _ in children:
+            if fn is not None and fn not in seen:
+                seen.add(fn)
+                stack.append((fn, iter(fn.next_functions)))
+                break
+        else:
+            stack.pop()
+            out.append(node)
+    return out
+
+
+def _precheck(task: GraphTask, nodes: list) -> None:
+    """Fail before touching anything if a node to run lost or changed its saved tensors."""
+    needed = task.needed
+    for node in nodes:
+        if node._saved is None or (needed is not None and node not in needed):
+            continue
+        if node._released:
+            raise RuntimeError(SAVED_FREED_MESSAGE)
+        node.check_saved_versions()
+
+
+# ----------------------------------------------------------------------------- execution
+
+def _execute(task: GraphTask, graph_root) -> None:
+    deps = task.deps
+    needed = task.needed
+    captures = task.captures
+    buffers: dict = {}
+    tie = itertools.count()
+    ready = [(0, 0, graph_root)]
+    buffers[graph_root] = []
+    while ready:
+        node = heapq.heappop(ready)[2]
+        grads = buffers.pop(node)
+        outputs = _evaluate(task, node, grads, captures, needed)
+        if outputs is None:
+            continue
+        for (fn, nr), grad in zip(node.next_functions, outputs):
+            if fn is None or (needed is not None and fn not in needed
+                              and fn not in captures):
+                continue
+            buf = buffers.get(fn)
+            if buf is None:
+                buf = buffers[fn] = [None] * len(fn._out_meta)
+            if grad is not None:
+                old = buf[nr]
+                buf[nr] = grad if old is None else old + grad
+            remaining = deps[fn] - 1
+            deps[fn] = remaining
+            if remaining == 0:
+                heapq.heappush(ready, (-fn.sequence_key(), next(tie), fn))
+
+
+def _evaluate(task: GraphTask, node, grads: list, captures, needed):
+    """Run one node: hooks, capture, apply, release. None if the node is not to run."""
+    if type(node) is GraphRoot:
+        return node.apply(grads)
+    grads = _call_tensor_pre_hooks(task, node, grads)
+    if captures and node in captures:
+        for nr, index in captures[node]:
+            task.captured[index] = grads[nr]
+    if needed is not None and node not in needed:
+        return None
+    try:
+        return _call_function(task, node, grads)
+    except Exception as exc:
+        if ANOMALY.enabled and node._trace is not None:
+            _warn_forward_trace(node)
+        raise exc
+
+
+def _call_function(task: GraphTask, node, grads: list):
+    hooks = node._hooks
+    if hooks is not None and hooks.pre:
+        grads = _call_pre_hooks(node, grads)
+    if type(node) is AccumulateGrad:
+        accumulate_grad(task, node, grads[0])
+        outputs = ()
+    else:
+        outputs = _apply(node, grads)
+    if not task.keep_graph:
+        node.release_variables()
+    if hooks is not None and hooks.post:
+        outputs = _call_post_hooks(node, outputs, grads)
+    return outputs
+
+
+def _apply(node, grads: list) -> tuple:
+    missing = [g is None for g in grads]
+    if all(missing):
+        return (None,) * len(node.next_functions)
+    if any(missing):
+        grads = _materialize(node, grads)
+    outputs = node.apply(grads)
+    if not isinstance(outputs, tuple):
+        outputs = tuple(outputs) if isinstance(outputs, list) else (outputs,)
+    if len(outputs) != len(node.next_functions):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(node.next_functions)}, got {len(outputs)})")
+    return _validate(node, outputs)
+
+
+def _materialize(node, grads: list) -> list:
+    """Zeros for the outputs that received no gradient (torch does this for its own ops)."""
+    out = []
+    for g, (shape, dtype) in zip(grads, node._out_meta):
+        if g is None:
+            xp = _xp_of(next(x for x in grads if x is not None))
+            g = Tensor._wrap(xp.zeros(shape, dtype=dtype))
+        out.append(g)
+    return out
+
+
+def _xp_of(t: Tensor):
+    import numpy as np
+    if isinstance(t._data, np.ndarray):
+        return np
+    from ..backend import cupy_module
+    return cupy_module()
+
+
+def _validate(node, outputs: tuple) -> tuple:
+    """Sum broadcast gradients back to their input's shape; cast to its dtype."""
+    result = []
+    for i, ((fn, nr), grad) in enumerate(zip(node.next_functions, outputs)):
+        if fn is None or grad is None:
+            result.append(None)
+            continue
+        if not isinstance(grad, Tensor):
+            raise TypeError(f"function {node.name()} returned a gradient of type "
+                            f"{type(grad).__name__} at index {i}; expected a Tensor or None")
+        shape, dtype = fn._out_meta[nr]
+        if grad._data.shape != shape:
+            if not _expandable(shape, grad._data.shape):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(grad._data.shape)} but expected shape compatible with "
+                    f"{list(shape)}")
+            grad = grad.sum_to_size(shape)
+        if grad._data.dtype != dtype:
+            grad = grad.to(dtype)
+        if ANOMALY.enabled and ANOMALY.check_nan and _has_nan(grad):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               "output.")
+        result.append(grad)
+    return tuple(result)
+
+
+def _expandable(shape: tuple, target: tuple) -> bool:
+    """Whether ``shape`` broadcasts to ``target``."""
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != t and s != 1:
+            return False
+    return True
+
+
+def _has_nan(t: Tensor) -> bool:
+    data = t._data
+    return data.dtype.kind in "fc" and bool((data != data).any())
+
+
+# ----------------------------------------------------------------------------- hooks
+
+def _call_tensor_pre_hooks(task: GraphTask, node, grads: list) -> list:
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._backward_hooks
+        if hooks:
+            grads = [_run_tensor_hooks(task, hooks, grads[0])]
+        return grads
+    table = node._hooks
+    if table is None:
+        return grads
+    for nr, hooks in table.tensor_pre.items():
+        if hooks:
+            grads = list(grads)
+            grads[nr] = _run_tensor_hooks(task, hooks, grads[nr])
+    for nr, ref in table.retains_grad.items():
+        tensor = ref()
+        if tensor is not None and grads[nr] is not None:
+            _retain(task, tensor, grads[nr])
+    return grads
+
+
+def _run_tensor_hooks(task: GraphTask, hooks: dict, grad):
+    if grad is None:
+        return None
+    for hook in list(hooks.values()):
+        result = hook(grad)
+        if result is not None:
+            _check_hook_result(hook, grad, result)
+            task.shared.add(id(result._data))
+            grad = result
+    return grad
+
+
+def _check_hook_result(hook, grad: Tensor, result) -> None:
+    name = getattr(hook, "__name__", repr(hook))
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable or None (got {type(result).__name__})")
+    if result._data.shape != grad._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if result._data.dtype != grad._data.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"{grad.dtype} got {result.dtype})")
+
+
+def _retain(task: GraphTask, tensor: Tensor, grad: Tensor) -> None:
+    task.journal.append((tensor, tensor._grad, None))
+    if tensor._grad is None:
+        tensor._grad = grad.clone()
+    else:
+        tensor._grad = tensor._grad + grad
+
+
+def _call_pre_hooks(node, grads: list) -> list:
+    for hook in list(node._hooks.pre.values()):
+        result = hook(tuple(grads))
+        if result is not None:
+            grads = _hook_values(hook, result, len(grads))
+    return list(grads)
+
+
+def _call_post_hooks(node, outputs: tuple, grads: list) -> tuple:
+    for hook in list(node._hooks.post.values()):
+        result = hook(outputs, tuple(grads))
+        if result is not None:
+            outputs = tuple(_hook_values(hook, result, len(outputs)))
+    return outputs
+
+
+def _hook_values(hook, result, expected: int):
+    name = getattr(hook, "__name__", repr(hook))
+    if not isinstance(result, (tuple, list)):
+        raise TypeError(f"hook '{name}' has returned a value of type {type(result).__name__}, "
+                        "but expected a tuple")
+    if len(result) != expected:
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
+                           f"{len(result)}, but expected {expected})")
+    return result
+
+
+# ----------------------------------------------------------------------------- leaves
+
+def accumulate_grad(task: GraphTask, acc: AccumulateGrad, grad) -> None:
+    """torch's AccumulateGrad: steal, clone, add in place, or add out of place."""
+    if grad is None:
+        return
+    leaf = acc.variable
+    old = leaf._grad
+    task.journal.append((leaf, old, None if old is None else old._data))
+    if old is None:
+        leaf._grad = _first_grad(task, grad)
+    elif not MODE.grad_enabled:
+        # In place for the user (the .grad object is kept); a fresh array underneath,
+        # so that a failed backward can put the old one back without a copy.
+        old._data = old._data + grad._data
+        old._vc.value += 1
+    else:
+        leaf._grad = old + grad
+    hooks = leaf._post_acc_hooks
+    if hooks:
+        for hook in list(hooks.values()):
+            if hook(leaf) is not None:
+                raise RuntimeError("post accumulate grad hooks should return None")
+
+
+def _first_grad(task: GraphTask, grad: Tensor) -> Tensor:
+    if MODE.grad_enabled:
+        # create_graph=True: a copy that keeps the gradient's graph (torch: CopyBackwards).
+        return _copy_with_graph(grad)
+    data = grad._data
+    if data.base is None and data.flags.writeable and id(data) not in task.shared:
+        task.shared.add(id(data))   # stolen: no one else can see this array
+        return grad.detach()
+    return Tensor._wrap(data.copy())
+
+
+def _rollback(task: GraphTask) -> None:
+    for tensor, previous, array in reversed(task.journal):
+        tensor._grad = previous
+        if previous is not None and array is not None:
+            previous._data = array
+
+
+def _warn_forward_trace(node) -> None:
+    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
+                  "the error:\n" + "".join(node._trace), UserWarning, stacklevel=2)
+
+
+def _copy_with_graph(grad: Tensor) -> Tensor:
+    from ..ops import elementwise
+    blank = Tensor._wrap(_xp_of(grad).zeros_like(grad._data))
+    return elementwise.copy(blank, grad)

@@ -1,0 +1,65 @@
+"""``agdebug.autograd.graph``: the graph's public names, where torch users look for them."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..graph.node import Node
+from ..graph.saved import saved_tensors_hooks
+
+__all__ = ["Node", "GradientEdge", "get_gradient_edge", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks"]
+
+
+class GradientEdge(NamedTuple):
+    """An edge of the graph: ``node`` receives the gradient as its input ``output_nr``."""
+
+    node: object
+    output_nr: int
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge that ``tensor``'s gradient flows into (its grad_fn, or its accumulator).
+
+    >>> import agdebug as ag
+    >>> x = ag.ones(2, requires_grad=True)
+    >>> y = x * 2
+    >>> ag.autograd.graph.get_gradient_edge(y).node.name()
+    'MulBackward0'
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    if tensor.grad_fn is not None:
+        return GradientEdge(tensor.grad_fn, tensor.output_nr)
+    return GradientEdge(tensor._grad_accumulator(), 0)
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801
+    """Keep saved tensors on the CPU and move them back for backward."""
+
+    def __init__(self, pin_memory: bool = False):
+        def pack(t):
+            return (t.device, t.cpu())
+
+        def unpack(packed):
+            device, t = packed
+            return t.to(device)
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:  # noqa: N801
+    """Raise ``error_message`` if saved-tensor hooks are registered inside the block."""
+
+    def __init__(self, error_message: str):
+        self.error_message = error_message
+
+    def __enter__(self):
+        from ..graph import saved
+        self.prev = saved.DISABLED_MESSAGE.value
+        saved.DISABLED_MESSAGE.value = self.error_message
+
+    def __exit__(self, *exc):
+        from ..graph import saved
+        saved.DISABLED_MESSAGE.value = self.prev
+        return False

@@ -1,0 +1,229 @@
+"""Arrays, devices and dtypes: the only module that knows numpy from cupy.
+
+Op code is written once against an array module ``xp`` obtained from
+:func:`array_module`; CuPy is imported the first time a CUDA device is used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "Device", "device", "dtype", "array_module", "as_device", "get_dtype",
+    "float16", "float32", "float64", "int32", "int64", "bool_", "result_dtype",
+]
+
+
+class dtype:  # noqa: N801 - torch spells it in lower case
+    """A tensor element type, e.g. ``agdebug.float32`` (printed as torch prints it)."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize",
+                 "_legacy")
+
+    def __init__(self, name: str, np_dtype, legacy: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_complex = self.np.kind == "c"
+        self.is_signed = self.np.kind in "fic"
+        self.itemsize = self.np.itemsize
+        self._legacy = legacy  # "Float" in "torch.FloatTensor"
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (get_dtype, (self.np.str,))
+
+
+float16 = dtype("float16", np.float16, "Half")
+float32 = dtype("float32", np.float32, "Float")
+float64 = dtype("float64", np.float64, "Double")
+int8 = dtype("int8", np.int8, "Char")
+uint8 = dtype("uint8", np.uint8, "Byte")
+int16 = dtype("int16", np.int16, "Short")
+int32 = dtype("int32", np.int32, "Int")
+int64 = dtype("int64", np.int64, "Long")
+bool_ = dtype("bool", np.bool_, "Bool")
+
+_BY_NUMPY = {d.np: d for d in (float16, float32, float64, int8, uint8, int16, int32, int64,
+                               bool_)}
+DEFAULT_FLOAT = float32
+
+
+def get_dtype(np_dtype) -> dtype:
+    """The agdebug dtype of a numpy/cupy dtype (or anything ``np.dtype`` accepts)."""
+    found = _BY_NUMPY.get(np_dtype)
+    if found is None:
+        found = _BY_NUMPY.get(np.dtype(np_dtype))
+        if found is None:
+            raise TypeError(f"agdebug does not support arrays of dtype {np.dtype(np_dtype)}")
+    return found
+
+
+def to_numpy_dtype(d) -> np.dtype:
+    if isinstance(d, dtype):
+        return d.np
+    if d is float:
+        return DEFAULT_FLOAT.np
+    if d is int:
+        return int64.np
+    if d is bool:
+        return bool_.np
+    return get_dtype(d).np
+
+
+# ----------------------------------------------------------------------------- devices
+
+class Device:
+    """Where a tensor lives: ``device(type='cpu')`` or ``device(type='cuda', index=0)``.
+
+    Devices are interned, so ``a.device is b.device`` whenever they are equal.
+    """
+
+    __slots__ = ("type", "index")
+
+    def __new__(cls, type, index: int | None = None):  # noqa: A002 - torch's name
+        if isinstance(type, Device):
+            return type
+        return as_device(type if index is None else f"{type}:{index}")
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            other = as_device(other)
+        return self is other
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (as_device, (str(self),))
+
+
+def _intern(kind: str, index: int | None) -> Device:
+    found = _DEVICES.get((kind, index))
+    if found is None:
+        found = object.__new__(Device)
+        found.type, found.index = kind, index
+        _DEVICES[(kind, index)] = found
+    return found
+
+
+_DEVICES: dict[tuple[str, int | None], Device] = {}
+CPU = _intern("cpu", None)
+
+
+def as_device(spec=None) -> Device:
+    """The interned Device for ``"cpu"``, ``"cuda"``, ``"cuda:1"``, an int or a Device."""
+    if spec is None:
+        return CPU
+    if isinstance(spec, Device):
+        return spec
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return _intern("cuda", spec)
+    if not isinstance(spec, str):
+        raise TypeError(f"device() received an invalid combination of arguments - got ({spec!r})")
+    kind, _, index = spec.partition(":")
+    if kind not in ("cpu", "cuda") or (index and not index.isdigit()):
+        raise RuntimeError(
+            "Expected one of cpu, cuda device type at start of device string: " + spec)
+    if kind == "cpu":
+        return CPU
+    return _intern("cuda", int(index) if index else 0)
+
+
+device = Device  # ``agdebug.device("cuda:0")`` is spelled like torch's
+
+
+_cupy = None
+
+
+def cupy_module():
+    """Import CuPy on first use, with a clear message where it is missing."""
+    global _cupy
+    if _cupy is None:
+        try:
+            import cupy
+        except ImportError as exc:  # pragma: no cover - depends on the machine
+            raise RuntimeError(
+                "Found no NVIDIA driver on your system or CuPy is not installed: "
+                "CUDA tensors need `pip install agdebug[gpu]` and a CUDA GPU.") from exc
+        _cupy = cupy
+    return _cupy
+
+
+def array_module(dev: Device):
+    """numpy for the CPU, cupy for CUDA devices."""
+    if dev.type == "cpu":
+        return np
+    return cupy_module()
+
+
+def device_of_array(array) -> Device:
+    if isinstance(array, np.ndarray):
+        return CPU
+    dev = getattr(array, "device", None)
+    if _cupy is not None and isinstance(array, _cupy.ndarray):
+        return as_device(f"cuda:{dev.id}")
+    return CPU
+
+
+def move_array(array, dev: Device):
+    """Copy an array to ``dev`` (a no-op if it is already there)."""
+    if dev.type == "cpu":
+        if isinstance(array, np.ndarray):
+            return array
+        return array.get()
+    cp = cupy_module()
+    with cp.cuda.Device(dev.index):
+        return cp.asarray(array)
+
+
+# ----------------------------------------------------------------------------- promotion
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def result_dtype(a, b, a_dim: int, b_dim: int) -> np.dtype:
+    """torch's type promotion for two operands (arrays or Python scalars).
+
+    Operands rank by priority: dimensioned tensors, then 0-dim tensors, then
+    Python scalars (``*_dim`` is -1 for those).  A lower-priority operand only
+    lifts the result's *category* (bool < int < float), never its width:
+    ``int64 + 2.5`` is float32, ``float32 + float64(0-d)`` is float32.
+    """
+    da, db = _operand_dtype(a), _operand_dtype(b)
+    if da == db:
+        return da
+    pa, pb = _priority(a_dim), _priority(b_dim)
+    if pa == pb:
+        return np.promote_types(da, db)
+    (hi, hi_dim), (lo, lo_dim) = ((da, a_dim), (db, b_dim)) if pa > pb else ((db, b_dim),
+                                                                            (da, a_dim))
+    if _CATEGORY[lo.kind] <= _CATEGORY[hi.kind]:
+        return hi
+    if lo_dim == -1 and lo.kind == "f":
+        return DEFAULT_FLOAT.np
+    return lo
+
+
+def _priority(ndim: int) -> int:
+    return 2 if ndim > 0 else (1 if ndim == 0 else 0)
+
+
+def _operand_dtype(x) -> np.dtype:
+    if isinstance(x, bool):
+        return np.dtype(np.bool_)
+    if isinstance(x, int):
+        return np.dtype(np.int64)
+    if isinstance(x, float):
+        return np.dtype(np.float64)
+    return x.dtype

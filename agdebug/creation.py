@@ -1,0 +1,195 @@
+"""Creation functions: ``tensor``, ``zeros``, ``randn``... with torch's defaults.
+
+Floats default to float32, integers to int64; ``device=`` picks numpy or cupy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import backend
+from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
+from .ops.methods import shape_arg
+from .tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
+           "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
+           "full_like", "empty_like", "rand_like", "randn_like", "manual_seed"]
+
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int):
+    """Seed agdebug's random number generator (``rand``, ``randn``, dropout...)."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+    return _rng
+
+
+def generator() -> np.random.Generator:
+    return _rng
+
+
+def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
+    if dtype is not None:
+        array = array.astype(to_numpy_dtype(dtype), copy=False)
+    dev = as_device(device)
+    if dev.type != "cpu":
+        array = backend.move_array(array, dev)
+    t = Tensor._wrap(array)
+    if requires_grad:
+        if array.dtype.kind not in "fc":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
+    return t
+
+
+def _default_array(data) -> np.ndarray:
+    if isinstance(data, Tensor):
+        return backend.move_array(data._data, backend.CPU).copy()
+    if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
+        data = _nested_values(data)
+    array = np.array(data)
+    if array.dtype == np.float64 and not isinstance(data, np.ndarray):
+        array = array.astype(DEFAULT_FLOAT.np)
+    elif array.dtype.kind in "iu" and array.dtype != np.int64 and not isinstance(data, np.ndarray):
+        array = array.astype(np.int64)
+    elif array.dtype.kind == "O":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return array
+
+
+def _flat(data):
+    for d in data:
+        if isinstance(d, (list, tuple)):
+            yield from _flat(d)
+        else:
+            yield d
+
+
+def _nested_values(data):
+    if isinstance(data, Tensor):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_nested_values(d) for d in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data``.
+
+    >>> import agdebug as ag
+    >>> ag.tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    """
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    return _finish(_default_array(data), dtype, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    if isinstance(data, Tensor):
+        return data.to(dtype=dtype, device=device) if (dtype or device) else data
+    if isinstance(data, np.ndarray):
+        return _finish(data, dtype, device, False)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``array``."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    return Tensor._wrap(array)
+
+
+def _sized(fill, size, dtype, device, requires_grad, default=None):
+    shape = shape_arg(size)
+    np_dtype = to_numpy_dtype(dtype) if dtype is not None else (default or DEFAULT_FLOAT.np)
+    return _finish(fill(shape, np_dtype), None, device, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _sized(np.zeros, size, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _sized(np.ones, size, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _sized(np.zeros, size, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    default = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
+               np.dtype(np.int64) if isinstance(fill_value, int) else DEFAULT_FLOAT.np)
+    return _sized(lambda s, d: np.full(s, fill_value, dtype=d), (size,), dtype, device,
+                  requires_grad, default)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    integral = all(isinstance(v, int) for v in (start, end, step))
+    array = np.arange(start, end, step, dtype=np.int64 if integral else DEFAULT_FLOAT.np)
+    return _finish(array, dtype, device, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    array = np.linspace(start, end, steps, dtype=np.float64).astype(DEFAULT_FLOAT.np)
+    return _finish(array, dtype, device, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.eye(n, m, dtype=DEFAULT_FLOAT.np), dtype, device, requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _sized(lambda s, d: _rng.random(s).astype(d), size, dtype, device, requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _sized(lambda s, d: _rng.standard_normal(s).astype(d), size, dtype, device,
+                  requires_grad)
+
+
+def randint(low, high=None, size=(), *, dtype=None, device=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return _finish(_rng.integers(low, high, size=shape_arg((size,))), dtype, device, False)
+
+
+def _like(fn, t: Tensor, dtype, device, requires_grad, **kw) -> Tensor:
+    return fn(t.shape, dtype=dtype or t.dtype, device=device or t.device,
+              requires_grad=requires_grad, **kw)
+
+
+def zeros_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(zeros, t, dtype, device, requires_grad)
+
+
+def ones_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(ones, t, dtype, device, requires_grad)
+
+
+def empty_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(empty, t, dtype, device, requires_grad)
+
+
+def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def rand_like(t, *, dtype=None, device=None, requires_grad=False):
+    return _like(rand, t, dtype, device, requires_grad)
+
+
+def randn_like(t, *, dtype=None, device=None, requires_grad=False):
+    return _like(randn, t, dtype, device, requires_grad)

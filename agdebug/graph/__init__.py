@@ -1,0 +1,1 @@
+"""The graph layer: nodes, edges, saved tensors, hooks and grad modes."""

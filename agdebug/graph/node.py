@@ -1,0 +1,212 @@
+"""Graph nodes: the backward functions a forward pass records.
+
+``Node`` is torch's ``grad_fn``: it has ``next_functions`` (edges to the nodes
+that produced its forward inputs), saved tensors, hooks and metadata. Every
+node gets a stable id from one counter (events name nodes by it, never by
+``id()``); op nodes also use it as their sequence number, which orders
+execution (highest first).
+
+Ownership is torch's: a node holds the nodes of its inputs; an
+``AccumulateGrad`` holds its leaf; a leaf holds its accumulator only weakly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from .anomaly_flag import ANOMALY
+from .hooks import add_hook
+from .saved import SavedTensor
+
+__all__ = ["Node", "OpNode", "AccumulateGrad", "GraphRoot", "next_id", "LEAVES"]
+
+_ids = itertools.count(1)
+next_id = _ids.__next__
+
+
+class _Hooks:
+    """A node's hooks, allocated on the first registration (most nodes have none)."""
+
+    __slots__ = ("pre", "post", "tensor_pre", "retains_grad")
+
+    def __init__(self):
+        self.pre: dict = {}
+        self.post: dict = {}
+        self.tensor_pre: dict[int, dict] = {}   # output_nr -> hooks from Tensor.register_hook
+        self.retains_grad: dict[int, object] = {}  # output_nr -> retains_grad hook
+
+
+class Node:
+    """A backward function. Subclasses implement ``apply(grads) -> tuple``."""
+
+    __slots__ = ("next_functions", "_id", "_out_meta", "_saved", "_attrs", "_hooks",
+                 "_metadata", "_trace", "_released", "__weakref__")
+
+    def __init__(self, next_functions: tuple, out_meta: tuple):
+        self.next_functions = next_functions
+        self._id = next_id()
+        self._out_meta = out_meta      # ((shape, array dtype), ...) per forward output
+        self._saved = None             # {name: SavedTensor} or None
+        self._attrs = None             # {name: value} non-tensor state for the derivative
+        self._hooks = None
+        self._metadata = None
+        self._released = False
+        self._trace = capture_trace() if ANOMALY.enabled else None
+
+    # -- torch's public surface ------------------------------------------------------------
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        return self._id
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node runs; may return new grad_inputs."""
+        return add_hook(self._hook_table().post, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        return add_hook(self._hook_table().pre, fn)
+
+    def _hook_table(self) -> _Hooks:
+        if self._hooks is None:
+            self._hooks = _Hooks()
+        return self._hooks
+
+    def __call__(self, *grads):
+        return self.apply(grads)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    # -- saved state -------------------------------------------------------------------------
+
+    def __getattr__(self, name: str):
+        # Only reached when normal lookup fails: saved tensors and attributes by name,
+        # also under torch's ``_saved_<name>`` spelling.
+        bare = name[7:] if name.startswith("_saved_") else name
+        saved = object.__getattribute__(self, "_saved")
+        if saved is not None and bare in saved:
+            return saved[bare].unpack(self)
+        attrs = object.__getattribute__(self, "_attrs")
+        if attrs is not None and bare in attrs:
+            return attrs[bare]
+        defaults = getattr(type(self), "defaults", None)
+        if defaults is not None and bare in defaults:
+            return defaults[bare]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def saved_tensors_info(self) -> list[tuple[str, int, bool]]:
+        """(name, nbytes, released) for each saved tensor: what the inspector lists."""
+        if self._saved is None:
+            return []
+        return [(k, s.nbytes, s.released) for k, s in self._saved.items()]
+
+    def release_variables(self) -> None:
+        """Free the saved tensors (after the node ran without ``retain_graph``)."""
+        self._released = True
+        if self._saved is not None:
+            for saved in self._saved.values():
+                saved.release()
+
+    def check_saved_versions(self) -> None:
+        if self._saved is not None:
+            for saved in self._saved.values():
+                saved.check_version(self)
+
+    # -- engine interface ----------------------------------------------------------------------
+
+    def sequence_key(self) -> float:
+        """Execution priority: higher runs first among ready nodes."""
+        return self._id
+
+    def tensor_pre_hooks(self, output_nr: int):
+        hooks = self._hooks
+        if hooks is None:
+            return None
+        return hooks.tensor_pre.get(output_nr)
+
+    @property
+    def needs_input_grad(self) -> tuple[bool, ...]:
+        return tuple(fn is not None for fn, _ in self.next_functions)
+
+
+def capture_trace() -> list[str]:
+    """The forward call stack, for anomaly mode's "Traceback of forward call"."""
+    import traceback
+    return traceback.format_stack()[:-3]
+
+
+class OpNode(Node):
+    """The node of a registered op; ``op`` is set on each generated subclass."""
+
+    __slots__ = ()
+    op = None
+    defaults = None   # the forward's keyword defaults, for attributes not passed explicitly
+
+    def apply(self, grads):
+        return self.op.backward(self, *grads)
+
+
+# -- leaves --------------------------------------------------------------------------------
+
+# AccumulateGrad -> its leaf. The reference lives here, where Python's cyclic GC never
+# traverses it, and is dropped when the accumulator dies. This reproduces torch, where
+# the accumulator holds its leaf from C++: after ``backward(create_graph=True)`` the
+# cycle leaf -> .grad -> grad_fn -> ... -> AccumulateGrad -> leaf is invisible to the
+# cyclic GC and leaks until ``leaf.grad = None``, exactly as the torch docs warn.
+LEAVES: dict[int, object] = {}
+
+
+class AccumulateGrad(Node):
+    """Sums incoming gradients into its leaf's ``.grad``."""
+
+    __slots__ = ()
+
+    def __init__(self, leaf):
+        super().__init__((), ((leaf._data.shape, leaf._data.dtype),))
+        LEAVES[self._id] = leaf
+
+    def __del__(self):
+        try:
+            LEAVES.pop(self._id, None)
+        except (AttributeError, TypeError):  # interpreter shutdown
+            pass
+
+    @property
+    def variable(self):
+        return LEAVES[self._id]
+
+    def sequence_key(self) -> float:
+        return math.inf  # torch gives accumulators UINT64_MAX: they run as soon as ready
+
+    def tensor_pre_hooks(self, output_nr: int):
+        return self.variable._backward_hooks
+
+    def apply(self, grads):
+        raise RuntimeError("AccumulateGrad is run by the engine, which owns the accumulation")
+
+
+class GraphRoot(Node):
+    """The engine's entry point: hands the root gradients to the roots' edges."""
+
+    __slots__ = ("_grads",)
+
+    def __init__(self, edges: tuple, grads: list):
+        super().__init__(edges, ())
+        self._grads = grads
+
+    def apply(self, grads):
+        return self._grads
+
+
+def saved_tensor(tensor, is_output: bool) -> SavedTensor:
+    return SavedTensor(tensor, is_output)

@@ -1,0 +1,94 @@
+"""The op registry and the Tensor methods bound to it.
+
+Importing this package registers every op (``OPS``) and installs torch's
+Tensor methods and operators on ``Tensor``.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import elementwise as ew
+from . import methods as m
+from . import reduce, shape  # noqa: F401 - registering their ops
+from .registry import OPS, Op, apply, apply_inplace, defop
+
+__all__ = ["OPS", "Op", "defop", "apply", "apply_inplace", "install"]
+
+
+def _method(op):
+    def method(self, *args, **kwargs):
+        return op(self, *args, **kwargs)
+    method.__name__ = op.name
+    return method
+
+
+def _compare(op):
+    def method(self, other):
+        try:
+            other = m.operand(other)
+        except TypeError:
+            return NotImplemented   # ``x == None`` is False, as in torch
+        return op(self, other)
+    return method
+
+
+def _to(self, *args, **kwargs):
+    from .conversion import to
+    return to(self, *args, **kwargs)
+
+
+def install() -> None:
+    """Bind operators and methods onto Tensor (called once, on import)."""
+    add, radd = m._binary(ew.add)
+    sub, rsub = m._binary(ew.sub, lambda s, o: ew.rsub(s, o))
+    mul, rmul = m._binary(ew.mul)
+    table = {
+        "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub,
+        "__mul__": mul, "__rmul__": rmul,
+        "__truediv__": lambda s, o: ew.div(s, m.operand(o)), "__rtruediv__": m.true_div_r,
+        "__pow__": lambda s, o: m.pow(s, o), "__rpow__": lambda s, o: ew.rpow(s, m.operand(o)),
+        "__neg__": ew.neg, "__abs__": ew.abs_, "__pos__": lambda s: s,
+        "__iadd__": m.add_, "__isub__": m.sub_, "__imul__": m.inplace(ew.mul),
+        "__itruediv__": m.div_,
+        "__eq__": _compare(ew.eq), "__ne__": _compare(ew.ne), "__lt__": _compare(ew.lt),
+        "__le__": _compare(ew.le), "__gt__": _compare(ew.gt), "__ge__": _compare(ew.ge),
+        "__and__": lambda s, o: ew.logical_and(s, m.operand(o)),
+        "__or__": lambda s, o: ew.logical_or(s, m.operand(o)),
+        "__xor__": lambda s, o: ew.logical_xor(s, m.operand(o)),
+        "__invert__": ew.logical_not,
+        "add": m.add, "sub": m.sub, "mul": m.mul, "div": m.div, "pow": m.pow,
+        "true_divide": m.div, "multiply": m.mul, "subtract": m.sub, "divide": m.div,
+        "neg": ew.neg, "negative": ew.neg, "reciprocal": ew.reciprocal,
+        "square": lambda s: ew.pow_scalar(s, 2),
+        "eq": lambda s, o: ew.eq(s, m.operand(o)), "ne": lambda s, o: ew.ne(s, m.operand(o)),
+        "lt": lambda s, o: ew.lt(s, m.operand(o)), "le": lambda s, o: ew.le(s, m.operand(o)),
+        "gt": lambda s, o: ew.gt(s, m.operand(o)), "ge": lambda s, o: ew.ge(s, m.operand(o)),
+        "logical_and": ew.logical_and, "logical_or": ew.logical_or,
+        "logical_xor": ew.logical_xor, "logical_not": ew.logical_not,
+        "isnan": ew.isnan, "isinf": ew.isinf, "isfinite": ew.isfinite,
+        "maximum": m.maximum, "minimum": m.minimum, "clamp": m.clamp, "clip": m.clamp,
+        "where": lambda s, cond, other: m.where(cond, s, other),
+        "sum": m.sum, "mean": m.mean, "sum_to_size": m.sum_to_size,
+        "view": m.view, "reshape": m.reshape, "expand": m.expand, "expand_as": m.expand_as,
+        "view_as": lambda s, o: m.view(s, o.shape), "reshape_as": lambda s, o: m.reshape(s, o.shape),
+        "clone": lambda s, *, memory_format=None: ew.clone(s),
+        "to": _to,
+        "add_": m.add_, "sub_": m.sub_, "mul_": m.inplace(ew.mul), "div_": m.div_,
+        "clamp_": m.clamp_, "clip_": m.clamp_, "zero_": m.inplace(ew.zero),
+        "fill_": m.inplace(ew.fill), "copy_": m.inplace(ew.copy),
+        "relu_": m.inplace(ew.relu), "sigmoid_": m.inplace(ew.sigmoid),
+        "tanh_": m.inplace(ew.tanh), "exp_": m.inplace(ew.exp), "neg_": m.inplace(ew.neg),
+        "pow_": lambda s, e: m.inplace(ew.pow_scalar)(s, e),
+    }
+    unary = {"exp": ew.exp, "expm1": ew.expm1, "log": ew.log, "log2": ew.log2,
+             "log1p": ew.log1p, "sqrt": ew.sqrt, "rsqrt": ew.rsqrt, "abs": ew.abs_,
+             "absolute": ew.abs_, "sign": ew.sign, "floor": ew.floor, "round": ew.round_,
+             "sin": ew.sin, "cos": ew.cos, "tan": ew.tan, "tanh": ew.tanh,
+             "sigmoid": ew.sigmoid, "relu": ew.relu, "erf": ew.erf_op}
+    for name, op in unary.items():
+        table[name] = _method(op)
+    for name, fn in table.items():
+        setattr(Tensor, name, fn)
+
+
+install()

@@ -1,0 +1,627 @@
+"""Elementwise ops: arithmetic, unary math, activations, comparisons.
+
+Derivatives return gradients in the output's shape; the engine sums
+broadcast dimensions back to each input's shape.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..backend import result_dtype
+from .registry import defop
+
+
+def promote(a, b):
+    """Cast two operands (arrays or Python scalars) to torch's result dtype."""
+    a_is_array, b_is_array = hasattr(a, "dtype"), hasattr(b, "dtype")
+    if a_is_array and b_is_array and a.dtype == b.dtype:
+        return a, b
+    dt = result_dtype(a, b, a.ndim if a_is_array else -1, b.ndim if b_is_array else -1)
+    if a_is_array and a.dtype != dt:
+        a = a.astype(dt)
+    if b_is_array and b.dtype != dt:
+        b = b.astype(dt)
+    return a, b
+
+
+def to_float(x):
+    """Integer/bool arrays become the default float dtype (torch's true division etc.)."""
+    if hasattr(x, "dtype") and x.dtype.kind in "biu":
+        return x.astype(np.float32)
+    return x
+
+
+def needs(ctx, i: int) -> bool:
+    return ctx.next_functions[i][0] is not None
+
+
+# ----------------------------------------------------------------------------- arithmetic
+
+@defop("add", node="AddBackward0")
+def add(xp, x, y, alpha=1):
+    x, y = promote(x, y)
+    return x + y if alpha == 1 else x + alpha * y
+
+
+@add.vjp
+def add_vjp(ctx, grad):
+    alpha = ctx.alpha
+    return grad, (grad if alpha == 1 else grad * alpha) if needs(ctx, 1) else None
+
+
+@defop("sub", node="SubBackward0")
+def sub(xp, x, y, alpha=1):
+    x, y = promote(x, y)
+    return x - y if alpha == 1 else x - alpha * y
+
+
+@sub.vjp
+def sub_vjp(ctx, grad):
+    return grad, (-grad if ctx.alpha == 1 else grad * -ctx.alpha) if needs(ctx, 1) else None
+
+
+@defop("rsub", node="RsubBackward1")
+def rsub(xp, x, other):
+    x, other = promote(x, other)
+    return other - x
+
+
+@rsub.vjp
+def rsub_vjp(ctx, grad):
+    return -grad, None
+
+
+@defop("mul", node="MulBackward0", saves=("x", "y"))
+def mul(xp, x, y):
+    x, y = promote(x, y)
+    return x * y
+
+
+@mul.vjp
+def mul_vjp(ctx, grad):
+    grad_x = grad * ctx.y if needs(ctx, 0) else None
+    grad_y = grad * ctx.x if needs(ctx, 1) else None
+    return grad_x, grad_y
+
+
+@defop("div", node="DivBackward0", saves=("x", "y"))
+def div(xp, x, y):
+    x, y = promote(to_float(x), to_float(y))
+    return x / y
+
+
+@div.vjp
+def div_vjp(ctx, grad):
+    y = ctx.y
+    grad_x = grad / y if needs(ctx, 0) else None
+    grad_y = -grad * ctx.x / (y * y) if needs(ctx, 1) else None
+    return grad_x, grad_y
+
+
+@defop("neg", node="NegBackward0")
+def neg(xp, x):
+    return -x
+
+
+@neg.vjp
+def neg_vjp(ctx, grad):
+    return (-grad,)
+
+
+@defop("reciprocal", node="ReciprocalBackward0", saves=("result",))
+def reciprocal(xp, x):
+    return 1 / to_float(x)
+
+
+@reciprocal.vjp
+def reciprocal_vjp(ctx, grad):
+    r = ctx.result
+    return (-grad * r * r,)
+
+
+@defop("pow", node="PowBackward0", saves=("x", "exponent"))
+def pow_scalar(xp, x, exponent):
+    x, _ = promote(x, exponent)
+    return x ** exponent
+
+
+@pow_scalar.vjp
+def pow_scalar_vjp(ctx, grad):
+    e = ctx.exponent
+    if e == 0:
+        return grad * 0, None
+    return grad * e * ctx.x ** (e - 1), None
+
+
+@defop("pow_tensor", node="PowBackward1", saves=("x", "y", "result"))
+def pow_tensor(xp, x, y):
+    x, y = promote(x, y)
+    return x ** y
+
+
+@pow_tensor.vjp
+def pow_tensor_vjp(ctx, grad):
+    x, y = ctx.x, ctx.y
+    grad_x = grad * y * x ** (y - 1) if needs(ctx, 0) else None
+    # torch: d/dy x**y = x**y * log(x), defined as 0 where x == 0 and y >= 0
+    grad_y = None
+    if needs(ctx, 1):
+        safe = (x == 0).logical_and(y >= 0)
+        grad_y = (grad * ctx.result * x.log()).masked_fill(safe, 0.0)
+    return grad_x, grad_y
+
+
+@defop("rpow", node="PowBackward2", saves=("base", "result"))
+def rpow(xp, x, base):
+    x, base = promote(x, base)
+    return base ** x
+
+
+@rpow.vjp
+def rpow_vjp(ctx, grad):
+    return grad * ctx.result * math.log(ctx.base), None
+
+
+# ----------------------------------------------------------------------------- unary math
+
+@defop("exp", node="ExpBackward0", saves=("result",))
+def exp(xp, x):
+    return xp.exp(to_float(x))
+
+
+@exp.vjp
+def exp_vjp(ctx, grad):
+    return (grad * ctx.result,)
+
+
+@defop("expm1", node="Expm1Backward0", saves=("result",))
+def expm1(xp, x):
+    return xp.expm1(to_float(x))
+
+
+@expm1.vjp
+def expm1_vjp(ctx, grad):
+    return (grad * (ctx.result + 1),)
+
+
+@defop("log", node="LogBackward0", saves=("x",))
+def log(xp, x):
+    return xp.log(to_float(x))
+
+
+@log.vjp
+def log_vjp(ctx, grad):
+    return (grad / ctx.x,)
+
+
+@defop("log2", node="Log2Backward0", saves=("x",))
+def log2(xp, x):
+    return xp.log2(to_float(x))
+
+
+@log2.vjp
+def log2_vjp(ctx, grad):
+    return (grad / (ctx.x * math.log(2.0)),)
+
+
+@defop("log1p", node="Log1PBackward0", saves=("x",))
+def log1p(xp, x):
+    return xp.log1p(to_float(x))
+
+
+@log1p.vjp
+def log1p_vjp(ctx, grad):
+    return (grad / (ctx.x + 1),)
+
+
+@defop("sqrt", node="SqrtBackward0", saves=("result",))
+def sqrt(xp, x):
+    return xp.sqrt(to_float(x))
+
+
+@sqrt.vjp
+def sqrt_vjp(ctx, grad):
+    return (grad / (2 * ctx.result),)
+
+
+@defop("rsqrt", node="RsqrtBackward0", saves=("result",))
+def rsqrt(xp, x):
+    return 1 / xp.sqrt(to_float(x))
+
+
+@rsqrt.vjp
+def rsqrt_vjp(ctx, grad):
+    r = ctx.result
+    return (grad * -0.5 * r * r * r,)
+
+
+@defop("abs", node="AbsBackward0", saves=("x",))
+def abs_(xp, x):
+    return xp.abs(x)
+
+
+@abs_.vjp
+def abs_vjp(ctx, grad):
+    return (grad * ctx.x.sign(),)
+
+
+@defop("sign", node="SignBackward0")
+def sign(xp, x):
+    return xp.sign(x)
+
+
+@sign.vjp
+def sign_vjp(ctx, grad):
+    return (grad * 0,)
+
+
+@defop("floor", node="FloorBackward0")
+def floor(xp, x):
+    return xp.floor(x)
+
+
+@floor.vjp
+def floor_vjp(ctx, grad):
+    return (grad * 0,)
+
+
+@defop("round", node="RoundBackward0")
+def round_(xp, x, decimals=0):
+    return xp.round(x, decimals)
+
+
+@round_.vjp
+def round_vjp(ctx, grad):
+    return (grad * 0,)
+
+
+@defop("sin", node="SinBackward0", saves=("x",))
+def sin(xp, x):
+    return xp.sin(to_float(x))
+
+
+@sin.vjp
+def sin_vjp(ctx, grad):
+    return (grad * ctx.x.cos(),)
+
+
+@defop("cos", node="CosBackward0", saves=("x",))
+def cos(xp, x):
+    return xp.cos(to_float(x))
+
+
+@cos.vjp
+def cos_vjp(ctx, grad):
+    return (grad * -ctx.x.sin(),)
+
+
+@defop("tan", node="TanBackward0", saves=("result",))
+def tan(xp, x):
+    return xp.tan(to_float(x))
+
+
+@tan.vjp
+def tan_vjp(ctx, grad):
+    r = ctx.result
+    return (grad * (r * r + 1),)
+
+
+@defop("tanh", node="TanhBackward0", saves=("result",))
+def tanh(xp, x):
+    return xp.tanh(to_float(x))
+
+
+@tanh.vjp
+def tanh_vjp(ctx, grad):
+    r = ctx.result
+    return (grad * (1 - r * r),)
+
+
+@defop("sigmoid", node="SigmoidBackward0", saves=("result",))
+def sigmoid(xp, x):
+    x = to_float(x)
+    # Split by sign so that exp never overflows.
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+@sigmoid.vjp
+def sigmoid_vjp(ctx, grad):
+    r = ctx.result
+    return (grad * r * (1 - r),)
+
+
+# ----------------------------------------------------------------------------- activations
+
+@defop("relu", node="ReluBackward0", saves=("result",))
+def relu(xp, x):
+    return xp.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+@relu.vjp
+def relu_vjp(ctx, grad):
+    # torch's threshold_backward: the gradient at exactly 0 is 0.
+    return (grad * (ctx.result > 0),)
+
+
+@defop("leaky_relu", node="LeakyReluBackward0", saves=("x",))
+def leaky_relu(xp, x, negative_slope=0.01):
+    return xp.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
+
+
+@leaky_relu.vjp
+def leaky_relu_vjp(ctx, grad):
+    positive = ctx.x > 0
+    return (grad.where(positive, grad * ctx.negative_slope),)
+
+
+@defop("elu", node="EluBackward0", saves=("x",))
+def elu(xp, x, alpha=1.0):
+    return xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0))).astype(x.dtype, copy=False)
+
+
+@elu.vjp
+def elu_vjp(ctx, grad):
+    x = ctx.x
+    return (grad.where(x > 0, grad * ctx.alpha * x.clamp(max=0).exp()),)
+
+
+@defop("silu", node="SiluBackward0", saves=("x",))
+def silu(xp, x):
+    return x * sigmoid.forward(xp, x)
+
+
+@silu.vjp
+def silu_vjp(ctx, grad):
+    s = ctx.x.sigmoid()
+    return (grad * s * (1 + ctx.x * (1 - s)),)
+
+
+@defop("gelu", node="GeluBackward0", saves=("x",))
+def gelu(xp, x, approximate="none"):
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)
+        return (0.5 * x * (1 + xp.tanh(inner))).astype(x.dtype, copy=False)
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return (0.5 * x * (1 + erf(xp, x / math.sqrt(2.0)))).astype(x.dtype, copy=False)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+@gelu.vjp
+def gelu_vjp(ctx, grad):
+    x = ctx.x
+    if ctx.approximate == "tanh":
+        inner = (x + x ** 3 * 0.044715) * _SQRT_2_OVER_PI
+        t = inner.tanh()
+        d_inner = (1 + x * x * (3 * 0.044715)) * _SQRT_2_OVER_PI
+        return (grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner),)
+    cdf = 0.5 * (1 + (x * (1 / math.sqrt(2.0))).erf())
+    pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+    return (grad * (cdf + x * pdf),)
+
+
+@defop("erf", node="ErfBackward0", saves=("x",))
+def erf_op(xp, x):
+    return erf(xp, to_float(x))
+
+
+@erf_op.vjp
+def erf_vjp(ctx, grad):
+    x = ctx.x
+    return (grad * (2 / math.sqrt(math.pi)) * (-(x * x)).exp(),)
+
+
+def erf(xp, x):
+    """The error function on numpy (exact, via math.erf) or cupy (cupyx)."""
+    if xp is np:
+        return np.frompyfunc(math.erf, 1, 1)(x).astype(x.dtype)
+    from cupyx.scipy.special import erf as cupy_erf
+    return cupy_erf(x)
+
+
+@defop("softplus", node="SoftplusBackward0", saves=("x",))
+def softplus(xp, x, beta=1.0, threshold=20.0):
+    scaled = x * beta
+    soft = xp.log1p(xp.exp(-xp.abs(scaled))) + xp.maximum(scaled, 0)
+    return xp.where(scaled > threshold, x, soft / beta).astype(x.dtype, copy=False)
+
+
+@softplus.vjp
+def softplus_vjp(ctx, grad):
+    scaled = ctx.x * ctx.beta
+    return (grad.where(scaled > ctx.threshold, grad * scaled.sigmoid()),)
+
+
+# ----------------------------------------------------------------------------- clamp & co
+
+@defop("clamp", node="ClampBackward1", saves=("x",))
+def clamp(xp, x, min=None, max=None):  # noqa: A002 - torch's names
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    out = x
+    if min is not None:
+        out = xp.maximum(out, min)
+    if max is not None:
+        out = xp.minimum(out, max)
+    return out.astype(x.dtype, copy=False)
+
+
+@clamp.vjp
+def clamp_vjp(ctx, grad):
+    x, lo, hi = ctx.x, ctx.min, ctx.max
+    inside = x == x
+    if lo is not None:
+        inside = inside.logical_and(x >= lo)
+    if hi is not None:
+        inside = inside.logical_and(x <= hi)
+    return (grad * inside,)
+
+
+@defop("clamp_tensor", node="ClampBackward0", saves=("x", "min", "max"))
+def clamp_tensor(xp, x, min, max):  # noqa: A002
+    out = x
+    if min is not None:
+        out = xp.maximum(out, min)
+    if max is not None:
+        out = xp.minimum(out, max)
+    return out.astype(x.dtype, copy=False)
+
+
+@clamp_tensor.vjp
+def clamp_tensor_vjp(ctx, grad):
+    x, lo, hi = ctx.x, ctx.min, ctx.max
+    inside = x == x
+    grad_lo = grad_hi = None
+    if lo is not None:
+        inside = inside.logical_and(x >= lo)
+        grad_lo = grad * (x < lo) if needs(ctx, 1) else None
+    if hi is not None:
+        inside = inside.logical_and(x <= hi)
+        grad_hi = grad * (x > hi) if needs(ctx, 2) else None
+    return grad * inside, grad_lo, grad_hi
+
+
+@defop("maximum", node="MaximumBackward0", saves=("x", "y"))
+def maximum(xp, x, y):
+    x, y = promote(x, y)
+    return xp.maximum(x, y)
+
+
+@maximum.vjp
+def maximum_vjp(ctx, grad):
+    return _min_max_grads(ctx, grad, ctx.x > ctx.y)
+
+
+@defop("minimum", node="MinimumBackward0", saves=("x", "y"))
+def minimum(xp, x, y):
+    x, y = promote(x, y)
+    return xp.minimum(x, y)
+
+
+@minimum.vjp
+def minimum_vjp(ctx, grad):
+    return _min_max_grads(ctx, grad, ctx.x < ctx.y)
+
+
+def _min_max_grads(ctx, grad, x_wins):
+    # Ties split the gradient evenly, as torch does.
+    tie = (ctx.x == ctx.y) * 0.5
+    grad_x = grad * (x_wins + tie) if needs(ctx, 0) else None
+    grad_y = grad * (x_wins.logical_not() * 1.0 - tie) if needs(ctx, 1) else None
+    return grad_x, grad_y
+
+
+@defop("where", node="WhereBackward0", saves=("condition",))
+def where(xp, condition, x, y):
+    x, y = promote(x, y)
+    return xp.where(condition, x, y)
+
+
+@where.vjp
+def where_vjp(ctx, grad):
+    cond = ctx.condition
+    grad_x = grad.where(cond, 0.0) if needs(ctx, 1) else None
+    grad_y = grad.where(cond.logical_not(), 0.0) if needs(ctx, 2) else None
+    return None, grad_x, grad_y
+
+
+# ----------------------------------------------------------------------------- type changes
+
+@defop("to_dtype", node="ToCopyBackward0")
+def to_dtype(xp, x, dtype=None):
+    return x.astype(dtype)
+
+
+@to_dtype.vjp
+def to_dtype_vjp(ctx, grad):
+    return (grad,)   # the engine casts it back to the input's dtype
+
+
+@defop("clone", node="CloneBackward0")
+def clone(xp, x):
+    return x.copy()
+
+
+@clone.vjp
+def clone_vjp(ctx, grad):
+    return (grad,)
+
+
+# ----------------------------------------------------------------------------- no gradient
+
+def _comparison(name: str, fn):
+    @defop(name, node="NotDifferentiable", differentiable=False)
+    def forward(xp, x, y):
+        x, y = promote(x, y)
+        return fn(xp, x, y)
+    return forward
+
+
+eq = _comparison("eq", lambda xp, x, y: x == y)
+ne = _comparison("ne", lambda xp, x, y: x != y)
+lt = _comparison("lt", lambda xp, x, y: x < y)
+le = _comparison("le", lambda xp, x, y: x <= y)
+gt = _comparison("gt", lambda xp, x, y: x > y)
+ge = _comparison("ge", lambda xp, x, y: x >= y)
+logical_and = _comparison("logical_and", lambda xp, x, y: xp.logical_and(x, y))
+logical_or = _comparison("logical_or", lambda xp, x, y: xp.logical_or(x, y))
+logical_xor = _comparison("logical_xor", lambda xp, x, y: xp.logical_xor(x, y))
+
+
+@defop("logical_not", node="NotDifferentiable", differentiable=False)
+def logical_not(xp, x):
+    return xp.logical_not(x)
+
+
+@defop("isnan", node="NotDifferentiable", differentiable=False)
+def isnan(xp, x):
+    return xp.isnan(x)
+
+
+@defop("isinf", node="NotDifferentiable", differentiable=False)
+def isinf(xp, x):
+    return xp.isinf(x)
+
+
+@defop("isfinite", node="NotDifferentiable", differentiable=False)
+def isfinite(xp, x):
+    return xp.isfinite(x)
+
+
+# ----------------------------------------------------------------------------- overwrite (in place)
+
+@defop("zero", node="ZeroBackward0")
+def zero(xp, x):
+    return xp.zeros_like(x)
+
+
+@zero.vjp
+def zero_vjp(ctx, grad):
+    return (grad * 0,)
+
+
+@defop("fill", node="FillBackward2")
+def fill(xp, x, value):
+    return xp.full_like(x, value)
+
+
+@fill.vjp
+def fill_vjp(ctx, grad):
+    return grad * 0, None
+
+
+@defop("copy", node="CopyBackwards")
+def copy(xp, x, src):
+    src = src if hasattr(src, "dtype") else xp.asarray(src)
+    return xp.broadcast_to(src, x.shape).astype(x.dtype)
+
+
+@copy.vjp
+def copy_vjp(ctx, grad):
+    return grad * 0, grad

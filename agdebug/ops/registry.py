@@ -1,0 +1,260 @@
+"""The op registry: each op's forward beside its derivative, and how ops run.
+
+An op is declared once::
+
+    @defop("exp", node="ExpBackward0", saves=("result",))
+    def exp(xp, x):                       # forward: raw arrays and the array module
+        return xp.exp(x)
+
+    @exp.vjp
+    def exp_vjp(ctx, grad):               # derivative: Tensor ops, so it is differentiable
+        return (grad * ctx.result,)
+
+``saves`` names forward parameters (or ``result``) kept for backward: the
+engine frees exactly those, and the inspector lists exactly those. Keyword
+arguments of the forward become node attributes (``ctx.dim``). A derivative
+returns one gradient per positional input, shaped like the op's output or
+like the input: the engine sums broadcast gradients back to the input shape
+in one place, as torch's engine does.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .. import backend
+from ..graph.grad_mode import MODE
+from ..graph.node import OpNode
+from ..graph.saved import SavedScalar, SavedTensor
+from ..tensor import Tensor
+
+__all__ = ["Op", "defop", "OPS", "apply", "apply_inplace"]
+
+OPS: dict[str, Op] = {}
+_NO_EDGE = (None, 0)
+
+
+class Op:
+    """One differentiable operation: forward, derivative, and its node type."""
+
+    def __init__(self, name: str, forward, node: str, saves=(), view=False, outputs=1,
+                 nondiff_outputs=(), extras=(), differentiable=True):
+        self.name = name
+        self.differentiable = differentiable  # False: comparisons, argmax... never recorded
+        self.forward = forward
+        self.backward = None
+        self.view = view
+        self.outputs = outputs              # an int, or "many" for a list (split, chunk)
+        self.nondiff_outputs = frozenset(nondiff_outputs)
+        self.extras = tuple(extras)         # extra arrays the forward returns to be saved
+        signature = inspect.signature(forward).parameters
+        params = list(signature)[1:]
+        defaults = {k: p.default for k, p in signature.items()
+                    if p.default is not inspect.Parameter.empty}
+        self.save_specs = tuple(_save_spec(name, s, params, self.extras) for s in saves)
+        self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
+                                                 "defaults": defaults})
+
+    def vjp(self, fn):
+        """Register the derivative (vector-Jacobian product) of this op."""
+        self.backward = fn
+        return fn
+
+    def __call__(self, *args, **attrs):
+        return apply(self, args, attrs)
+
+    def __repr__(self) -> str:
+        return f"<op {self.name} -> {self.node_class.__name__}>"
+
+
+def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tuple:
+    if saved == "result":
+        return (saved, "result", 0)
+    if saved in extras:
+        return (saved, "extra", extras.index(saved))
+    if saved in params:
+        return (saved, "arg", params.index(saved))
+    raise ValueError(f"op {op_name}: saves unknown name {saved!r}")
+
+
+def defop(name: str, node: str, **options):
+    """Declare an op; the decorated function is its forward."""
+    def register(forward):
+        if name in OPS:
+            raise ValueError(f"op {name} is registered twice")
+        op = OPS[name] = Op(name, forward, node, **options)
+        return op
+    return register
+
+
+# ----------------------------------------------------------------------------- running ops
+
+def apply(op: Op, args: tuple, attrs: dict):
+    """Run ``op`` on tensors/scalars; record a node when a gradient may be needed."""
+    arrays, needs_grad, xp = _unwrap(args)
+    result = op.forward(xp, *arrays, **attrs)
+    extras = None
+    if op.extras:
+        result, *extras = result
+    outs = result if op.outputs != 1 else (result,)
+    if not (needs_grad and op.differentiable and MODE.grad_enabled):
+        wrapped = [_as_tensor(o, xp) for o in outs]
+    else:
+        wrapped = _record(op, args, attrs, outs, extras, xp)
+    if op.view:
+        _share_view_state(args[0], wrapped)
+    if op.outputs == 1:
+        return wrapped[0]
+    return tuple(wrapped) if op.outputs != "many" else list(wrapped)
+
+
+def _unwrap(args: tuple):
+    arrays = []
+    needs_grad = False
+    first_type = None
+    for a in args:
+        if isinstance(a, Tensor):
+            data = a._data
+            if first_type is None:
+                first_type = type(data)
+            elif type(data) is not first_type:
+                _raise_device_mismatch(args)
+            needs_grad = needs_grad or a._requires_grad
+            arrays.append(data)
+        else:
+            arrays.append(a)
+    if first_type is None or first_type is np.ndarray:
+        return arrays, needs_grad, np
+    _check_cuda_devices(args)
+    return arrays, needs_grad, backend.cupy_module()
+
+
+def _check_cuda_devices(args) -> None:
+    devices = {a.device for a in args if isinstance(a, Tensor)}
+    if len(devices) > 1:
+        _raise_device_mismatch(args)
+
+
+def _raise_device_mismatch(args) -> None:
+    devices = [str(a.device) for a in args if isinstance(a, Tensor)]
+    first, other = devices[0], next(d for d in devices if d != devices[0])
+    raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                       f"two devices, {other} and {first}!")
+
+
+def _as_tensor(array, xp) -> Tensor:
+    if type(array) is not np.ndarray and not isinstance(array, xp.ndarray):
+        array = xp.asarray(array)
+    return Tensor._wrap(array)
+
+
+def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
+    """Make the node, save what the derivative needs, wrap outputs as its results."""
+    edges = tuple(_edge(a) for a in args)
+    outs = [o if isinstance(o, xp.ndarray) else xp.asarray(o) for o in outs]
+    meta = tuple((o.shape, o.dtype) for o in outs)
+    node = op.node_class(edges, meta)
+    wrapped = []
+    for i, o in enumerate(outs):
+        if i in op.nondiff_outputs:
+            wrapped.append(Tensor._wrap(o))
+        else:
+            wrapped.append(Tensor._wrap(o, node, i))
+    node._attrs = attrs
+    if op.save_specs:
+        node._saved = _save(op, node, args, wrapped, extras)
+    return wrapped
+
+
+def _edge(a):
+    if isinstance(a, Tensor) and a._requires_grad:
+        fn = a._grad_fn
+        if fn is None:
+            return (a._grad_accumulator(), 0)
+        return (fn, a._output_nr)
+    return _NO_EDGE
+
+
+def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
+    saved = {}
+    for name, kind, index in op.save_specs:
+        if kind == "result":
+            saved[name] = SavedTensor(wrapped[index], True)
+        elif kind == "extra":
+            saved[name] = SavedTensor(Tensor._wrap(extras[index]), False)
+        else:
+            value = args[index]
+            if isinstance(value, Tensor):
+                saved[name] = SavedTensor(value, False)
+            elif value is not None:
+                saved[name] = SavedScalar(value)
+    return saved
+
+
+def _share_view_state(base: Tensor, outs: list) -> None:
+    """A view shares its base's storage, so it shares the version counter too."""
+    root = base._base if base._base is not None else base
+    for t in outs:
+        if t._data.base is not None:
+            t._vc = base._vc
+            t._base = root
+
+
+# ----------------------------------------------------------------------------- in-place ops
+
+LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
+    """``target.<op>_(*args)``: compute out of place, write back, bump the version.
+
+    With grad recording, ``target`` is rebased onto the new node (torch's rebase
+    of history). The node saves a snapshot of the old value if it needs it.
+    """
+    if not isinstance(target, Tensor):
+        raise TypeError(f"in-place {op.name} expects a Tensor, got {type(target).__name__}")
+    recording = MODE.grad_enabled and (
+        target._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args))
+    if recording and target._grad_fn is None and target._requires_grad:
+        raise RuntimeError(LEAF_INPLACE_MESSAGE)
+    if recording and target._base is not None:
+        raise RuntimeError(
+            "agdebug does not yet support in-place operations on a view that takes part in "
+            "autograd (torch rebases the base's history with CopySlices); call .clone() on "
+            "the view first, or use the out-of-place op.")
+    if not recording:
+        arrays, _, xp = _unwrap((target, *args))
+        result = op.forward(xp, *arrays, **attrs)
+        write_into(target, result[0] if op.extras else result)
+        return target
+    first = target
+    if any(spec[1] == "arg" and spec[2] == 0 for spec in op.save_specs):
+        first = Tensor._wrap(target._data.copy(), target._grad_fn, target._output_nr)
+        first._requires_grad = target._requires_grad
+    result = apply(op, (first, *args), attrs)
+    write_into(target, result._data)
+    node = result._grad_fn
+    target._grad_fn, target._output_nr, target._requires_grad = node, 0, True
+    if node._saved is not None and "result" in node._saved:
+        node._saved["result"] = SavedTensor(target, True)
+    return target
+
+
+def write_into(target: Tensor, array) -> None:
+    """Copy ``array`` into ``target``'s storage (so views see it) and bump the version."""
+    data = target._data
+    if array.shape != data.shape:
+        raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast "
+                           f"shape {list(array.shape)}")
+    if array.dtype != data.dtype and not np.can_cast(array.dtype, data.dtype, "same_kind"):
+        src, dst = backend.get_dtype(array.dtype), backend.get_dtype(data.dtype)
+        raise RuntimeError(f"result type {src._legacy} can't be cast to the desired output type "
+                           f"{dst._legacy}")
+    if not data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+    data[...] = array
+    target._vc.value += 1

@@ -1,0 +1,39 @@
+"""Helpers shared by derivatives: shapes of inputs, undoing reductions."""
+
+from __future__ import annotations
+
+
+def input_shape(ctx, i: int) -> tuple:
+    """The shape of forward input ``i``, read from the node it came from (no copy kept)."""
+    fn, nr = ctx.next_functions[i]
+    return fn._out_meta[nr][0]
+
+
+def dims_of(dim, ndim: int):
+    """torch's ``dim`` argument as a numpy ``axis``: None, or a tuple of non-negative ints."""
+    if dim is None:
+        return None
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
+        return None
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    out = []
+    for d in dims:
+        if not lo <= d <= hi:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                             f"but got {d})")
+        out.append(d % max(ndim, 1))
+    return tuple(out)
+
+
+def expand_reduced(grad, shape: tuple, dim, keepdim: bool):
+    """Broadcast the gradient of a reduction over ``dim`` back to the input ``shape``."""
+    axes = dims_of(dim, len(shape))
+    if axes is None:
+        axes = tuple(range(len(shape)))
+    if not keepdim and len(shape) > 0:
+        kept = list(shape)
+        for a in axes:
+            kept[a] = 1
+        grad = grad.reshape(tuple(kept))
+    return grad.expand(shape)

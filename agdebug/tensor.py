@@ -1,0 +1,427 @@
+"""Tensor: an array plus what autograd needs to know about it.
+
+Operator and method bindings (``+``, ``.exp()``, ``.sum()``...) are added by
+``agdebug.ops`` from the one op registry; this module holds the state and the
+autograd attributes (``grad``, ``grad_fn``, ``requires_grad``, hooks...).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+import weakref
+
+import numpy as np
+
+from . import backend
+from .backend import get_dtype
+from .graph.grad_mode import MODE
+from .graph.hooks import add_hook
+from .graph.node import AccumulateGrad
+
+__all__ = ["Tensor", "Size", "VersionCounter"]
+
+_tensor_ids = itertools.count(1)
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.")
+
+
+class Size(tuple):
+    """A shape, printed as torch prints it: ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class VersionCounter:
+    """Bumped by every in-place change; shared by a tensor and its views."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it.
+
+    >>> import agdebug as ag
+    >>> x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    tensor([2., 4., 6.])
+    """
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
+                 "_base", "_acc", "_backward_hooks", "_post_acc_hooks", "_retains_grad",
+                 "_id", "_inference", "__weakref__")
+
+    __array_priority__ = 1000  # numpy defers `ndarray * tensor` to Tensor.__rmul__
+
+    def __init__(self, data=(), requires_grad: bool = False):
+        # torch's legacy constructor: always the default float dtype.
+        array = np.asarray(data, dtype=backend.DEFAULT_FLOAT.np)
+        _init(self, array, None, 0, VersionCounter())
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # -- construction (internal) ------------------------------------------------------------
+
+    @classmethod
+    def _wrap(cls, array, grad_fn=None, output_nr: int = 0, version=None) -> Tensor:
+        """A tensor around ``array`` (no copy); ``grad_fn`` makes it a non-leaf."""
+        t = object.__new__(cls)
+        _init(t, array, grad_fn, output_nr, VersionCounter() if version is None else version)
+        if MODE.inference:
+            t._inference = True
+        return t
+
+    @classmethod
+    def _saved_output(cls, array, node, output_nr: int, version) -> Tensor:
+        """Rebuild a saved forward output whose tensor object has died."""
+        return cls._wrap(array, node, output_nr, version)
+
+    # -- basic attributes ---------------------------------------------------------------------
+
+    @property
+    def data(self) -> Tensor:
+        """The same storage, detached, with its own version counter (torch's ``.data``)."""
+        return Tensor._wrap(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> backend.dtype:
+        return get_dtype(self._data.dtype)
+
+    @property
+    def device(self) -> backend.Device:
+        return backend.device_of_array(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    def element_size(self) -> int:
+        return self._data.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes)
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.dtype.itemsize
+
+    def is_inference(self) -> bool:
+        return self._inference
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def stride(self, dim: int | None = None):
+        strides = tuple(s // self._data.dtype.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def _version(self) -> int:
+        """How many in-place changes this storage has seen (shared with views)."""
+        return self._vc.value
+
+    # -- autograd attributes ------------------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` on a leaf in place; returns ``self``."""
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            _check_grad_assignment(self, value)
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Populate ``.grad`` of this non-leaf tensor during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self._grad_fn._hook_table().retains_grad[self._output_nr] = weakref.ref(self)
+
+    def _grad_accumulator(self) -> AccumulateGrad | None:
+        """The leaf's accumulator, made on demand and held by the graph, not by the leaf."""
+        if self._grad_fn is not None or not self._requires_grad:
+            return None
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return acc
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one.
+
+        >>> import agdebug as ag
+        >>> x = ag.ones(2, requires_grad=True)
+        >>> _ = x.register_hook(lambda g: g * 10)
+        >>> (x * 1).sum().backward()
+        >>> x.grad
+        tensor([10., 10.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            if self._backward_hooks is None:
+                self._backward_hooks = {}
+            return add_hook(self._backward_hooks, hook)
+        table = self._grad_fn._hook_table().tensor_pre
+        return add_hook(table.setdefault(self._output_nr, {}), hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` has been updated."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        return add_hook(self._post_acc_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
+                 inputs=None) -> None:
+        """Accumulate the gradient of this tensor into the leaves' ``.grad``.
+
+        >>> import agdebug as ag
+        >>> x = ag.tensor([3.0], requires_grad=True)
+        >>> (x ** 2).backward()
+        >>> x.grad
+        tensor([6.])
+        """
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing storage and version counter, outside the graph."""
+        t = Tensor._wrap(self._data, None, 0, self._vc)
+        t._base = self._base if self._base is not None else self
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views "
+                               "of DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py "
+                               "as the solution.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    # -- conversion -----------------------------------------------------------------------------
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return backend.move_array(self._data, backend.CPU).tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        if self.device.type != "cpu":
+            if not force:
+                raise TypeError(
+                    f"can't convert {self.device} device type tensor to numpy. Use "
+                    "Tensor.cpu() to copy the tensor to host memory first.")
+            return backend.move_array(self._data, backend.CPU)
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = backend.move_array(self._data, backend.CPU)
+        return array if dtype is None else array.astype(dtype)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (backend.move_array(self._data, backend.CPU), self._requires_grad))
+
+
+def _rebuild(array, requires_grad):
+    return Tensor._wrap(array).requires_grad_(requires_grad)
+
+
+def _init(t: Tensor, array, grad_fn, output_nr: int, version: VersionCounter) -> None:
+    t._data = array
+    t._requires_grad = grad_fn is not None
+    t._grad = None
+    t._grad_fn = grad_fn
+    t._output_nr = output_nr
+    t._vc = version
+    t._base = None
+    t._acc = None
+    t._backward_hooks = None
+    t._post_acc_hooks = None
+    t._retains_grad = False
+    t._id = 0
+    t._inference = False
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {dim})")
+    return dim % max(ndim, 1)
+
+
+def _check_grad_assignment(t: Tensor, value) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                        f"{type(value).__name__}")
+    if value._data.dtype != t._data.dtype:
+        raise RuntimeError("assigned grad has data of a different type")
+    if value.device != t.device:
+        raise RuntimeError("assigned grad has data located on a different device")
+    if value._data.shape != t._data.shape:
+        raise RuntimeError("assigned grad has data of a different size")
+
+
+def stable_id(t: Tensor) -> int:
+    """The tensor's id for events, assigned on first use (never ``id()``)."""
+    if not t._id:
+        t._id = next(_tensor_ids)
+    return t._id
