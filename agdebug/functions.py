@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .ops import elementwise as ew
+from .ops import functions as _module_functions
 from .ops import methods as m
 
 __all__ = ["add", "sub", "mul", "div", "pow", "neg", "exp", "expm1", "log", "log2", "log1p",
@@ -37,3 +38,7 @@ def clone(input, *, memory_format=None):  # noqa: A002
 
 def reshape(input, shape):  # noqa: A002
     return m.reshape(input, shape)
+
+
+globals().update(_module_functions())
+__all__ += list(_module_functions())

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
-from . import reduce, shape  # noqa: F401 - registering their ops
+from . import reduce, shape
 from .registry import OPS, Op, apply, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply", "apply_inplace", "install"]
@@ -87,8 +87,22 @@ def install() -> None:
              "sigmoid": ew.sigmoid, "relu": ew.relu, "erf": ew.erf_op}
     for name, op in unary.items():
         table[name] = _method(op)
+    for module in _OP_MODULES:
+        table.update(getattr(module, "METHODS", {}))
     for name, fn in table.items():
-        setattr(Tensor, name, fn)
+        setattr(Tensor, name, _method(fn) if isinstance(fn, Op) else fn)
+
+
+def functions() -> dict:
+    """Each op module's torch-level functions (``agdebug.cat``...), merged."""
+    merged = {}
+    for module in _OP_MODULES:
+        merged.update(getattr(module, "FUNCTIONS", {}))
+    return merged
+
+
+# Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
+_OP_MODULES = [reduce, shape]
 
 
 install()

@@ -149,8 +149,8 @@ def pow_tensor_vjp(ctx, grad):
     # torch: d/dy x**y = x**y * log(x), defined as 0 where x == 0 and y >= 0
     grad_y = None
     if needs(ctx, 1):
-        safe = (x == 0).logical_and(y >= 0)
-        grad_y = (grad * ctx.result * x.log()).masked_fill(safe, 0.0)
+        keep = (x == 0).logical_and(y >= 0).logical_not()
+        grad_y = (grad * ctx.result * x.log()).where(keep, 0.0)
     return grad_x, grad_y
 
 

@@ -1,0 +1,74 @@
+"""Cases for agdebug/ops/elementwise.py (see harness.py for the format)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .harness import Case
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((2, 3))
+B = rng.standard_normal((2, 3))
+ROW = rng.standard_normal(3)
+POS = rng.uniform(0.5, 2.0, (2, 3))
+AWAY = A + np.sign(A) * 0.3          # kept away from kinks (abs, relu, clamp at 0)
+MASK = np.array([[True, False, True], [False, True, False]])
+
+CASES = [
+    Case("add", lambda t, x, y: x + y, [A, B]),
+    Case("add", lambda t, x, y: t.add(x, y, alpha=2.5), [A, ROW], id="add_alpha_broadcast"),
+    Case("add", lambda t, x: x + 2, [A], id="add_scalar"),
+    Case("sub", lambda t, x, y: x - y, [A, ROW]),
+    Case("rsub", lambda t, x: 2 - x, [A]),
+    Case("mul", lambda t, x, y: x * y, [A, B]),
+    Case("mul", lambda t, x: 3 * x, [A], id="mul_scalar"),
+    Case("div", lambda t, x, y: x / y, [A, POS]),
+    Case("neg", lambda t, x: -x, [A]),
+    Case("reciprocal", lambda t, x: x.reciprocal(), [POS]),
+    Case("pow", lambda t, x: x ** 3, [A]),
+    Case("pow", lambda t, x: x ** 0.5, [POS], id="pow_sqrt"),
+    Case("pow_tensor", lambda t, x, y: x ** y, [POS, B]),
+    Case("rpow", lambda t, x: 2 ** x, [A]),
+    Case("exp", lambda t, x: x.exp(), [A]),
+    Case("expm1", lambda t, x: x.expm1(), [A]),
+    Case("log", lambda t, x: x.log(), [POS]),
+    Case("log2", lambda t, x: x.log2(), [POS]),
+    Case("log1p", lambda t, x: x.log1p(), [POS]),
+    Case("sqrt", lambda t, x: x.sqrt(), [POS]),
+    Case("rsqrt", lambda t, x: x.rsqrt(), [POS]),
+    Case("abs", lambda t, x: x.abs(), [AWAY]),
+    Case("sign", lambda t, x: x.sign() * x, [AWAY]),
+    Case("floor", lambda t, x: x.floor() + x, [A + 0.25]),
+    Case("round", lambda t, x: x.round() + x, [A + 0.25]),
+    Case("sin", lambda t, x: x.sin(), [A]),
+    Case("cos", lambda t, x: x.cos(), [A]),
+    Case("tan", lambda t, x: x.tan(), [A * 0.5]),
+    Case("tanh", lambda t, x: x.tanh(), [A]),
+    Case("sigmoid", lambda t, x: x.sigmoid(), [A]),
+    Case("relu", lambda t, x: x.relu(), [AWAY]),
+    Case("erf", lambda t, x: t.erf(x), [A]),
+    Case("clamp", lambda t, x: x.clamp(-0.5, 0.5), [AWAY * 0.9 + 0.05]),
+    Case("clamp", lambda t, x: x.clamp(min=0.1), [AWAY], id="clamp_min"),
+    Case("clamp_tensor", lambda t, x, lo: x.clamp(min=lo), [A, B + 0.05]),
+    Case("maximum", lambda t, x, y: t.maximum(x, y), [A, B]),
+    Case("minimum", lambda t, x, y: t.minimum(x, y), [A, B]),
+    Case("where", lambda t, m, x, y: t.where(m, x, y), [MASK, A, B]),
+    Case("clone", lambda t, x: x.clone() * 2, [A]),
+    Case("to_dtype", lambda t, x: x.to(t.float32).to(t.float64) * x, [A], atol=1e-4),
+    Case("zero", lambda t, x: (x * 1).zero_() + x, [A]),
+    Case("fill", lambda t, x: (x * 1).fill_(2.0) * x, [A]),
+    Case("copy", lambda t, x, y: (x * 1).copy_(y) * x, [A, B]),
+    Case("eq", lambda t, x, y: x == y, [A, A * (A > 0)]),
+    Case("ne", lambda t, x, y: x != y, [A, B]),
+    Case("lt", lambda t, x, y: x < y, [A, B]),
+    Case("le", lambda t, x, y: x <= y, [A, B]),
+    Case("gt", lambda t, x, y: x > y, [A, B]),
+    Case("ge", lambda t, x, y: x >= y, [A, B]),
+    Case("logical_and", lambda t, m, n: m & n, [MASK, ~MASK]),
+    Case("logical_or", lambda t, m, n: m | n, [MASK, ~MASK]),
+    Case("logical_xor", lambda t, m, n: m ^ n, [MASK, MASK]),
+    Case("logical_not", lambda t, m: ~m, [MASK]),
+    Case("isnan", lambda t, x: t.isnan(x.log()), [A]),
+    Case("isinf", lambda t, x: t.isinf(1 / (x * (x > 0))), [A]),
+    Case("isfinite", lambda t, x: t.isfinite(1 / (x * (x > 0))), [A]),
+]
