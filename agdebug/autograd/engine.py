@@ -26,6 +26,7 @@ from ..graph.anomaly_flag import ANOMALY
 from ..graph.grad_mode import MODE
 from ..graph.node import AccumulateGrad, GraphRoot
 from ..graph.saved import SAVED_FREED_MESSAGE
+from ..ops.elementwise import to_dtype
 from ..tensor import Tensor
 
 __all__ = ["run_backward"]
@@ -293,7 +294,7 @@ def _validate(node, outputs: tuple) -> tuple:
                     f"{list(shape)}")
             grad = grad.sum_to_size(shape)
         if grad._data.dtype != dtype:
-            grad = grad.to(dtype)
+            grad = to_dtype(grad, dtype=dtype)
         if ANOMALY.enabled and ANOMALY.check_nan and _has_nan(grad):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                "output.")

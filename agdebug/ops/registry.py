@@ -188,8 +188,8 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
             value = args[index]
             if isinstance(value, Tensor):
                 saved[name] = SavedTensor(value, False)
-            elif value is not None:
-                saved[name] = SavedScalar(value)
+            else:
+                saved[name] = SavedScalar(value)   # None too: an absent optional input
     return saved
 
 

@@ -54,7 +54,8 @@ CASES = [
     Case("minimum", lambda t, x, y: t.minimum(x, y), [A, B]),
     Case("where", lambda t, m, x, y: t.where(m, x, y), [MASK, A, B]),
     Case("clone", lambda t, x: x.clone() * 2, [A]),
-    Case("to_dtype", lambda t, x: x.to(t.float32).to(t.float64) * x, [A], atol=1e-4),
+    # A float32 round trip is below what float64 central differences resolve: torch only.
+    Case("to_dtype", lambda t, x: x.to(t.float32).to(t.float64) * x, [A], numeric=False),
     Case("zero", lambda t, x: (x * 1).zero_() + x, [A]),
     Case("fill", lambda t, x: (x * 1).fill_(2.0) * x, [A]),
     Case("copy", lambda t, x, y: (x * 1).copy_(y) * x, [A, B]),

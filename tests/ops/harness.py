@@ -31,6 +31,7 @@ class Case:
     fn: Callable                    # fn(lib, *tensors) -> Tensor or tuple of Tensors
     inputs: list                    # numpy arrays; floating ones require grad
     second_order: bool = True       # check d2 too (off for ops whose d2 is not defined)
+    numeric: bool = True            # off only where float64 differences cannot see the op
     torch: bool = True              # compare with torch where installed
     grad_fn: str | None = None      # expected grad_fn name of the (first) output
     atol: float = 1e-5
