@@ -28,3 +28,23 @@ def to(self: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=Fa
     if copy and out is self:
         out = ew.clone(self)
     return out
+
+
+def cuda(self: Tensor, device=None, non_blocking=False) -> Tensor:
+    return to(self, backend.as_device("cuda" if device is None else device))
+
+
+def cpu(self: Tensor) -> Tensor:
+    return to(self, backend.CPU)
+
+
+def cast(dtype):
+    def method(self: Tensor) -> Tensor:
+        return to(self, dtype)
+    return method
+
+
+METHODS = {"cuda": cuda, "cpu": cpu, "float": cast(backend.float32),
+           "double": cast(backend.float64), "half": cast(backend.float16),
+           "long": cast(backend.int64), "int": cast(backend.int32), "bool": cast(backend.bool_),
+           "type_as": lambda self, other: to(self, other.dtype)}
