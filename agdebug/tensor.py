@@ -183,22 +183,27 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        self.requires_grad_(value)
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can "
+                                       "require gradients")
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` on a leaf in place; returns ``self``."""
+        self._set_requires_grad(requires_grad,
+                                "only Tensors of floating point dtype can require gradients")
+        return self
+
+    def _set_requires_grad(self, value: bool, dtype_message: str) -> None:
+        # torch words the same mistake differently through the setter and the method.
         if self._grad_fn is not None:
-            if requires_grad:
-                return self
+            if value:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if requires_grad and self._data.dtype.kind not in "fc":
-            raise RuntimeError(
-                "only Tensors of floating point dtype can require gradients")
-        self._requires_grad = bool(requires_grad)
-        return self
+        if value and self._data.dtype.kind not in "fc":
+            raise RuntimeError(dtype_message)
+        self._requires_grad = bool(value)
 
     @property
     def grad_fn(self):

@@ -22,6 +22,7 @@ import heapq
 import itertools
 import warnings
 
+from ..backend import xp_of
 from ..graph.anomaly_flag import ANOMALY
 from ..graph.grad_mode import MODE
 from ..graph.node import AccumulateGrad, GraphRoot
@@ -219,10 +220,10 @@ def _evaluate(task: GraphTask, node, grads: list, captures, needed):
         return None
     try:
         return _call_function(task, node, grads)
-    except Exception as exc:
+    except Exception:
         if ANOMALY.enabled and node._trace is not None:
             _warn_forward_trace(node)
-        raise exc
+        raise
 
 
 def _call_function(task: GraphTask, node, grads: list):
@@ -234,10 +235,10 @@ def _call_function(task: GraphTask, node, grads: list):
         outputs = ()
     else:
         outputs = _apply(node, grads)
-    if not task.keep_graph:
-        node.release_variables()
     if hooks is not None and hooks.post:
         outputs = _call_post_hooks(node, outputs, grads)
+    if not task.keep_graph:
+        node.release_variables()   # after the post hooks, as torch does
     return outputs
 
 
@@ -268,11 +269,7 @@ def _materialize(node, grads: list) -> list:
 
 
 def _xp_of(t: Tensor):
-    import numpy as np
-    if isinstance(t._data, np.ndarray):
-        return np
-    from ..backend import cupy_module
-    return cupy_module()
+    return xp_of(t._data)
 
 
 def _validate(node, outputs: tuple) -> tuple:
@@ -354,12 +351,16 @@ def _run_tensor_hooks(task: GraphTask, hooks: dict, grad):
 def _check_hook_result(hook, grad: Tensor, result) -> None:
     name = getattr(hook, "__name__", repr(hook))
     if not isinstance(result, Tensor):
-        raise TypeError(f"expected Variable or None (got {type(result).__name__})")
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     if result._data.shape != grad._data.shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value")
     if result._data.dtype != grad._data.dtype:
         raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                           f"{grad.dtype} got {result.dtype})")
+                           f"{_type_name(grad)} got {_type_name(result)})")
+
+
+def _type_name(t: Tensor) -> str:
+    return f"torch.{t.dtype._legacy}Tensor"
 
 
 def _retain(task: GraphTask, tensor: Tensor, grad: Tensor) -> None:
@@ -382,15 +383,18 @@ def _call_post_hooks(node, outputs: tuple, grads: list) -> tuple:
     for hook in list(node._hooks.post.values()):
         result = hook(outputs, tuple(grads))
         if result is not None:
-            outputs = tuple(_hook_values(hook, result, len(outputs)))
+            result = tuple(_hook_values(hook, result, len(outputs)))
+            for old, new in zip(outputs, result):
+                if old is None and new is not None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
+            outputs = result
     return outputs
 
 
 def _hook_values(hook, result, expected: int):
     name = getattr(hook, "__name__", repr(hook))
     if not isinstance(result, (tuple, list)):
-        raise TypeError(f"hook '{name}' has returned a value of type {type(result).__name__}, "
-                        "but expected a tuple")
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
     if len(result) != expected:
         raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
                            f"{len(result)}, but expected {expected})")
@@ -419,7 +423,7 @@ def accumulate_grad(task: GraphTask, acc: AccumulateGrad, grad) -> None:
     if hooks:
         for hook in list(hooks.values()):
             if hook(leaf) is not None:
-                raise RuntimeError("post accumulate grad hooks should return None")
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def _first_grad(task: GraphTask, grad: Tensor) -> Tensor:

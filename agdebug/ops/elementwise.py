@@ -17,7 +17,10 @@ from .registry import defop
 def promote(a, b):
     """Cast two operands (arrays or Python scalars) to torch's result dtype."""
     a_is_array, b_is_array = hasattr(a, "dtype"), hasattr(b, "dtype")
-    if a_is_array and b_is_array and a.dtype == b.dtype:
+    if a_is_array and b_is_array:
+        if a.dtype == b.dtype:
+            return a, b
+    elif a_is_array and _keeps_dtype(a, b) or b_is_array and _keeps_dtype(b, a):
         return a, b
     dt = result_dtype(a, b, a.ndim if a_is_array else -1, b.ndim if b_is_array else -1)
     if a_is_array and a.dtype != dt:
@@ -25,6 +28,14 @@ def promote(a, b):
     if b_is_array and b.dtype != dt:
         b = b.astype(dt)
     return a, b
+
+
+_WEAK_KINDS = {"f": (float, int, bool), "i": (int, bool), "u": (int, bool), "b": (bool,)}
+
+
+def _keeps_dtype(array, scalar) -> bool:
+    """A Python scalar of the array's category (or lower) leaves its dtype alone."""
+    return type(scalar) in _WEAK_KINDS.get(array.dtype.kind, ())
 
 
 def to_float(x):
