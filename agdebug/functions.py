@@ -29,7 +29,7 @@ def round(input, *, decimals=0):  # noqa: A001,A002
 
 
 def square(input):  # noqa: A002
-    return ew.pow_scalar(input, 2)
+    return ew.pow_scalar(input, exponent=2)
 
 
 def clone(input, *, memory_format=None):  # noqa: A002

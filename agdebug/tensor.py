@@ -15,7 +15,7 @@ import numpy as np
 
 from . import backend
 from .backend import get_dtype
-from .graph.grad_mode import MODE
+from .events import WATCH, probe
 from .graph.hooks import add_hook
 from .graph.node import AccumulateGrad
 
@@ -28,7 +28,7 @@ NON_LEAF_GRAD_WARNING = (
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.")
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
 class Size(tuple):
@@ -38,6 +38,10 @@ class Size(tuple):
 
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
+
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
 
     def numel(self) -> int:
         n = 1
@@ -86,8 +90,6 @@ class Tensor:
         """A tensor around ``array`` (no copy); ``grad_fn`` makes it a non-leaf."""
         t = object.__new__(cls)
         _init(t, array, grad_fn, output_nr, VersionCounter() if version is None else version)
-        if MODE.inference:
-            t._inference = True
         return t
 
     @classmethod
@@ -227,10 +229,14 @@ class Tensor:
     def grad(self, value) -> None:
         if value is not None:
             _check_grad_assignment(self, value)
+        if WATCH.on:
+            probe.grad_set(self, value)
         self._grad = value
 
     @grad.deleter
     def grad(self) -> None:
+        if WATCH.on:
+            probe.grad_set(self, None)
         self._grad = None
 
     @property

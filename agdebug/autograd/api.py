@@ -199,7 +199,7 @@ def _batched(outputs, grad_outputs, input_edges, retain_graph, create_graph) -> 
     torch vectorises this with vmap; the values are the same as running the rows
     one after another, which is what happens here.
     """
-    from ..ops.methods import stack_rows
+    from ..ops.shape import stack
     batch = next(g.shape[0] for g in grad_outputs if g is not None)
     rows = []
     for b in range(batch):
@@ -207,7 +207,7 @@ def _batched(outputs, grad_outputs, input_edges, retain_graph, create_graph) -> 
         keep = retain_graph if b == batch - 1 else True
         rows.append(run_backward(list(outputs), row_grads, keep, create_graph, input_edges,
                                  accumulate_grad=False, allow_unused=True))
-    return [None if rows[0][i] is None else stack_rows([r[i] for r in rows])
+    return [None if rows[0][i] is None else stack([r[i] for r in rows], dim=0)
             for i in range(len(input_edges))]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 
+from ..events import WATCH, probe
 from .anomaly_flag import ANOMALY
 from .hooks import add_hook
 from .saved import SavedTensor
@@ -93,6 +94,7 @@ class Node:
         # Only reached when normal lookup fails: saved tensors and attributes by name,
         # also under torch's ``_saved_<name>`` spelling.
         bare = name[7:] if name.startswith("_saved_") else name
+        bare = getattr(type(self), "torch_names", {}).get(bare, bare)
         saved = object.__getattribute__(self, "_saved")
         if saved is not None and bare in saved:
             return saved[bare].unpack(self)
@@ -112,6 +114,8 @@ class Node:
 
     def release_variables(self) -> None:
         """Free the saved tensors (after the node ran without ``retain_graph``)."""
+        if WATCH.on:
+            probe.saved_released(self)
         self._released = True
         if self._saved is not None:
             for saved in self._saved.values():
@@ -174,6 +178,8 @@ class AccumulateGrad(Node):
     def __init__(self, leaf):
         super().__init__((), ((leaf._data.shape, leaf._data.dtype),))
         LEAVES[self._id] = leaf
+        if WATCH.on:
+            probe.accumulator_created(self, leaf)
 
     def __del__(self):
         try:
@@ -184,6 +190,9 @@ class AccumulateGrad(Node):
     @property
     def variable(self):
         return LEAVES[self._id]
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
 
     def sequence_key(self) -> float:
         return math.inf  # torch gives accumulators UINT64_MAX: they run as soon as ready

@@ -17,6 +17,7 @@ import threading
 import weakref
 
 from ..backend import get_dtype
+from ..events import WATCH, probe
 from .anomaly_flag import ANOMALY
 
 __all__ = ["SavedTensor", "saved_tensors_hooks", "SAVED_FREED_MESSAGE"]
@@ -105,7 +106,12 @@ class SavedTensor:
     def _pack(self, tensor, hooks) -> None:
         pack_hook, self._unpack_hook = hooks
         self._tensor = self._data = self._weak = self._cls = None
-        self._packed = pack_hook(tensor)
+        # Ops inside the hook save tensors too; torch does not pack those again.
+        stack, _HOOKS.stack = _HOOKS.stack, []
+        try:
+            self._packed = pack_hook(tensor)
+        finally:
+            _HOOKS.stack = stack
 
     def unpack(self, node):
         """The saved tensor, checked against in-place modification."""
@@ -135,6 +141,8 @@ class SavedTensor:
         if self.released or self._unpack_hook is not None:
             return
         if self._version.value != self._saved_version:
+            if WATCH.on:
+                probe.failed_at(node, RuntimeError(self.version_error(node)))
             raise RuntimeError(self.version_error(node))
 
     def version_error(self, node) -> str:

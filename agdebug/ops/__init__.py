@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
-from . import reduce, shape
+from . import conversion, device, reduce, shape
 from .registry import OPS, Op, apply, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply", "apply_inplace", "install"]
@@ -46,7 +46,7 @@ def install() -> None:
         "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub,
         "__mul__": mul, "__rmul__": rmul,
         "__truediv__": lambda s, o: ew.div(s, m.operand(o)), "__rtruediv__": m.true_div_r,
-        "__pow__": lambda s, o: m.pow(s, o), "__rpow__": lambda s, o: ew.rpow(s, m.operand(o)),
+        "__pow__": lambda s, o: m.pow(s, o), "__rpow__": lambda s, o: ew.rpow(s, base=m.operand(o)),
         "__neg__": ew.neg, "__abs__": ew.abs_, "__pos__": lambda s: s,
         "__iadd__": m.add_, "__isub__": m.sub_, "__imul__": m.inplace(ew.mul),
         "__itruediv__": m.div_,
@@ -59,7 +59,7 @@ def install() -> None:
         "add": m.add, "sub": m.sub, "mul": m.mul, "div": m.div, "pow": m.pow,
         "true_divide": m.div, "multiply": m.mul, "subtract": m.sub, "divide": m.div,
         "neg": ew.neg, "negative": ew.neg, "reciprocal": ew.reciprocal,
-        "square": lambda s: ew.pow_scalar(s, 2),
+        "square": lambda s: ew.pow_scalar(s, exponent=2),
         "eq": lambda s, o: ew.eq(s, m.operand(o)), "ne": lambda s, o: ew.ne(s, m.operand(o)),
         "lt": lambda s, o: ew.lt(s, m.operand(o)), "le": lambda s, o: ew.le(s, m.operand(o)),
         "gt": lambda s, o: ew.gt(s, m.operand(o)), "ge": lambda s, o: ew.ge(s, m.operand(o)),
@@ -75,10 +75,10 @@ def install() -> None:
         "to": _to,
         "add_": m.add_, "sub_": m.sub_, "mul_": m.inplace(ew.mul), "div_": m.div_,
         "clamp_": m.clamp_, "clip_": m.clamp_, "zero_": m.inplace(ew.zero),
-        "fill_": m.inplace(ew.fill), "copy_": m.inplace(ew.copy),
+        "fill_": lambda s, value: m.apply_inplace(ew.fill, s, (), {"value": value}), "copy_": m.inplace(ew.copy),
         "relu_": m.inplace(ew.relu), "sigmoid_": m.inplace(ew.sigmoid),
         "tanh_": m.inplace(ew.tanh), "exp_": m.inplace(ew.exp), "neg_": m.inplace(ew.neg),
-        "pow_": lambda s, e: m.inplace(ew.pow_scalar)(s, e),
+        "pow_": lambda s, e: m.apply_inplace(ew.pow_scalar, s, (), {"exponent": e}),
     }
     unary = {"exp": ew.exp, "expm1": ew.expm1, "log": ew.log, "log2": ew.log2,
              "log1p": ew.log1p, "sqrt": ew.sqrt, "rsqrt": ew.rsqrt, "abs": ew.abs_,
@@ -102,7 +102,9 @@ def functions() -> dict:
 
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
-_OP_MODULES = [reduce, shape]
+from . import nn  # noqa: E402 - registers the nn ops (agdebug/ops/nn.py)
+from . import index, linalg  # noqa: E402 - indexing and matrix products
+_OP_MODULES = [reduce, shape, conversion, nn, index, linalg]
 
 
 install()

@@ -133,8 +133,8 @@ def reciprocal_vjp(ctx, grad):
     return (-grad * r * r,)
 
 
-@defop("pow", node="PowBackward0", saves=("x", "exponent"))
-def pow_scalar(xp, x, exponent):
+@defop("pow", node="PowBackward0", saves=("x",))
+def pow_scalar(xp, x, exponent=1.0):
     x, _ = promote(x, exponent)
     return x ** exponent
 
@@ -143,8 +143,8 @@ def pow_scalar(xp, x, exponent):
 def pow_scalar_vjp(ctx, grad):
     e = ctx.exponent
     if e == 0:
-        return grad * 0, None
-    return grad * e * ctx.x ** (e - 1), None
+        return (grad * 0,)
+    return (grad * e * ctx.x ** (e - 1),)
 
 
 @defop("pow_tensor", node="PowBackward1", saves=("x", "y", "result"))
@@ -165,15 +165,15 @@ def pow_tensor_vjp(ctx, grad):
     return grad_x, grad_y
 
 
-@defop("rpow", node="PowBackward2", saves=("base", "result"))
-def rpow(xp, x, base):
+@defop("rpow", node="PowBackward2", saves=("result",))
+def rpow(xp, x, base=1.0):
     x, base = promote(x, base)
     return base ** x
 
 
 @rpow.vjp
 def rpow_vjp(ctx, grad):
-    return grad * ctx.result * math.log(ctx.base), None
+    return (grad * ctx.result * math.log(ctx.base),)
 
 
 # ----------------------------------------------------------------------------- unary math
@@ -529,7 +529,8 @@ def _min_max_grads(ctx, grad, x_wins):
 
 
 @defop("where", node="WhereBackward0", saves=("condition",))
-def where(xp, condition, x, y):
+def where(xp, x, y, condition=None):
+    # condition is a keyword: torch gives it no edge (it is not differentiable).
     x, y = promote(x, y)
     return xp.where(condition, x, y)
 
@@ -537,9 +538,9 @@ def where(xp, condition, x, y):
 @where.vjp
 def where_vjp(ctx, grad):
     cond = ctx.condition
-    grad_x = grad.where(cond, 0.0) if needs(ctx, 1) else None
-    grad_y = grad.where(cond.logical_not(), 0.0) if needs(ctx, 2) else None
-    return None, grad_x, grad_y
+    grad_x = grad.where(cond, 0.0) if needs(ctx, 0) else None
+    grad_y = grad.where(cond.logical_not(), 0.0) if needs(ctx, 1) else None
+    return grad_x, grad_y
 
 
 # ----------------------------------------------------------------------------- type changes
@@ -618,13 +619,13 @@ def zero_vjp(ctx, grad):
 
 
 @defop("fill", node="FillBackward2")
-def fill(xp, x, value):
+def fill(xp, x, value=0.0):
     return xp.full_like(x, value)
 
 
 @fill.vjp
 def fill_vjp(ctx, grad):
-    return grad * 0, None
+    return (grad * 0,)
 
 
 @defop("copy", node="CopyBackwards")

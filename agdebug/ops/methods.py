@@ -74,10 +74,10 @@ def _rounded_div(input, other, rounding_mode):  # noqa: A002
 
 def pow(input, exponent):  # noqa: A001, A002
     if not isinstance(input, Tensor):
-        return ew.rpow(exponent, operand(input))
+        return ew.rpow(exponent, base=operand(input))
     if isinstance(exponent, Tensor):
         return ew.pow_tensor(input, exponent)
-    return ew.pow_scalar(input, operand(exponent))
+    return ew.pow_scalar(input, exponent=operand(exponent))
 
 
 def true_div_r(self, other):
@@ -93,7 +93,7 @@ def clamp(input, min=None, max=None):  # noqa: A001, A002
 def where(condition, input=None, other=None):  # noqa: A002
     if input is None and other is None:
         return tuple(Tensor._wrap(i) for i in condition._data.nonzero())
-    return ew.where(condition, operand(input), operand(other))
+    return ew.where(operand(input), operand(other), condition=condition)
 
 
 def maximum(input, other):  # noqa: A002

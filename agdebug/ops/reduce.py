@@ -1,14 +1,77 @@
-"""Reductions: sum, mean, ... with ``dim``/``keepdim`` as torch spells them."""
+"""Reductions: sum, mean, var, prod, max, norm... with ``dim``/``keepdim`` as torch spells them.
+
+Derivatives are written with Tensor ops, so ``create_graph=True`` differentiates
+them again. Where a reduction selects elements (max, amax, an inf-norm), the
+selection is a constant mask: torch splits the gradient evenly between ties for
+full reductions and ``amax``, and sends it to the returned index for ``max(dim)``.
+"""
 
 from __future__ import annotations
 
+import collections
+import math
+import warnings
+
+import numpy as np
+
+from ..tensor import Tensor
+from .elementwise import where
 from .registry import defop
 from .util import dims_of, expand_reduced, input_shape
 
 
+def _axes(dim, ndim: int):
+    """``dim`` as a numpy axis (None: all), with torch's range and duplicate checks."""
+    axes = dims_of(dim, ndim)
+    if axes is None or ndim == 0:
+        return None
+    seen = set()
+    for a in axes:
+        if a in seen:
+            raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+        seen.add(a)
+    return axes
+
+
+def _count(shape, dim) -> int:
+    """How many elements each output of a reduction over ``dim`` summarises."""
+    axes = _axes(dim, len(shape))
+    picked = shape if axes is None else [shape[a] for a in axes]
+    return math.prod(picked)
+
+
+def _kept(t: Tensor, shape: tuple, dim, keepdim: bool) -> Tensor:
+    """A reduced tensor reshaped so it broadcasts against the input ``shape``."""
+    if keepdim or not shape:
+        return t
+    axes = _axes(dim, len(shape))
+    kept = [1 if axes is None or i in axes else s for i, s in enumerate(shape)]
+    return t.reshape(tuple(kept))
+
+
+def _const(array, like: Tensor) -> Tensor:
+    """A constant (never differentiated) tensor in ``like``'s dtype."""
+    return Tensor._wrap(_xp(like).asarray(array, dtype=like._data.dtype))
+
+
+def _check_floating(x, dtype, name: str = "mean") -> None:
+    if dtype is None and x.dtype.kind not in "fc":
+        from ..backend import get_dtype
+        raise RuntimeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {get_dtype(x.dtype)._legacy}")
+
+
+def _int_as_long(x):
+    # torch sums and multiplies bool and integer tensors as int64.
+    return "int64" if x.dtype.kind in "biu" else None
+
+
+# ----------------------------------------------------------------------------- sum, mean
+
 @defop("sum", node="SumBackward0")
 def sum_all(xp, x, dtype=None):
-    return xp.sum(x, dtype=dtype if dtype is not None else _sum_dtype(x))
+    return xp.sum(x, dtype=dtype if dtype is not None else _int_as_long(x))
 
 
 @sum_all.vjp
@@ -18,20 +81,15 @@ def sum_all_vjp(ctx, grad):
 
 @defop("sum_dim", node="SumBackward1")
 def sum_dim(xp, x, dim=None, keepdim=False, dtype=None):
-    axes = dims_of(dim, x.ndim)
+    axes = _axes(dim, x.ndim)
     return xp.sum(x, axis=axes, keepdims=keepdim,
-                  dtype=dtype if dtype is not None else _sum_dtype(x))
+                  dtype=dtype if dtype is not None else _int_as_long(x))
 
 
 @sum_dim.vjp
 def sum_dim_vjp(ctx, grad):
     shape = input_shape(ctx, 0)
     return (expand_reduced(grad, shape, ctx.dim, ctx.keepdim),)
-
-
-def _sum_dtype(x):
-    # torch sums bool and integer tensors as int64.
-    return "int64" if x.dtype.kind in "biu" else None
 
 
 @defop("sum_to_size", node="SumBackward1")
@@ -57,33 +115,464 @@ def mean_all(xp, x, dtype=None):
 @mean_all.vjp
 def mean_all_vjp(ctx, grad):
     shape = input_shape(ctx, 0)
-    return (grad.expand(shape) / max(_numel(shape), 1),)
+    return (grad.expand(shape) / max(math.prod(shape), 1),)
 
 
 @defop("mean_dim", node="MeanBackward1")
 def mean_dim(xp, x, dim=None, keepdim=False, dtype=None):
     _check_floating(x, dtype)
-    return xp.mean(x, axis=dims_of(dim, x.ndim), keepdims=keepdim, dtype=dtype)
+    return xp.mean(x, axis=_axes(dim, x.ndim), keepdims=keepdim, dtype=dtype)
 
 
 @mean_dim.vjp
 def mean_dim_vjp(ctx, grad):
     shape = input_shape(ctx, 0)
-    axes = dims_of(ctx.dim, len(shape))
-    count = _numel([shape[a] for a in axes]) if axes is not None else _numel(shape)
+    count = _count(shape, ctx.dim)
     return (expand_reduced(grad, shape, ctx.dim, ctx.keepdim) / max(count, 1),)
 
 
-def _numel(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+# ----------------------------------------------------------------------------- var, std
+
+def _dof_check(x, dim, correction, name: str) -> None:
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if _count(x.shape, dim) - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=5)
 
 
-def _check_floating(x, dtype) -> None:
-    if dtype is None and x.dtype.kind not in "fc":
+def _var(xp, x, dim, correction, keepdim):
+    # Too few degrees of freedom: torch's warning was given; numpy's would repeat it.
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return xp.var(x, axis=_axes(dim, x.ndim), ddof=correction, keepdims=keepdim)
+
+
+@defop("var", node="VarBackward0", saves=("x",))
+def var(xp, x, dim=None, correction=1, keepdim=False):
+    _dof_check(x, dim, correction, "var")
+    return _var(xp, x, dim, correction, keepdim)
+
+
+def _var_backward(grad: Tensor, x: Tensor, dim, correction, keepdim) -> Tensor:
+    dof = _count(tuple(x.shape), dim) - correction
+    scale = 2.0 / dof if dof != 0 else math.inf
+    axes = _axes(dim, x.ndim)
+    centred = x - (x.mean(axes, keepdim=True) if axes is not None else x.mean())
+    return expand_reduced(grad, tuple(x.shape), dim, keepdim) * centred * scale
+
+
+@var.vjp
+def var_vjp(ctx, grad):
+    return (_var_backward(grad, ctx.x, ctx.dim, ctx.correction, ctx.keepdim),)
+
+
+@defop("std", node="StdBackward0", saves=("x", "result"))
+def std(xp, x, dim=None, correction=1, keepdim=False):
+    _dof_check(x, dim, correction, "std")
+    return xp.sqrt(_var(xp, x, dim, correction, keepdim))
+
+
+@std.vjp
+def std_vjp(ctx, grad):
+    result = ctx.result
+    zero = result._data == 0
+    # d std = d var / (2 std); torch defines it as 0 where std is 0.
+    safe = result + _const(zero, result)
+    grad_var = (grad / (safe * 2)) * _const(~zero, result)
+    return (_var_backward(grad_var, ctx.x, ctx.dim, ctx.correction, ctx.keepdim),)
+
+
+# ----------------------------------------------------------------------------- prod
+
+@defop("prod", node="ProdBackward0", saves=("x", "result"))
+def prod_all(xp, x, dtype=None):
+    return xp.prod(x, dtype=dtype if dtype is not None else _int_as_long(x))
+
+
+@prod_all.vjp
+def prod_all_vjp(ctx, grad):
+    x = ctx.x
+    if not (x._data == 0).any():
+        return (grad * (ctx.result / x),)
+    flat = x.reshape(-1)
+    return (grad * _prod_of_others(flat, 0).reshape(tuple(x.shape)),)
+
+
+@defop("prod_dim", node="ProdBackward1", saves=("x", "result"))
+def prod_dim(xp, x, dim=0, keepdim=False, dtype=None):
+    axis = _axes(dim, x.ndim)
+    return xp.prod(x, axis=axis, keepdims=keepdim,
+                   dtype=dtype if dtype is not None else _int_as_long(x))
+
+
+@prod_dim.vjp
+def prod_dim_vjp(ctx, grad):
+    x = ctx.x
+    shape = tuple(x.shape)
+    grad = expand_reduced(grad, shape, ctx.dim, ctx.keepdim)
+    if not shape:
+        return (grad,)
+    if not (x._data == 0).any():
+        return (grad * (_kept(ctx.result, shape, ctx.dim, ctx.keepdim) / x),)
+    return (grad * _prod_of_others(x, ctx.dim % x.ndim),)
+
+
+def _prod_of_others(x: Tensor, dim: int) -> Tensor:
+    """For each element, the product of the other elements along ``dim`` (zeros allowed).
+
+    Written as a product (element i replaced by 1) so every order of derivative
+    is exact; it costs n times the input, so it is used only when ``x`` has zeros.
+    """
+    shape = tuple(x.shape)
+    n = shape[dim]
+    expanded = x.unsqueeze(dim).expand(shape[:dim] + (n,) + shape[dim:])
+    xp = _xp(x)
+    eye = xp.eye(n, dtype=bool).reshape((1,) * dim + (n, n) + (1,) * (len(shape) - dim - 1))
+    ones_at_self = where(1.0, expanded, condition=Tensor._wrap(eye))
+    return prod_dim(ones_at_self, dim=dim + 1)
+
+
+def _xp(t: Tensor):
+    if isinstance(t._data, np.ndarray):
+        return np
+    from ..backend import cupy_module
+    return cupy_module()
+
+
+# ----------------------------------------------------------------------------- max, min
+
+def _check_nonempty(x, name: str, dim=None) -> None:
+    if dim is None and x.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+    if dim is not None and x.ndim and x.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
+
+def _selected(x: Tensor, value: Tensor):
+    """Where ``x`` equals the selected ``value`` (NaN selects NaN, as torch's max does)."""
+    data, chosen, xp = x._data, value._data, _xp(x)
+    return (data == chosen) | (xp.isnan(data) & xp.isnan(chosen))
+
+
+def _evenly(grad: Tensor, x: Tensor, value: Tensor, dim, keepdim: bool) -> Tensor:
+    """The gradient of a selecting reduction, split evenly between ties."""
+    shape = tuple(x.shape)
+    value = _kept(value, shape, dim, keepdim)
+    mask = _selected(x, value)
+    count = mask.sum(axis=_axes(dim, len(shape)), keepdims=True)
+    return expand_reduced(grad, shape, dim, keepdim) * _const(mask / count, grad)
+
+
+@defop("max", node="MaxBackward1", saves=("x", "result"))
+def max_all(xp, x):
+    _check_nonempty(x, "max")
+    return xp.max(x)
+
+
+@max_all.vjp
+def max_all_vjp(ctx, grad):
+    return (_evenly(grad, ctx.x, ctx.result, None, False),)
+
+
+@defop("min", node="MinBackward1", saves=("x", "result"))
+def min_all(xp, x):
+    _check_nonempty(x, "min")
+    return xp.min(x)
+
+
+@min_all.vjp
+def min_all_vjp(ctx, grad):
+    return (_evenly(grad, ctx.x, ctx.result, None, False),)
+
+
+def _arg_select(xp, x, dim: int, keepdim: bool, largest: bool, name: str):
+    """(values, indices) of max/min along one dim; indices are also saved (keepdim form)."""
+    axis = _axes(dim, x.ndim)
+    _check_nonempty(x, name, dim % max(x.ndim, 1))
+    if axis is None:   # a 0-d tensor: itself, at index 0
+        index = xp.zeros((), dtype=np.int64)
+        return (x.copy(), index), index
+    pick = xp.argmax if largest else xp.argmin
+    index = pick(x, axis=axis[0], keepdims=True).astype(np.int64)
+    values = xp.take_along_axis(x, index, axis=axis[0])
+    if not keepdim:
+        return (values.squeeze(axis[0]), index.squeeze(axis[0])), index
+    return (values, index), index
+
+
+def _to_index(grad: Tensor, ctx) -> Tensor:
+    """Send each gradient to the index its value came from (a constant one-hot mask)."""
+    shape = input_shape(ctx, 0)
+    grad = expand_reduced(grad, shape, ctx.dim, ctx.keepdim)
+    if not shape:
+        return grad
+    index = ctx.indices._data
+    axis = ctx.dim % len(shape)
+    xp = _xp(ctx.indices)
+    positions = xp.arange(shape[axis]).reshape((-1,) + (1,) * (len(shape) - axis - 1))
+    return grad * _const(positions == index, grad)
+
+
+@defop("max_dim", node="MaxBackward0", outputs=2, nondiff_outputs=(1,), extras=("indices",),
+       saves=("indices",))
+def max_dim(xp, x, dim=0, keepdim=False):
+    return _arg_select(xp, x, dim, keepdim, True, "max")
+
+
+@max_dim.vjp
+def max_dim_vjp(ctx, grad, grad_indices):
+    return (_to_index(grad, ctx),)
+
+
+@defop("min_dim", node="MinBackward0", outputs=2, nondiff_outputs=(1,), extras=("indices",),
+       saves=("indices",))
+def min_dim(xp, x, dim=0, keepdim=False):
+    return _arg_select(xp, x, dim, keepdim, False, "min")
+
+
+@min_dim.vjp
+def min_dim_vjp(ctx, grad, grad_indices):
+    return (_to_index(grad, ctx),)
+
+
+@defop("amax", node="AmaxBackward0", saves=("x", "result"))
+def amax(xp, x, dim=(), keepdim=False):
+    if _axes(dim, x.ndim) is None:
+        _check_nonempty(x, "amax")
+    return xp.max(x, axis=_axes(dim, x.ndim), keepdims=keepdim)
+
+
+@amax.vjp
+def amax_vjp(ctx, grad):
+    return (_evenly(grad, ctx.x, ctx.result, ctx.dim, ctx.keepdim),)
+
+
+@defop("amin", node="AminBackward0", saves=("x", "result"))
+def amin(xp, x, dim=(), keepdim=False):
+    if _axes(dim, x.ndim) is None:
+        _check_nonempty(x, "amin")
+    return xp.min(x, axis=_axes(dim, x.ndim), keepdims=keepdim)
+
+
+@amin.vjp
+def amin_vjp(ctx, grad):
+    return (_evenly(grad, ctx.x, ctx.result, ctx.dim, ctx.keepdim),)
+
+
+def _arg(xp, x, dim, keepdim, largest: bool, name: str):
+    pick = xp.argmax if largest else xp.argmin
+    if dim is None:
+        if x.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        index = pick(x.reshape(-1))
+        return index.reshape((1,) * x.ndim).astype(np.int64) if keepdim else index
+    axis = _axes(dim, x.ndim)
+    if axis is None:
+        return xp.zeros((), dtype=np.int64)
+    _check_nonempty(x, name, axis[0])
+    return pick(x, axis=axis[0], keepdims=keepdim).astype(np.int64)
+
+
+@defop("argmax", node="ArgmaxBackward0", differentiable=False)
+def argmax(xp, x, dim=None, keepdim=False):
+    return _arg(xp, x, dim, keepdim, True, "argmax")
+
+
+@defop("argmin", node="ArgminBackward0", differentiable=False)
+def argmin(xp, x, dim=None, keepdim=False):
+    return _arg(xp, x, dim, keepdim, False, "argmin")
+
+
+# ----------------------------------------------------------------------------- logsumexp, norm
+
+@defop("logsumexp", node="LogsumexpBackward0", saves=("x", "result"))
+def logsumexp(xp, x, dim=(), keepdim=False):
+    if x.dtype.kind in "biu":
+        x = x.astype(np.float32)
+    axes = _axes(dim, x.ndim)
+    if x.size == 0:
+        return xp.log(xp.sum(xp.exp(x), axis=axes, keepdims=keepdim))
+    top = xp.max(x, axis=axes, keepdims=True)
+    top = xp.where(xp.isfinite(top), top, 0)     # all -inf (or inf) slices: no shift
+    with np.errstate(divide="ignore"):     # log(0) = -inf is the answer for all -inf
+        out = xp.log(xp.sum(xp.exp(x - top), axis=axes, keepdims=True)) + top
+    return out if keepdim else out.reshape(xp.sum(x, axis=axes).shape)
+
+
+@logsumexp.vjp
+def logsumexp_vjp(ctx, grad):
+    x = ctx.x
+    shape = tuple(x.shape)
+    weights = (x - _kept(ctx.result, shape, ctx.dim, ctx.keepdim)).exp()
+    return (expand_reduced(grad, shape, ctx.dim, ctx.keepdim) * weights,)
+
+
+@defop("norm", node="LinalgVectorNormBackward0", saves=("x", "result"))
+def norm(xp, x, ord=2.0, dim=None, keepdim=False):
+    if x.dtype.kind not in "fc":
         from ..backend import get_dtype
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {get_dtype(x.dtype)._legacy}")
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {get_dtype(x.dtype)._legacy}")
+    axes = _axes(dim, x.ndim)
+    size = abs(x)
+    if ord == math.inf:
+        return xp.max(size, axis=axes, keepdims=keepdim)
+    if ord == -math.inf:
+        return xp.min(size, axis=axes, keepdims=keepdim)
+    if ord == 0:
+        return xp.sum(size != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
+    total = xp.sum(size ** ord, axis=axes, keepdims=keepdim)
+    return xp.sqrt(total) if ord == 2 else total ** (1.0 / ord)
+
+
+@norm.vjp
+def norm_vjp(ctx, grad):
+    x, p = ctx.x, ctx.ord
+    shape = tuple(x.shape)
+    if p == 0:
+        return (expand_reduced(grad, shape, ctx.dim, ctx.keepdim) * 0,)
+    if math.isinf(p):
+        return (_evenly(grad, x.abs(), ctx.result, ctx.dim, ctx.keepdim) * x.sign(),)
+    grad = expand_reduced(grad, shape, ctx.dim, ctx.keepdim)
+    if p == 1:
+        return (grad * x.sign(),)
+    result = _kept(ctx.result, shape, ctx.dim, ctx.keepdim)
+    safe = result + _const(result._data == 0, result)   # x is 0 wherever the norm is
+    if p == 2:
+        return (grad * x / safe,)
+    return (grad * x.sign() * x.abs() ** (p - 1) / safe ** (p - 1),)
+
+
+# ----------------------------------------------------------------------------- cumsum
+
+@defop("cumsum", node="CumsumBackward0")
+def cumsum(xp, x, dim=0, dtype=None):
+    axis = _axes(dim, x.ndim)
+    if axis is None:
+        return x.astype(dtype or _int_as_long(x) or x.dtype, copy=True)
+    return xp.cumsum(x, axis=axis[0], dtype=dtype if dtype is not None else _int_as_long(x))
+
+
+@cumsum.vjp
+def cumsum_vjp(ctx, grad):
+    if not input_shape(ctx, 0):
+        return (grad,)
+    return (grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim),)
+
+
+# ----------------------------------------------------------------------------- signatures
+
+def _return_type(name: str):
+    """torch.return_types.<name>: a (values, indices) named tuple printed as torch prints it."""
+    def __repr__(self):
+        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+    base = collections.namedtuple(name, ["values", "indices"])
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                                "__module__": "torch.return_types"})
+
+
+values_indices = {name: _return_type(name) for name in ("max", "min")}
+
+
+def _correction(name: str, unbiased, correction) -> int:
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both "
+                        "unbiased and correction")
+    if correction is not None:
+        return correction
+    return 0 if unbiased is False else 1
+
+
+def _variance(op, name):
+    def method(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        if isinstance(dim, bool):          # x.var(False): the unbiased flag, not a dim
+            dim, unbiased = None, dim
+        return op(input, dim=dim, correction=_correction(name, unbiased, correction),
+                  keepdim=keepdim)
+    method.__name__ = name
+    return method
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    np_dtype = _np_dtype(dtype)
+    if dim is None:
+        return prod_all(input, dtype=np_dtype)
+    if not isinstance(dim, int):
+        raise TypeError(f"prod() received an invalid combination of arguments - got "
+                        f"(dim={type(dim).__name__}), but expected one of: (int dim)")
+    return prod_dim(input, dim=dim, keepdim=keepdim, dtype=np_dtype)
+
+
+def _selecting(all_op, dim_op, elementwise_name: str, name: str):
+    """torch.max / torch.min: all elements, along a dim (values, indices), or elementwise."""
+    def method(input, dim=None, keepdim=False, *, other=None):
+        if isinstance(dim, Tensor) or other is not None:
+            from . import elementwise
+            return getattr(elementwise, elementwise_name)(input, other if other is not None
+                                                          else dim)
+        if dim is None:
+            return all_op(input)
+        return values_indices[name](*dim_op(input, dim=dim, keepdim=keepdim))
+    method.__name__ = name
+    return method
+
+
+def _extreme(op, name):
+    def method(input, dim=(), keepdim=False):
+        return op(input, dim=dim, keepdim=keepdim)
+    method.__name__ = name
+    return method
+
+
+def _argselect(op, name):
+    def method(input, dim=None, keepdim=False):
+        return op(input, dim=dim, keepdim=keepdim)
+    method.__name__ = name
+    return method
+
+
+def logsumexp_(input, dim, keepdim=False):
+    return logsumexp(input, dim=dim, keepdim=keepdim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.vector_norm."""
+    if dtype is not None:
+        x = x.to(dtype)
+    return norm(x, ord=float(ord), dim=dim, keepdim=keepdim)
+
+
+def norm_(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """``x.norm()`` / ``torch.norm``: vector norms (``'fro'`` is the 2-norm)."""
+    if p == "fro":
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError(f"agdebug supports vector norms only (p a number or 'fro'), got "
+                           f"p={p!r}")
+    return vector_norm(input, p, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+def cumsum_(input, dim, *, dtype=None):
+    return cumsum(input, dim=dim, dtype=_np_dtype(dtype))
+
+
+def _np_dtype(dtype):
+    if dtype is None:
+        return None
+    from ..backend import to_numpy_dtype
+    return to_numpy_dtype(dtype)
+
+
+FUNCTIONS = {
+    "var": _variance(var, "var"), "std": _variance(std, "std"), "prod": prod,
+    "max": _selecting(max_all, max_dim, "maximum", "max"),
+    "min": _selecting(min_all, min_dim, "minimum", "min"),
+    "amax": _extreme(amax, "amax"), "amin": _extreme(amin, "amin"),
+    "argmax": _argselect(argmax, "argmax"), "argmin": _argselect(argmin, "argmin"),
+    "logsumexp": logsumexp_, "norm": norm_, "cumsum": cumsum_,
+}
+METHODS = dict(FUNCTIONS)

@@ -25,6 +25,7 @@ import inspect
 import numpy as np
 
 from .. import backend
+from ..events import WATCH, probe
 from ..graph.grad_mode import MODE
 from ..graph.node import OpNode
 from ..graph.saved import SavedScalar, SavedTensor
@@ -50,12 +51,17 @@ class Op:
         self.nondiff_outputs = frozenset(nondiff_outputs)
         self.extras = tuple(extras)         # extra arrays the forward returns to be saved
         signature = inspect.signature(forward).parameters
-        params = list(signature)[1:]
+        # Positional inputs (edges of the node) have no default; keywords are attributes.
+        params = [k for k, p in list(signature.items())[1:]
+                  if p.default is inspect.Parameter.empty]
         defaults = {k: p.default for k, p in signature.items()
                     if p.default is not inspect.Parameter.empty}
         self.save_specs = tuple(_save_spec(name, s, params, self.extras) for s in saves)
+        # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``)
+        torch_names = dict(zip(("self", "other"), params))
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
-                                                 "defaults": defaults})
+                                                 "defaults": defaults,
+                                                 "torch_names": torch_names})
 
     def vjp(self, fn):
         """Register the derivative (vector-Jacobian product) of this op."""
@@ -76,7 +82,7 @@ def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tu
         return (saved, "extra", extras.index(saved))
     if saved in params:
         return (saved, "arg", params.index(saved))
-    raise ValueError(f"op {op_name}: saves unknown name {saved!r}")
+    return (saved, "attr", 0)   # a keyword argument: a tensor in it is saved like an input
 
 
 def defop(name: str, node: str, **options):
@@ -147,12 +153,15 @@ def _raise_device_mismatch(args) -> None:
 def _as_tensor(array, xp) -> Tensor:
     if type(array) is not np.ndarray and not isinstance(array, xp.ndarray):
         array = xp.asarray(array)
-    return Tensor._wrap(array)
+    t = Tensor._wrap(array)
+    if MODE.inference:
+        t._inference = True
+    return t
 
 
 def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     """Make the node, save what the derivative needs, wrap outputs as its results."""
-    edges = tuple(_edge(a) for a in args)
+    edges = tuple([_edge(a) for a in args])
     outs = [o if isinstance(o, xp.ndarray) else xp.asarray(o) for o in outs]
     meta = tuple((o.shape, o.dtype) for o in outs)
     node = op.node_class(edges, meta)
@@ -165,6 +174,8 @@ def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     node._attrs = attrs
     if op.save_specs:
         node._saved = _save(op, node, args, wrapped, extras)
+    if WATCH.on:
+        probe.node_created(node, args, wrapped)
     return wrapped
 
 
@@ -184,6 +195,9 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
             saved[name] = SavedTensor(wrapped[index], True)
         elif kind == "extra":
             saved[name] = SavedTensor(Tensor._wrap(extras[index]), False)
+        elif kind == "attr":
+            if isinstance(node._attrs.get(name), Tensor):
+                saved[name] = SavedTensor(node._attrs.pop(name), False)
         else:
             value = args[index]
             if isinstance(value, Tensor):
@@ -219,6 +233,10 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
         target._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args))
     if recording and target._grad_fn is None and target._requires_grad:
         raise RuntimeError(LEAF_INPLACE_MESSAGE)
+    if recording and target._base is not None and target._base._grad_fn is None and \
+            target._base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
     if recording and target._base is not None:
         raise RuntimeError(
             "agdebug does not yet support in-place operations on a view that takes part in "
