@@ -24,6 +24,7 @@ from .functions import __all__ as _function_names
 from .graph.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                               is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .tensor import Size, Tensor
+from .autograd.anomaly import is_anomaly_enabled, is_anomaly_check_nan_enabled
 
 bool = bool_  # noqa: A001 - torch.bool
 float = float32  # noqa: A001 - torch.float

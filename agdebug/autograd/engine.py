@@ -23,6 +23,7 @@ import itertools
 import warnings
 
 from ..backend import xp_of
+from ..events import WATCH, probe
 from ..graph.anomaly_flag import ANOMALY
 from ..graph.grad_mode import MODE
 from ..graph.node import AccumulateGrad, GraphRoot
@@ -65,21 +66,29 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
         if g is not None:
             task.shared.add(id(g._data))
     graph_root = GraphRoot(edges, list(grads))
+    if WATCH.on:
+        probe.backward_started(graph_root, input_edges, keep_graph, create_graph, accumulate_grad)
     nodes = _count_dependencies(task, graph_root)
     if not allow_unused:
         _check_used(task, input_edges)
     if input_edges is not None:
         _mark_needed(task, nodes, input_edges, accumulate_grad)
     _precheck(task, nodes)
+    if WATCH.on:
+        probe.backward_planned(task, nodes)
     prev_mode = MODE.grad_enabled
     MODE.grad_enabled = create_graph
     try:
         _execute(task, graph_root)
-    except BaseException:
+    except BaseException as exc:
+        if WATCH.on:
+            probe.backward_failed(exc)
         _rollback(task)
         raise
     finally:
         MODE.grad_enabled = prev_mode
+    if WATCH.on:
+        probe.backward_finished()
     return task.captured
 
 
@@ -120,6 +129,8 @@ def _check_used(task: GraphTask, input_edges: list) -> None:
     """``autograd.grad`` without ``allow_unused``: fail before running, graph intact."""
     for index, (fn, _) in enumerate(input_edges):
         if fn not in task.deps:
+            if WATCH.on:
+                probe.failed_at(None, RuntimeError(unused_message(index)))
             raise RuntimeError(unused_message(index))
 
 
@@ -171,9 +182,16 @@ def _precheck(task: GraphTask, nodes: list) -> None:
     for node in nodes:
         if node._saved is None or (needed is not None and node not in needed):
             continue
-        if node._released:
-            raise RuntimeError(SAVED_FREED_MESSAGE)
-        node.check_saved_versions()
+        try:
+            if node._released:
+                raise RuntimeError(SAVED_FREED_MESSAGE)
+            node.check_saved_versions()
+        except RuntimeError as error:
+            if WATCH.on:
+                probe.failed_at(node, error)
+            if ANOMALY.enabled and node._trace is not None:
+                _warn_forward_trace(node)
+            raise
 
 
 # ----------------------------------------------------------------------------- execution
@@ -204,6 +222,8 @@ def _execute(task: GraphTask, graph_root) -> None:
                 buf[nr] = grad if old is None else old + grad
             remaining = deps[fn] - 1
             deps[fn] = remaining
+            if WATCH.on:
+                probe.buffer_accumulated(node, fn, nr, grad, remaining)
             if remaining == 0:
                 heapq.heappush(ready, (-fn.sequence_key(), next(tie), fn))
 
@@ -212,6 +232,8 @@ def _evaluate(task: GraphTask, node, grads: list, captures, needed):
     """Run one node: hooks, capture, apply, release. None if the node is not to run."""
     if type(node) is GraphRoot:
         return node.apply(grads)
+    if WATCH.on:
+        probe.node_started(node, grads, needed is None or node in needed)
     grads = _call_tensor_pre_hooks(task, node, grads)
     if captures and node in captures:
         for nr, index in captures[node]:
@@ -239,6 +261,8 @@ def _call_function(task: GraphTask, node, grads: list):
         outputs = _call_post_hooks(node, outputs, grads)
     if not task.keep_graph:
         node.release_variables()   # after the post hooks, as torch does
+    if WATCH.on:
+        probe.node_finished(node, outputs)
     return outputs
 
 
@@ -246,7 +270,7 @@ def _apply(node, grads: list) -> tuple:
     missing = [g is None for g in grads]
     if all(missing):
         return (None,) * len(node.next_functions)
-    if any(missing):
+    if any(missing) and getattr(node, "materialize_grads", True):
         grads = _materialize(node, grads)
     outputs = node.apply(grads)
     if not isinstance(outputs, tuple):
@@ -341,6 +365,8 @@ def _run_tensor_hooks(task: GraphTask, hooks: dict, grad):
         return None
     for hook in list(hooks.values()):
         result = hook(grad)
+        if WATCH.on:
+            probe.hook_called("tensor", None, hook, result)
         if result is not None:
             _check_hook_result(hook, grad, result)
             task.shared.add(id(result._data))
@@ -374,6 +400,8 @@ def _retain(task: GraphTask, tensor: Tensor, grad: Tensor) -> None:
 def _call_pre_hooks(node, grads: list) -> list:
     for hook in list(node._hooks.pre.values()):
         result = hook(tuple(grads))
+        if WATCH.on:
+            probe.hook_called("pre", node, hook, result)
         if result is not None:
             grads = _hook_values(hook, result, len(grads))
     return list(grads)
@@ -382,6 +410,8 @@ def _call_pre_hooks(node, grads: list) -> list:
 def _call_post_hooks(node, outputs: tuple, grads: list) -> tuple:
     for hook in list(node._hooks.post.values()):
         result = hook(outputs, tuple(grads))
+        if WATCH.on:
+            probe.hook_called("post", node, hook, result)
         if result is not None:
             result = tuple(_hook_values(hook, result, len(outputs)))
             for old, new in zip(outputs, result):
@@ -419,9 +449,13 @@ def accumulate_grad(task: GraphTask, acc: AccumulateGrad, grad) -> None:
         old._vc.value += 1
     else:
         leaf._grad = old + grad
+    if WATCH.on:
+        probe.grad_accumulated(acc, leaf, old)
     hooks = leaf._post_acc_hooks
     if hooks:
         for hook in list(hooks.values()):
+            if WATCH.on:
+                probe.hook_called("post_accumulate", acc, hook, None)
             if hook(leaf) is not None:
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 

@@ -1,10 +1,31 @@
-"""Shape ops: views and copies that move elements around without changing them."""
+"""Shape ops: views and copies that move elements around without changing them.
+
+Ops declared with ``view=True`` return numpy views, so they share their base's
+storage and version counter, as torch's views do. Their arguments arrive
+already checked and normalised (non-negative dims) from ``shape_args``.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..tensor import Tensor
 from .registry import defop
 from .util import input_shape
 
+
+def _xp(t: Tensor):
+    if isinstance(t._data, np.ndarray):
+        return np
+    from ..backend import cupy_module
+    return cupy_module()
+
+
+def _zeros(like: Tensor, shape: tuple) -> Tensor:
+    return Tensor._wrap(_xp(like).zeros(shape, dtype=like._data.dtype))
+
+
+# ----------------------------------------------------------------------------- reshaping views
 
 @defop("view", node="ViewBackward0", view=True)
 def view(xp, x, shape=()):
@@ -13,6 +34,16 @@ def view(xp, x, shape=()):
 
 @view.vjp
 def view_vjp(ctx, grad):
+    return (grad.reshape(input_shape(ctx, 0)),)
+
+
+@defop("unsafe_view", node="UnsafeViewBackward0")
+def unsafe_view(xp, x, shape=()):
+    return x.reshape(shape)
+
+
+@unsafe_view.vjp
+def unsafe_view_vjp(ctx, grad):
     return (grad.reshape(input_shape(ctx, 0)),)
 
 
@@ -26,11 +57,210 @@ def expand_vjp(ctx, grad):
     return (grad.sum_to_size(input_shape(ctx, 0)),)
 
 
-@defop("unsafe_view", node="UnsafeViewBackward0")
-def unsafe_view(xp, x, shape=()):
-    return x.reshape(shape)
+@defop("squeeze", node="SqueezeBackward0", view=True)
+def squeeze(xp, x):
+    return x.reshape(tuple(s for s in x.shape if s != 1))
 
 
-@unsafe_view.vjp
-def unsafe_view_vjp(ctx, grad):
+@defop("squeeze_dim", node="SqueezeBackward1", view=True)
+def squeeze_dim(xp, x, dim=0):
+    return _squeeze_dims(x, (dim,))
+
+
+@defop("squeeze_dims", node="SqueezeBackward2", view=True)
+def squeeze_dims(xp, x, dims=()):
+    return _squeeze_dims(x, dims)
+
+
+def _squeeze_dims(x, dims):
+    # A dim whose size is not 1 is left alone, as torch does.
+    return x.reshape(tuple(s for i, s in enumerate(x.shape) if not (i in dims and s == 1)))
+
+
+@squeeze.vjp
+def squeeze_vjp(ctx, grad):
     return (grad.reshape(input_shape(ctx, 0)),)
+
+
+squeeze_dim.vjp(squeeze_vjp)
+squeeze_dims.vjp(squeeze_vjp)
+
+
+@defop("unsqueeze", node="UnsqueezeBackward0", view=True)
+def unsqueeze(xp, x, dim=0):
+    return xp.expand_dims(x, dim)
+
+
+@unsqueeze.vjp
+def unsqueeze_vjp(ctx, grad):
+    return (squeeze_dim(grad, dim=ctx.dim),)
+
+
+# ----------------------------------------------------------------------------- reordering views
+
+@defop("permute", node="PermuteBackward0", view=True)
+def permute(xp, x, dims=()):
+    return x.transpose(dims)
+
+
+@permute.vjp
+def permute_vjp(ctx, grad):
+    inverse = tuple(int(i) for i in np.argsort(ctx.dims))
+    return (permute(grad, dims=inverse),)
+
+
+@defop("transpose", node="TransposeBackward0", view=True)
+def transpose(xp, x, dim0=0, dim1=1):
+    return xp.swapaxes(x, dim0, dim1)
+
+
+@transpose.vjp
+def transpose_vjp(ctx, grad):
+    return (transpose(grad, dim0=ctx.dim0, dim1=ctx.dim1),)
+
+
+@defop("t", node="TBackward0", view=True)
+def t(xp, x):
+    return x.T
+
+
+@t.vjp
+def t_vjp(ctx, grad):
+    return (t(grad),)
+
+
+@defop("narrow", node="SliceBackward0", view=True)
+def narrow(xp, x, dim=0, start=0, length=0):
+    return x[(slice(None),) * dim + (slice(start, start + length),)]
+
+
+@narrow.vjp
+def narrow_vjp(ctx, grad):
+    shape = input_shape(ctx, 0)
+    dim, start, length = ctx.dim, ctx.start, ctx.length
+    before = shape[:dim] + (start,) + shape[dim + 1:]
+    after = shape[:dim] + (shape[dim] - start - length,) + shape[dim + 1:]
+    parts = (_zeros(grad, before), grad, _zeros(grad, after))
+    return (cat(*parts, dim=dim, sizes=(start, length, after[dim])),)
+
+
+# ----------------------------------------------------------------------------- copies
+
+@defop("repeat", node="RepeatBackward0")
+def repeat(xp, x, repeats=()):
+    return xp.tile(x, repeats)
+
+
+@repeat.vjp
+def repeat_vjp(ctx, grad):
+    shape = input_shape(ctx, 0)
+    repeats = ctx.repeats
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    interleaved = tuple(v for pair in zip(repeats, padded) for v in pair)
+    summed = tuple(range(0, len(interleaved), 2))
+    grad = grad.reshape(interleaved)
+    if summed:
+        grad = grad.sum(summed)
+    return (grad.reshape(shape),)
+
+
+@defop("flip", node="FlipBackward0")
+def flip(xp, x, dims=()):
+    return xp.flip(x, axis=dims).copy() if dims else x.copy()
+
+
+@flip.vjp
+def flip_vjp(ctx, grad):
+    return (flip(grad, dims=ctx.dims),)
+
+
+# ----------------------------------------------------------------------------- many tensors
+
+@defop("cat", node="CatBackward0")
+def cat(xp, *xs, dim=0, sizes=()):
+    kept = [x for x, s in zip(xs, sizes) if s is not None]
+    dtype = _common_dtype(kept)
+    return xp.concatenate([x.astype(dtype, copy=False) for x in kept], axis=dim)
+
+
+def _common_dtype(arrays):
+    from ..backend import result_dtype
+    dtype = arrays[0].dtype
+    for a in arrays[1:]:
+        if a.dtype != dtype:
+            dtype = result_dtype(np.empty((1,), dtype), a, 1, a.ndim)
+    return dtype
+
+
+@cat.vjp
+def cat_vjp(ctx, grad):
+    grads, start = [], 0
+    for i, size in enumerate(ctx.sizes):
+        if size is None:
+            grads.append(narrow(grad.reshape(-1), dim=0, start=0, length=0))
+            continue
+        if ctx.next_functions[i][0] is not None:
+            grads.append(narrow(grad, dim=ctx.dim, start=start, length=size))
+        else:
+            grads.append(None)
+        start += size
+    return tuple(grads)
+
+
+@defop("stack", node="StackBackward0")
+def stack_op(xp, *xs, dim=0):
+    dtype = _common_dtype(xs)
+    return xp.stack([x.astype(dtype, copy=False) for x in xs], axis=dim)
+
+
+@stack_op.vjp
+def stack_vjp(ctx, grad):
+    return tuple(unbind(grad, dim=ctx.dim))
+
+
+@defop("split", node="SplitBackward0", view=True, outputs="many")
+def split(xp, x, split_size=1, dim=0):
+    return _pieces(x, _split_sizes(x.shape[dim], split_size), dim)
+
+
+@defop("split_with_sizes", node="SplitWithSizesBackward0", view=True, outputs="many")
+def split_with_sizes(xp, x, split_sizes=(), dim=0):
+    return _pieces(x, split_sizes, dim)
+
+
+def _split_sizes(n: int, split_size: int) -> list:
+    if n == 0:
+        return [0]
+    return [min(split_size, n - start) for start in range(0, n, split_size)]
+
+
+def _pieces(x, sizes, dim: int) -> list:
+    out, start = [], 0
+    for size in sizes:
+        out.append(x[(slice(None),) * dim + (slice(start, start + size),)])
+        start += size
+    return out
+
+
+@split.vjp
+def split_vjp(ctx, *grads):
+    return (cat(*grads, dim=ctx.dim, sizes=tuple(g.shape[ctx.dim] for g in grads)),)
+
+
+split_with_sizes.vjp(split_vjp)
+
+
+@defop("unbind", node="UnbindBackward0", view=True, outputs="many")
+def unbind(xp, x, dim=0):
+    return [x[(slice(None),) * dim + (i,)] for i in range(x.shape[dim])]
+
+
+@unbind.vjp
+def unbind_vjp(ctx, *grads):
+    return (stack_op(*grads, dim=ctx.dim),)
+
+
+# Argument handling (torch's signatures) lives apart; it needs the ops above to exist.
+from . import shape_args
+
+FUNCTIONS, METHODS, stack = shape_args.FUNCTIONS, shape_args.METHODS, shape_args.stack

@@ -1,0 +1,345 @@
+"""Custom autograd functions: torch's ``autograd.Function``.
+
+A subclass gives a static ``forward`` and ``backward``; ``MyFn.apply(*args)`` runs
+the forward under ``no_grad`` and records one node, ``MyFnBackward``, whose
+``apply`` calls the user's ``backward``. The node *is* the ``ctx`` both methods
+receive, as in torch: what the forward stores on it (saved tensors, attributes)
+is what the backward and the debugger see.
+
+>>> import agdebug as ag
+>>> class Square(ag.autograd.Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         ctx.save_for_backward(x)
+...         return x * x
+...     @staticmethod
+...     def backward(ctx, grad):
+...         x, = ctx.saved_tensors
+...         return 2 * x * grad
+>>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+>>> y = Square.apply(x)
+>>> y.grad_fn.name()
+'SquareBackward'
+>>> y.sum().backward()
+>>> x.grad
+tensor([2., 4.])
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+from ..graph.grad_mode import MODE, no_grad
+from ..graph.node import Node
+from ..graph.saved import SAVED_FREED_MESSAGE, SavedTensor
+from ..ops.registry import LEAF_INPLACE_MESSAGE
+from ..tensor import Tensor
+
+__all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
+
+_NO_BACKWARD = ("You must implement either the backward or vjp method for your custom "
+                "autograd.Function to use it with backward mode AD.")
+_LEGACY_CALL = ("Legacy autograd function with non-static forward method is deprecated. Please "
+                "use new-style autograd function with static forward method. (Example: "
+                "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+_ONCE_DIFFERENTIABLE = ("trying to differentiate twice a function that was marked with "
+                        "@once_differentiable")
+
+
+class FunctionCtx:
+    """What ``forward`` records for ``backward``: saved tensors, marks, attributes."""
+
+    def save_for_backward(self, *tensors) -> None:
+        """Keep tensors (or None) for ``backward``, checked against in-place changes."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
+        self.to_save = tensors
+
+    def mark_dirty(self, *tensors) -> None:
+        """Declare inputs the forward modified in place (they must be returned)."""
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        """Declare outputs that get no gradient (``requires_grad=False``)."""
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, ``backward`` receives None (not zeros) for unused outputs."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node (and ctx) of one ``Function.apply``; subclassed as ``<Name>Backward``."""
+
+    _forward_cls = None
+
+    def __init__(self, edges: tuple, needs_input_grad: tuple, tensor_inputs: tuple):
+        super().__init__(edges, ())
+        self.to_save = ()
+        self.dirty_tensors = ()
+        self.non_differentiable = ()
+        self.materialize_grads = True
+        self._needs_input_grad = needs_input_grad
+        self._tensor_inputs = tensor_inputs     # per forward argument: is it a Tensor?
+        self._tensor_outputs = ()               # per forward output: is it a Tensor?
+        self._saved_count = None                # len(to_save) once packed
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return self._needs_input_grad
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._released:
+            raise RuntimeError(SAVED_FREED_MESSAGE)
+        if self._saved_count is None:
+            return tuple(self.to_save)
+        saved = self._saved or {}
+        return tuple(saved[str(i)].unpack(self) if str(i) in saved else None
+                     for i in range(self._saved_count))
+
+    def _pack_saved(self, outputs: tuple) -> None:
+        # Only outputs that hold this node would form a cycle; they are saved weakly.
+        output_ids = {id(o) for o in outputs if isinstance(o, Tensor) and o._grad_fn is self}
+        saved = {str(i): SavedTensor(t, id(t) in output_ids)
+                 for i, t in enumerate(self.to_save) if t is not None}
+        self._saved = saved or None
+        self._saved_count = len(self.to_save)
+        self.to_save = ()
+
+    def apply(self, grads):
+        """Run the user's backward; one gradient per tensor input, for the engine."""
+        grads = self._prepare_grads(grads)
+        result = _user_backward(self._forward_cls)(self, *grads)
+        return self._grads_for_edges(result)
+
+    def _prepare_grads(self, grads) -> list:
+        out = []
+        for is_tensor, g, meta in zip(self._tensor_outputs, grads, self._out_meta):
+            if not is_tensor:
+                g = None
+            elif g is None and self.materialize_grads:
+                g = _zeros(meta, grads)
+            out.append(g)
+        return out
+
+    def _grads_for_edges(self, result) -> tuple:
+        if not isinstance(result, tuple):
+            result = tuple(result) if isinstance(result, list) else (result,)
+        expected = len(self._tensor_inputs)
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]   # torch tolerates extra trailing Nones
+        if len(result) != expected:
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                               f"gradients (expected {expected}, got {len(result)})")
+        grads = []
+        for i, (is_tensor, g) in enumerate(zip(self._tensor_inputs, result)):
+            if g is not None and not isinstance(g, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            if not is_tensor:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {i + 1}, but the corresponding forward input was not a "
+                        "Variable")
+                continue
+            grads.append(g)
+        return tuple(grads)
+
+
+def _zeros(meta, grads) -> Tensor:
+    """Zeros for an output that got no gradient, on the device of one that did."""
+    from ..backend import xp_of
+    like = next((g for g in grads if g is not None), None)
+    xp = xp_of(like._data) if like is not None else __import__("numpy")
+    shape, dtype = meta
+    return Tensor._wrap(xp.zeros(shape, dtype=dtype))
+
+
+def _user_backward(cls):
+    backward, vjp = cls.backward, cls.vjp
+    overrides_backward = backward is not Function.backward
+    overrides_vjp = vjp is not Function.vjp
+    if overrides_backward and overrides_vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                           "allowed. You should only implement one of them.")
+    return vjp if overrides_vjp else backward
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its node type, ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        backward_cls.__module__ = cls.__module__
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class for custom differentiable operations; see the module docstring."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are "
+            "all static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(_LEGACY_CALL)
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(_NO_BACKWARD)
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` without recording, then record one node for all its outputs."""
+        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        record = MODE.grad_enabled and any(needs)
+        edges = tuple(_edge(a) if record else (None, 0) for a in args if isinstance(a, Tensor))
+        ctx = cls._backward_cls(edges, needs, tuple(isinstance(a, Tensor) for a in args))
+        with no_grad():
+            output = _run_forward(cls, ctx, args, kwargs)
+        if not record:
+            return output
+        outs = output if isinstance(output, (tuple, list)) else (output,)
+        wrapped = _attach_outputs(ctx, args, outs)
+        ctx._pack_saved(wrapped)
+        if isinstance(output, (tuple, list)):
+            return type(output)(wrapped)
+        return wrapped[0]
+
+
+def _run_forward(cls, ctx, args: tuple, kwargs: dict):
+    if cls.setup_context is Function.setup_context:
+        return cls.forward(ctx, *args, **kwargs)
+    output = cls.forward(*args, **kwargs)
+    cls.setup_context(ctx, args, output)
+    return output
+
+
+def _edge(a: Tensor) -> tuple:
+    if not a._requires_grad:
+        return (None, 0)
+    if a._grad_fn is None:
+        return (a._grad_accumulator(), 0)
+    return (a._grad_fn, a._output_nr)
+
+
+def _attach_outputs(ctx: BackwardCFunction, args: tuple, outs) -> list:
+    """Make the forward's outputs the node's outputs (aliasing inputs, rebasing dirty ones)."""
+    dirty = {id(t) for t in ctx.dirty_tensors}
+    nondiff = {id(t) for t in ctx.non_differentiable}
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    _check_dirty_returned(dirty, outs)
+    meta, wrapped = [], []
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            meta.append(((), _default_dtype()))
+            wrapped.append(o)
+            continue
+        meta.append((o._data.shape, o._data.dtype))
+        wrapped.append(_output(ctx, o, i, id(o) in dirty, id(o) in inputs,
+                               id(o) not in nondiff and o._data.dtype.kind in "fc"))
+    ctx._out_meta = tuple(meta)
+    ctx._tensor_outputs = tuple(isinstance(o, Tensor) for o in outs)
+    return wrapped
+
+
+def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentiable: bool):
+    if dirty:
+        if o._grad_fn is None and o._requires_grad:
+            raise RuntimeError(LEAF_INPLACE_MESSAGE.replace("is being used", "has been used"))
+        target = o                      # rebased in place: ``y is x`` after mark_dirty
+    elif is_input or o._grad_fn is not None or o._requires_grad:
+        # torch returns a view of an input returned as-is: same storage and version.
+        target = Tensor._wrap(o._data, None, 0, o._vc)
+        target._base = o._base if o._base is not None else o
+    else:
+        target = o
+    if differentiable:
+        target._grad_fn, target._output_nr, target._requires_grad = ctx, index, True
+    return target
+
+
+def _check_dirty_returned(dirty: set, outs) -> None:
+    returned = {id(o) for o in outs}
+    if dirty - returned:
+        raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                           "returned as output. The inputs that are modified inplace must all "
+                           "be outputs of the Function.")
+
+
+def _default_dtype():
+    from ..backend import DEFAULT_FLOAT
+    return DEFAULT_FLOAT.np
+
+
+# ----------------------------------------------------------------------------- once_differentiable
+
+class Error(Node):
+    """torch's ``DelayedError``: raises when a second-order backward reaches it."""
+
+    __slots__ = ("_message",)
+
+    def __init__(self, message: str, out_meta: tuple):
+        super().__init__((), out_meta)
+        self._message = message
+
+    def apply(self, grads):
+        raise RuntimeError(self._message)
+
+
+def once_differentiable(fn):
+    """Decorate a ``backward`` that is not itself differentiable.
+
+    It runs without recording; with ``create_graph=True`` its results get an
+    ``Error`` node, so differentiating through them raises torch's error.
+
+    >>> import agdebug as ag
+    >>> class Double(ag.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         return x * 2
+    ...     @staticmethod
+    ...     @ag.autograd.function.once_differentiable
+    ...     def backward(ctx, grad):
+    ...         return grad * 2
+    >>> x = ag.ones(2, requires_grad=True)
+    >>> Double.apply(x).sum().backward()
+    >>> x.grad
+    tensor([2., 2.])
+    """
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not MODE.grad_enabled:
+            return outputs
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor)
+                     else ((), _default_dtype()) for o in outs)
+        err = Error(_ONCE_DIFFERENTIABLE, meta)
+        wrapped = tuple(Tensor._wrap(o._data, err, i) if isinstance(o, Tensor) else o
+                        for i, o in enumerate(outs))
+        return wrapped[0] if single else wrapped
+    return wrapper

@@ -1,0 +1,285 @@
+"""torch's call signatures for the shape ops: ``x.permute(1, 0)``, ``agdebug.cat([a, b], 1)``.
+
+Argument handling only: dims are checked and wrapped with torch's messages
+here, then the ops in ``shape`` do the work.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from ..tensor import Tensor
+from . import elementwise as ew
+from . import shape as sh
+from .util import dims_of
+
+
+def _dim(dim: int, ndim: int) -> int:
+    """One dim, wrapped, with torch's IndexError when out of range."""
+    return dims_of(int(dim), ndim)[0]
+
+
+def _dims_arg(dims) -> tuple:
+    """``f(1, 0)``, ``f((1, 0))`` and ``f([1, 0])`` all mean the dims (1, 0)."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    return tuple(int(d) for d in dims)
+
+
+def _no_duplicates(dims: tuple) -> None:
+    seen = set()
+    for d in dims:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+
+
+# ----------------------------------------------------------------------------- one tensor
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """``x.flatten(start_dim, end_dim)``: a view when possible; a 1-D tensor is returned as is.
+
+    >>> import agdebug as ag
+    >>> ag.zeros(2, 3, 4).flatten(1).shape
+    torch.Size([2, 12])
+    """
+    if input.ndim == 0:
+        return input.reshape(1)
+    start, end = _dim(start_dim, input.ndim), _dim(end_dim, input.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    shape = tuple(input.shape)
+    return input.reshape(shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
+
+
+def squeeze(input, dim=None):
+    """``x.squeeze()``, ``x.squeeze(dim)`` or ``x.squeeze((d0, d1))``: drop size-1 dims."""
+    if dim is None:
+        return sh.squeeze(input)
+    if isinstance(dim, (tuple, list)):
+        return sh.squeeze_dims(input, dims=tuple(_dim(d, input.ndim) for d in dim))
+    return sh.squeeze_dim(input, dim=_dim(dim, input.ndim))
+
+
+def unsqueeze(input, dim):
+    """``x.unsqueeze(dim)``: a size-1 dim inserted at ``dim`` (negative counts from the end)."""
+    return sh.unsqueeze(input, dim=_dim(dim, input.ndim + 1))
+
+
+def permute(input, *dims):
+    """``x.permute(1, 0)`` or ``x.permute((1, 0))``: the dims reordered (a view)."""
+    dims = _dims_arg(dims)
+    if len(dims) != input.ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            "length of the desired ordering of dimensions i.e. input.dim() = "
+            f"{input.ndim} is not equal to len(dims) = {len(dims)}")
+    wrapped = tuple(_dim(d, input.ndim) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return sh.permute(input, dims=wrapped)
+
+
+def transpose(input, dim0, dim1):
+    """``x.transpose(dim0, dim1)``: two dims swapped (a view)."""
+    return sh.transpose(input, dim0=_dim(dim0, input.ndim), dim1=_dim(dim1, input.ndim))
+
+
+def t(input):
+    """``x.t()``: the transpose of a matrix; tensors of fewer dims come back as they are."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return sh.t(input)
+
+
+def _T(self):
+    if self.ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+    elif self.ndim != 2:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+    return sh.permute(self, dims=tuple(range(self.ndim - 1, -1, -1)))
+
+
+def _mT(self):
+    if self.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {self.ndim}-D tensor.")
+    return sh.transpose(self, dim0=self.ndim - 2, dim1=self.ndim - 1)
+
+
+def repeat(self, *sizes):
+    """``x.repeat(2, 1)``: the tensor tiled ``sizes`` times along each dim (a copy)."""
+    sizes = _dims_arg(sizes)
+    if len(sizes) < self.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    padded = (1,) * (len(sizes) - self.ndim) + tuple(self.shape)
+    target = [r * s for r, s in zip(sizes, padded)]
+    for size in target:
+        if size < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: "
+                               f"{target}")
+    return sh.repeat(self, repeats=sizes)
+
+
+def narrow(input, dim, start, length):
+    """``x.narrow(dim, start, length)``: ``length`` elements from ``start`` (a view)."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    dim = _dim(dim, input.ndim)
+    size = input.shape[dim]
+    start, length = int(start), int(length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return sh.narrow(input, dim=dim, start=start, length=length)
+
+
+def flip(input, *dims):
+    """``x.flip(0)`` / ``agdebug.flip(x, (0, 1))``: elements reversed along ``dims`` (a copy)."""
+    wrapped = tuple(_dim(d, input.ndim) for d in _dims_arg(dims))
+    _no_duplicates(wrapped)
+    return sh.flip(input, dims=wrapped)
+
+
+def contiguous(self, memory_format=None):
+    """The tensor itself when contiguous, else a contiguous copy (CloneBackward0)."""
+    return self if self._data.flags.c_contiguous else ew.clone(self)
+
+
+# ----------------------------------------------------------------------------- splitting
+
+def split(tensor, split_size_or_sections, dim=0):
+    """``x.split(2)`` (equal pieces) or ``x.split([1, 2])`` (given sizes): a tuple of views."""
+    dim = _dim(dim, tensor.ndim)
+    size = tensor.shape[dim]
+    if isinstance(split_size_or_sections, (tuple, list)):
+        sizes = tuple(int(s) for s in split_size_or_sections)
+        if sum(sizes) != size or any(s < 0 for s in sizes):
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                f"size at dimension {dim}), but got split_sizes={list(sizes)}")
+        return tuple(sh.split_with_sizes(tensor, split_sizes=sizes, dim=dim))
+    split_size = int(split_size_or_sections)
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    if split_size == 0 and size != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {size}")
+    return tuple(sh.split(tensor, split_size=split_size, dim=dim))
+
+
+def chunk(input, chunks, dim=0):
+    """``x.chunk(n, dim)``: at most ``n`` pieces of equal size (the last may be smaller)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = input.shape[_dim(dim, input.ndim)]
+    if size == 0:
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-size // chunks), dim)
+
+
+def unbind(input, dim=0):
+    """``x.unbind(dim)``: a tuple of the slices along ``dim`` (views, one dim fewer)."""
+    return tuple(sh.unbind(input, dim=_dim(dim, input.ndim)))
+
+
+# ----------------------------------------------------------------------------- many tensors
+
+def cat(tensors, dim=0):
+    """``agdebug.cat([a, b], dim)``: tensors joined along an existing dim.
+
+    >>> import agdebug as ag
+    >>> ag.cat([ag.zeros(2, 3), ag.ones(1, 3)]).shape
+    torch.Size([3, 3])
+    """
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, x in enumerate(tensors):
+        if x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    # torch still accepts (and skips) legacy empty 1-D tensors next to any others.
+    skipped = [_legacy_empty(x) for x in tensors]
+    if all(skipped):
+        skipped = [False] * len(tensors)
+    first = tensors[skipped.index(False)]
+    dim = _dim(dim, first.ndim)
+    for i, (x, skip) in enumerate(zip(tensors, skipped)):
+        if not skip:
+            _check_cat_shape(first, x, dim, i)
+    sizes = tuple(None if skip else x.shape[dim] for x, skip in zip(tensors, skipped))
+    return sh.cat(*tensors, dim=dim, sizes=sizes)
+
+
+def _legacy_empty(x: Tensor) -> bool:
+    return tuple(x.shape) == (0,)
+
+
+def _check_cat_shape(first: Tensor, x: Tensor, dim: int, i: int) -> None:
+    if x.ndim != first.ndim:
+        raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} and "
+                           f"{x.ndim}")
+    for d, (a, b) in enumerate(zip(first.shape, x.shape)):
+        if d != dim and a != b:
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                               f"Expected size {a} but got size {b} for tensor number {i} in "
+                               "the list.")
+
+
+def concatenate(tensors, axis=0):
+    return cat(tensors, axis)
+
+
+def stack(tensors, dim=0):
+    """``agdebug.stack([a, b], dim)``: equal-shaped tensors joined along a new dim.
+
+    >>> import agdebug as ag
+    >>> ag.stack([ag.zeros(2), ag.ones(2)], 1).shape
+    torch.Size([2, 2])
+    """
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tuple(tensors[0].shape)
+    for i, x in enumerate(tensors[1:], 1):
+        if tuple(x.shape) != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(first)} at entry 0 and {list(x.shape)} at entry {i}")
+    return sh.stack_op(*tensors, dim=_dim(dim, len(first) + 1))
+
+
+def _split_method(self, split_size, dim=0):
+    return split(self, split_size, dim)
+
+
+FUNCTIONS = {
+    "flatten": flatten, "squeeze": squeeze, "unsqueeze": unsqueeze, "permute": permute,
+    "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
+    "narrow": narrow, "flip": flip, "split": split, "chunk": chunk, "unbind": unbind,
+    "cat": cat, "concat": cat, "concatenate": concatenate, "stack": stack,
+}
+
+METHODS = {
+    "flatten": flatten, "squeeze": squeeze, "unsqueeze": unsqueeze, "permute": permute,
+    "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
+    "T": property(_T), "mT": property(_mT), "repeat": repeat, "narrow": narrow, "flip": flip,
+    "contiguous": contiguous, "split": _split_method, "chunk": chunk, "unbind": unbind,
+}

@@ -1,0 +1,76 @@
+"""Cases for agdebug/ops/reduce.py (see harness.py for the format)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .harness import Case
+
+rng = np.random.default_rng(3)
+A = rng.standard_normal((2, 3))
+C = rng.standard_normal((2, 3, 4))
+POS = rng.uniform(0.5, 2.0, (2, 3))
+ONE_ZERO = np.array([[0.5, 0.0, -1.5], [1.2, 0.7, 2.0]])
+TWO_ZEROS = np.array([[0.0, 0.0, -1.5], [1.2, 0.0, 2.0]])
+# Exactly two-way ties: central differences see half the gradient on each, as torch splits it.
+TIES = np.array([[0.3, 1.5, 1.5], [-0.2, 0.4, -0.2]])
+SCALAR = np.array(1.7)
+INTS = np.array([[3, 1, 2], [0, 5, 4]])
+
+CASES = [
+    Case("sum", lambda t, x: x.sum(), [A]),
+    Case("sum", lambda t, x: x.sum() * x.sum(), [A], id="sum_squared"),
+    Case("sum_dim", lambda t, x: x.sum(1), [A]),
+    Case("sum_dim", lambda t, x: t.sum(x, (0, -1), keepdim=True), [C], id="sum_dims_keepdim"),
+    Case("sum_to_size", lambda t, x: x.sum_to_size(1, 3) * x.sum_to_size(1, 3), [A]),
+    Case("mean", lambda t, x: x.mean() * x, [A]),
+    Case("mean_dim", lambda t, x: x.mean(-1) ** 2, [C]),
+    Case("mean_dim", lambda t, x: x.mean((0, 2), keepdim=True), [C], id="mean_dims_keepdim"),
+    Case("var", lambda t, x: x.var(), [A]),
+    Case("var", lambda t, x: x.var(1, keepdim=True), [C], id="var_dim_keepdim"),
+    Case("var", lambda t, x: x.var((0, 2), correction=0), [C], id="var_dims_correction0"),
+    Case("var", lambda t, x: t.var(x, 0, unbiased=False), [A], id="var_unbiased_false"),
+    Case("std", lambda t, x: x.std(), [A]),
+    Case("std", lambda t, x: x.std(-1, correction=0, keepdim=True), [C], id="std_dim"),
+    Case("std", lambda t, x: x.std(False), [A], id="std_positional_unbiased"),
+    Case("prod", lambda t, x: x.prod(), [A]),
+    Case("prod", lambda t, x: x.prod(), [ONE_ZERO], id="prod_one_zero"),
+    Case("prod", lambda t, x: x.prod(), [TWO_ZEROS], id="prod_two_zeros"),
+    Case("prod", lambda t, x: x.prod(), [SCALAR], id="prod_0d"),
+    Case("prod_dim", lambda t, x: x.prod(1), [A]),
+    Case("prod_dim", lambda t, x: x.prod(0, keepdim=True), [ONE_ZERO], id="prod_dim_zero"),
+    Case("prod_dim", lambda t, x: x.prod(-1), [TWO_ZEROS], id="prod_dim_two_zeros"),
+    Case("prod_dim", lambda t, x: t.prod(x, 1), [INTS], id="prod_dim_int"),
+    Case("max", lambda t, x: x.max(), [A]),
+    Case("max", lambda t, x: t.max(x), [TIES], id="max_ties", second_order=False),
+    Case("min", lambda t, x: x.min(), [A]),
+    Case("min", lambda t, x: x.min(), [TIES], id="min_ties", second_order=False),
+    Case("max_dim", lambda t, x: x.max(1), [A]),
+    Case("max_dim", lambda t, x: t.max(x, -1, keepdim=True).values, [C], id="max_dim_keepdim"),
+    Case("max_dim", lambda t, x: x.max(dim=0)[0], [SCALAR], id="max_dim_0d"),
+    Case("min_dim", lambda t, x: x.min(0), [A]),
+    Case("min_dim", lambda t, x: t.min(x, 2, True), [C], id="min_dim_keepdim"),
+    Case("amax", lambda t, x: x.amax(1), [A]),
+    Case("amax", lambda t, x: x.amax((0, 2), keepdim=True), [C], id="amax_dims"),
+    Case("amax", lambda t, x: x.amax(), [TIES], id="amax_ties", second_order=False),
+    Case("amin", lambda t, x: t.amin(x, 0), [A]),
+    Case("amin", lambda t, x: x.amin(1), [TIES], id="amin_ties", second_order=False),
+    Case("argmax", lambda t, x: x.argmax(), [A]),
+    Case("argmax", lambda t, x: t.argmax(x, 1, keepdim=True), [C], id="argmax_dim"),
+    Case("argmax", lambda t, x: x.argmax(keepdim=True), [A], id="argmax_keepdim"),
+    Case("argmin", lambda t, x: x.argmin(-1), [C]),
+    Case("logsumexp", lambda t, x: x.logsumexp(1), [A]),
+    Case("logsumexp", lambda t, x: t.logsumexp(x * 300, (0, 2), keepdim=True), [C],
+         id="logsumexp_large"),
+    Case("norm", lambda t, x: x.norm(), [A]),
+    Case("norm", lambda t, x: t.norm(x, dim=1), [A], id="norm_dim"),
+    Case("norm", lambda t, x: x.norm(3, -1, True), [C], id="norm_p3"),
+    Case("norm", lambda t, x: x.norm(1, dim=0), [A], id="norm_p1"),
+    Case("norm", lambda t, x: x.norm(float("inf")), [A], id="norm_inf"),
+    Case("norm", lambda t, x: x.norm(p="fro", dim=(0, 1)), [A], id="norm_fro"),
+    # At a zero vector torch defines the gradient as 0 (central differences agree).
+    Case("norm", lambda t, x: x.norm(dim=0), [np.zeros((2, 3))], id="norm_at_zero",
+         second_order=False),
+    Case("cumsum", lambda t, x: x.cumsum(1), [A]),
+    Case("cumsum", lambda t, x: t.cumsum(x, dim=-3) ** 2, [C], id="cumsum_squared"),
+]

@@ -1,0 +1,63 @@
+"""Cases for agdebug/ops/shape.py (see harness.py for the format)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .harness import Case
+
+rng = np.random.default_rng(4)
+A = rng.standard_normal((2, 3))
+B = rng.standard_normal((2, 3))
+C = rng.standard_normal((2, 3, 4))
+ROW = rng.standard_normal(3)
+ONES = rng.standard_normal((1, 3, 1))
+SCALAR = np.array(0.8)
+INTS = np.array([[1, 2, 3], [4, 5, 6]])
+
+CASES = [
+    Case("view", lambda t, x: x.view(3, 2) * x.view(-1, 2), [A]),
+    Case("view", lambda t, x: x.reshape(6) ** 2, [A], id="reshape"),
+    Case("view", lambda t, x: x.flatten(1), [C], id="flatten"),
+    Case("view", lambda t, x: t.flatten(x, 0, -2), [C], id="flatten_range"),
+    Case("view", lambda t, x: x.flatten(), [SCALAR], id="flatten_0d"),
+    Case("unsafe_view", lambda t, x: x.t().reshape(6), [A]),
+    Case("unsafe_view", lambda t, x: x.transpose(0, 2).flatten(), [C], id="flatten_noncontig"),
+    Case("expand", lambda t, x: x.expand(2, 3) * x, [ROW]),
+    Case("expand", lambda t, x, y: x.expand_as(y) * y, [ROW, A], id="expand_as"),
+    Case("squeeze", lambda t, x: x.squeeze() ** 2, [ONES]),
+    Case("squeeze_dim", lambda t, x: x.squeeze(-1), [ONES]),
+    Case("squeeze_dim", lambda t, x: x.squeeze(1), [ONES], id="squeeze_dim_not_one"),
+    Case("squeeze_dims", lambda t, x: t.squeeze(x, (0, 1, 2)), [ONES]),
+    Case("unsqueeze", lambda t, x: x.unsqueeze(-1) * x.unsqueeze(1), [A]),
+    Case("unsqueeze", lambda t, x: t.unsqueeze(x, 0), [SCALAR], id="unsqueeze_0d"),
+    Case("permute", lambda t, x: x.permute(2, 0, 1), [C]),
+    Case("permute", lambda t, x: t.permute(x, (-1, 0, 1)) ** 2, [C], id="permute_tuple"),
+    Case("permute", lambda t, x: x.T * x.T, [A], id="T"),
+    Case("transpose", lambda t, x: x.transpose(0, -1), [C]),
+    Case("transpose", lambda t, x: x.mT ** 2, [C], id="mT"),
+    Case("transpose", lambda t, x: t.swapaxes(x, 1, 0), [A], id="swapaxes"),
+    Case("t", lambda t, x: x.t() * x.t(), [A]),
+    Case("t", lambda t, x: t.t(x), [ROW], id="t_1d"),
+    Case("repeat", lambda t, x: x.repeat(2, 1), [A]),
+    Case("repeat", lambda t, x: x.repeat(2, 1, 3) ** 2, [A], id="repeat_new_dims"),
+    Case("repeat", lambda t, x: x.repeat(3), [SCALAR], id="repeat_0d"),
+    Case("cat", lambda t, x, y: t.cat([x, y]), [A, B]),
+    Case("cat", lambda t, x, y: t.cat((x, y * 2, x), dim=-1) ** 2, [A, B], id="cat_last"),
+    Case("cat", lambda t, x, n: t.cat([x, n * 1.0], 1), [A, INTS], id="cat_const"),
+    Case("cat", lambda t, x: t.concat([x, t.zeros(0)], 0), [A], id="cat_legacy_empty"),
+    Case("stack", lambda t, x, y: t.stack([x, y]), [A, B]),
+    Case("stack", lambda t, x, y: t.stack((x, y), -1) ** 2, [A, B], id="stack_last"),
+    Case("split", lambda t, x: x.split(2, 1), [A]),
+    Case("split", lambda t, x: t.split(x, 2, -1)[1] ** 2, [C], id="split_one_used"),
+    Case("split", lambda t, x: x.chunk(2, 1), [C], id="chunk"),
+    Case("split_with_sizes", lambda t, x: x.split([1, 2], 1), [A]),
+    Case("split_with_sizes", lambda t, x: t.split(x, [3, 1], -1)[0], [C], id="sizes_first"),
+    Case("unbind", lambda t, x: x.unbind(1), [A]),
+    Case("unbind", lambda t, x: t.unbind(x, -1)[2] ** 2, [C], id="unbind_one_used"),
+    Case("narrow", lambda t, x: x.narrow(1, 1, 2), [A]),
+    Case("narrow", lambda t, x: t.narrow(x, -1, -3, 2) ** 2, [C], id="narrow_negative"),
+    Case("flip", lambda t, x: x.flip(0), [A]),
+    Case("flip", lambda t, x: t.flip(x, (0, -1)) * x, [C], id="flip_dims"),
+    Case("clone", lambda t, x: x.t().contiguous(), [A], id="contiguous_copy"),
+]
