@@ -160,6 +160,14 @@ def cupy_module():
     return _cupy
 
 
+def find_cupy():
+    """CuPy if it can be imported here, else None (never raises)."""
+    try:
+        return cupy_module()
+    except RuntimeError:
+        return None
+
+
 def array_module(dev: Device):
     """numpy for the CPU, cupy for CUDA devices."""
     if dev.type == "cpu":
@@ -167,9 +175,17 @@ def array_module(dev: Device):
     return cupy_module()
 
 
+def is_array(value) -> bool:
+    """Whether ``value`` is a numpy or CuPy array (a scalar is not)."""
+    return isinstance(value, np.ndarray) or (
+        _cupy is not None and isinstance(value, _cupy.ndarray))
+
+
 def is_cpu_array(array) -> bool:
-    # Exact type: CuPy's test double in tests/ subclasses numpy's ndarray.
-    return type(array) is np.ndarray or not hasattr(array, "device")
+    """Whether ``array`` is host data: a numpy array or scalar, or a Python number."""
+    # Exact type first: CuPy's test double in tests/ subclasses numpy's ndarray. numpy 2
+    # arrays and scalars have ``.device == "cpu"``; a CuPy array's is a cupy.cuda.Device.
+    return type(array) is np.ndarray or isinstance(getattr(array, "device", "cpu"), str)
 
 
 def xp_of(array):
@@ -184,14 +200,17 @@ def device_of_array(array) -> Device:
 
 
 def move_array(array, dev: Device):
-    """Copy an array to ``dev`` (a no-op if it is already there)."""
+    """Copy an array to ``dev`` (no copy if it is already there)."""
     if dev.type == "cpu":
-        if is_cpu_array(array):
-            return array
-        return array.get()
+        return array if is_cpu_array(array) else array.get()
+    on_host = is_cpu_array(array)
+    if not on_host and int(array.device.id) == dev.index:
+        return array
     cp = cupy_module()
     with cp.cuda.Device(dev.index):
-        return cp.asarray(array)
+        # cupy.asarray of a GPU array returns it where it is; .copy() copies onto the
+        # current device, which is how CuPy moves an array between GPUs.
+        return cp.asarray(array) if on_host else array.copy()
 
 
 # ----------------------------------------------------------------------------- promotion

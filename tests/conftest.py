@@ -6,23 +6,26 @@ import pytest
 
 import agdebug as ag
 
-
-def _cuda_available() -> bool:
-    try:
-        import cupy
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:
-        return False
+DEVICES = ["cpu", pytest.param("cuda", marks=[pytest.mark.real_cuda, pytest.mark.skipif(
+    not ag.cuda.is_available(),
+    reason="no CUDA GPU (or CuPy) on this machine: `pip install agdebug[gpu]` on a GPU host")])]
 
 
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not _cuda_available(), reason="no CUDA GPU (or CuPy) on this machine"))]
+def pytest_configure(config):
+    config.addinivalue_line("markers", "real_cuda: runs on a real CUDA GPU (device fixture)")
 
 
 @pytest.fixture(params=DEVICES)
 def device(request):
-    """Run a test once per available device; CUDA is skipped with a reason elsewhere."""
+    """Run a test once per device: "cpu", and "cuda" where CuPy sees a real GPU."""
     return request.param
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    """CuPy's test double (tests/fake_cupy.py) as ``cupy``, with two "GPUs", for one test."""
+    from .fake_cupy import install
+    return install(monkeypatch, device_count=2)
 
 
 @pytest.fixture

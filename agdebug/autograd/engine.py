@@ -465,7 +465,8 @@ def _first_grad(task: GraphTask, grad: Tensor) -> Tensor:
         # create_graph=True: a copy that keeps the gradient's graph (torch: CopyBackwards).
         return _copy_with_graph(grad)
     data = grad._data
-    if data.base is None and data.flags.writeable and id(data) not in task.shared:
+    if data.base is None and getattr(data.flags, "writeable", True) and \
+            id(data) not in task.shared:
         task.shared.add(id(data))   # stolen: no one else can see this array
         return grad.detach()
     return Tensor._wrap(data.copy())

@@ -235,10 +235,8 @@ def _prod_of_others(x: Tensor, dim: int) -> Tensor:
 
 
 def _xp(t: Tensor):
-    if isinstance(t._data, np.ndarray):
-        return np
-    from ..backend import cupy_module
-    return cupy_module()
+    from ..backend import xp_of
+    return xp_of(t._data)
 
 
 # ----------------------------------------------------------------------------- max, min

@@ -100,7 +100,11 @@ def defop(name: str, node: str, **options):
 def apply(op: Op, args: tuple, attrs: dict):
     """Run ``op`` on tensors/scalars; record a node when a gradient may be needed."""
     arrays, needs_grad, xp = _unwrap(args)
-    result = op.forward(xp, *arrays, **attrs)
+    if xp is np:
+        result = op.forward(xp, *arrays, **attrs)
+    else:
+        with xp.cuda.Device(_cuda_index(args)):   # results land on the inputs' GPU
+            result = op.forward(xp, *arrays, **attrs)
     extras = None
     if op.extras:
         result, *extras = result
@@ -137,6 +141,10 @@ def _unwrap(args: tuple):
     return arrays, needs_grad, backend.cupy_module()
 
 
+def _cuda_index(args) -> int:
+    return next(a.device.index for a in args if isinstance(a, Tensor))
+
+
 def _check_cuda_devices(args) -> None:
     devices = {a.device for a in args if isinstance(a, Tensor)}
     if len(devices) > 1:
@@ -145,13 +153,15 @@ def _check_cuda_devices(args) -> None:
 
 def _raise_device_mismatch(args) -> None:
     devices = [str(a.device) for a in args if isinstance(a, Tensor)]
-    first, other = devices[0], next(d for d in devices if d != devices[0])
+    # torch names a GPU device first, then the one that differs from it.
+    first = next((d for d in devices if d != "cpu"), devices[0])
+    other = next(d for d in devices if d != first)
     raise RuntimeError("Expected all tensors to be on the same device, but found at least "
-                       f"two devices, {other} and {first}!")
+                       f"two devices, {first} and {other}!")
 
 
 def _as_tensor(array, xp) -> Tensor:
-    if type(array) is not np.ndarray and not isinstance(array, xp.ndarray):
+    if type(array) is not np.ndarray and not backend.is_array(array):
         array = xp.asarray(array)
     t = Tensor._wrap(array)
     if MODE.inference:
@@ -162,7 +172,7 @@ def _as_tensor(array, xp) -> Tensor:
 def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     """Make the node, save what the derivative needs, wrap outputs as its results."""
     edges = tuple([_edge(a) for a in args])
-    outs = [o if isinstance(o, xp.ndarray) else xp.asarray(o) for o in outs]
+    outs = [o if backend.is_array(o) else xp.asarray(o) for o in outs]
     meta = tuple((o.shape, o.dtype) for o in outs)
     node = op.node_class(edges, meta)
     wrapped = []
@@ -270,7 +280,7 @@ def write_into(target: Tensor, array) -> None:
         src, dst = backend.get_dtype(array.dtype), backend.get_dtype(data.dtype)
         raise RuntimeError(f"result type {src._legacy} can't be cast to the desired output type "
                            f"{dst._legacy}")
-    if not data.flags.writeable:
+    if not getattr(data.flags, "writeable", True):   # CuPy arrays have no such flag
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")

@@ -15,10 +15,8 @@ from .util import input_shape
 
 
 def _xp(t: Tensor):
-    if isinstance(t._data, np.ndarray):
-        return np
-    from ..backend import cupy_module
-    return cupy_module()
+    from ..backend import xp_of
+    return xp_of(t._data)
 
 
 def _zeros(like: Tensor, shape: tuple) -> Tensor:
