@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
-from . import conversion, device, reduce, shape
+from . import conversion, device, reduce, shape, views  # noqa: F401 - views registers ops
 from .registry import OPS, Op, apply, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply", "apply_inplace", "install"]

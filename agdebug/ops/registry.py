@@ -34,6 +34,7 @@ from ..tensor import Tensor
 __all__ = ["Op", "defop", "OPS", "apply", "apply_inplace"]
 
 OPS: dict[str, Op] = {}
+_CPP_NODES = {"CopySlices": "torch::autograd::CopySlices"}
 _NO_EDGE = (None, 0)
 
 
@@ -62,6 +63,8 @@ class Op:
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
                                                  "defaults": defaults,
                                                  "torch_names": torch_names})
+        if node in _CPP_NODES:   # torch's C++-only nodes report a qualified name()
+            self.node_class.name = lambda _self, _n=_CPP_NODES[node]: _n
 
     def vjp(self, fn):
         """Register the derivative (vector-Jacobian product) of this op."""
@@ -247,11 +250,6 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
             target._base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    if recording and target._base is not None:
-        raise RuntimeError(
-            "agdebug does not yet support in-place operations on a view that takes part in "
-            "autograd (torch rebases the base's history with CopySlices); call .clone() on "
-            "the view first, or use the out-of-place op.")
     if not recording:
         arrays, _, xp = _unwrap((target, *args))
         result = op.forward(xp, *arrays, **attrs)
@@ -262,9 +260,13 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
         first = Tensor._wrap(target._data.copy(), target._grad_fn, target._output_nr)
         first._requires_grad = target._requires_grad
     result = apply(op, (first, *args), attrs)
-    write_into(target, result._data)
     node = result._grad_fn
-    target._grad_fn, target._output_nr, target._requires_grad = node, 0, True
+    if target._base is not None:
+        from .views import rebase_view   # CopySlices: the write changes the base too
+        rebase_view(target, result)
+    else:
+        write_into(target, result._data)
+        target._grad_fn, target._output_nr, target._requires_grad = node, 0, True
     if node._saved is not None and "result" in node._saved:
         node._saved["result"] = SavedTensor(target, True)
     return target

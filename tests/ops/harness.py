@@ -119,10 +119,11 @@ def analytic_second(case: Case, arrays: list) -> list:
     grads = ag.autograd.grad(y, [xs[i] for i in idx], create_graph=True, allow_unused=True)
     rng = np.random.default_rng(2)
     total = None
-    for g in grads:
+    for i, g in zip(idx, grads):
+        u = rng.standard_normal(arrays[i].shape)   # drawn for every input, as projected_first
         if g is None or not g.requires_grad:
             continue
-        term = (g * ag.tensor(rng.standard_normal(tuple(g.shape)))).sum()
+        term = (g * ag.tensor(u)).sum()
         total = term if total is None else total + term
     if total is None:
         return [np.zeros_like(arrays[i]) for i in idx]
