@@ -13,7 +13,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import ops as _ops  # noqa: F401 - registers ops and Tensor methods first
-from . import autograd, cuda
+from . import autograd, cuda, debug, nn, optim
 from .backend import (Device, bool_, device, dtype, float16, float32, float64, int8, int16,
                       int32, int64, uint8)
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,

@@ -231,7 +231,7 @@ def result_dtype(a, b, a_dim: int, b_dim: int) -> np.dtype:
         return da
     pa, pb = _priority(a_dim), _priority(b_dim)
     if pa == pb:
-        return np.promote_types(da, db)
+        return promote_types(da, db)
     (hi, hi_dim), (lo, lo_dim) = ((da, a_dim), (db, b_dim)) if pa > pb else ((db, b_dim),
                                                                             (da, a_dim))
     if _CATEGORY[lo.kind] <= _CATEGORY[hi.kind]:
@@ -239,6 +239,14 @@ def result_dtype(a, b, a_dim: int, b_dim: int) -> np.dtype:
     if lo_dim == -1 and lo.kind == "f":
         return DEFAULT_FLOAT.np
     return lo
+
+
+def promote_types(da: np.dtype, db: np.dtype) -> np.dtype:
+    """torch's table: a higher category wins whatever the width (int64 + float32 is float32)."""
+    ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
+    if ca != cb:
+        return da if ca > cb else db
+    return np.promote_types(da, db)
 
 
 def _priority(ndim: int) -> int:

@@ -33,6 +33,7 @@ def generator() -> np.random.Generator:
 def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
     if dtype is not None:
         array = array.astype(to_numpy_dtype(dtype), copy=False)
+    backend.get_dtype(array.dtype)   # refuses dtypes agdebug does not support (complex...)
     dev = as_device(device)
     if dev.type != "cpu":
         array = backend.move_array(array, dev)
@@ -45,15 +46,18 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
     return t
 
 
-def _default_array(data) -> np.ndarray:
+def _default_array(data, dtype=None) -> np.ndarray:
     if isinstance(data, Tensor):
         return backend.move_array(data._data, backend.CPU).copy()
     if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
         data = _nested_values(data)
+    if dtype is not None:   # straight to the asked dtype: no float32 round trip
+        return np.array(data, dtype=to_numpy_dtype(dtype))
     array = np.array(data)
-    if array.dtype == np.float64 and not isinstance(data, np.ndarray):
+    from_numpy_data = isinstance(data, (np.ndarray, np.generic))
+    if array.dtype == np.float64 and not from_numpy_data:
         array = array.astype(DEFAULT_FLOAT.np)
-    elif array.dtype.kind in "iu" and array.dtype != np.int64 and not isinstance(data, np.ndarray):
+    elif array.dtype.kind in "iu" and array.dtype != np.int64 and not from_numpy_data:
         array = array.astype(np.int64)
     elif array.dtype.kind == "O":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
@@ -90,7 +94,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-    return _finish(_default_array(data), dtype, device, requires_grad)
+    return _finish(_default_array(data, dtype), dtype, device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -105,6 +109,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing memory with ``array``."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    backend.get_dtype(array.dtype)
     return Tensor._wrap(array)
 
 

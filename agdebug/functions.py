@@ -42,3 +42,29 @@ def reshape(input, shape):  # noqa: A002
 
 globals().update(_module_functions())
 __all__ += list(_module_functions())
+
+
+def get_default_dtype():
+    """The dtype of floating tensors made from Python floats: ``torch.float32``."""
+    from . import backend
+    return backend.DEFAULT_FLOAT
+
+
+def promote_types(type1, type2):
+    """torch's promotion of two dtypes (``int64`` with ``float32`` gives ``float32``)."""
+    from . import backend
+    return backend.get_dtype(backend.promote_types(type1.np, type2.np))
+
+
+def result_type(tensor1, tensor2):
+    """The dtype ``tensor1 op tensor2`` would have (Python numbers count weakly)."""
+    from . import backend
+    from .tensor import Tensor
+
+    def operand(x):
+        return (x._data, x._data.ndim) if isinstance(x, Tensor) else (x, -1)
+    (a, a_dim), (b, b_dim) = operand(tensor1), operand(tensor2)
+    return backend.get_dtype(backend.result_dtype(a, b, a_dim, b_dim))
+
+
+__all__ += ["get_default_dtype", "promote_types", "result_type"]

@@ -30,7 +30,8 @@ def tensor_repr(t) -> str:
 
 def _format(array: np.ndarray, prefix: str) -> str:
     if array.dtype == np.bool_:
-        formatter = {"bool": lambda v: "True" if v else "False"}
+        width = 5 if not array.all() else 4   # torch pads True to the width of False
+        formatter = {"bool": lambda v: ("True" if v else "False").rjust(width)}
         return np.array2string(array, separator=", ", prefix=prefix, formatter=formatter)
     if array.dtype.kind == "f":
         return _format_float(array, prefix)
@@ -51,8 +52,9 @@ def _format_float(array: np.ndarray, prefix: str) -> str:
         one = "{:.4e}".format
     else:
         one = _fixed
-    sample = array.reshape(-1)[:1000] if array.size <= 1000 else np.concatenate(
-        [array.reshape(-1)[:500], array.reshape(-1)[-500:]])
+    sample = finite.reshape(-1)[:1000] if finite.size <= 1000 else np.concatenate(
+        [finite.reshape(-1)[:500], finite.reshape(-1)[-500:]])
+    # torch sizes columns by the finite values; nan and inf are printed as they are.
     width = max((len(one(v)) for v in sample), default=0)
     fmt = {"float_kind": lambda v: one(v).rjust(width)}
     text = np.array2string(array, separator=", ", prefix=prefix, formatter=fmt,

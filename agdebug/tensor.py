@@ -162,6 +162,13 @@ class Tensor:
     def itemsize(self) -> int:
         return self._data.dtype.itemsize
 
+    def type(self, dtype=None):
+        """``'torch.FloatTensor'``, or a copy cast to ``dtype`` when one is given."""
+        if dtype is None:
+            prefix = "torch.cuda." if self.device.type == "cuda" else "torch."
+            return f"{prefix}{self.dtype._legacy}Tensor"
+        return self.to(dtype)
+
     def is_inference(self) -> bool:
         return self._inference
 
@@ -190,6 +197,8 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` on a leaf in place; returns ``self``."""
+        if requires_grad and self._grad_fn is not None:
+            return self   # torch allows this no-op through the method (not the setter)
         self._set_requires_grad(requires_grad,
                                 "only Tensors of floating point dtype can require gradients")
         return self
@@ -419,16 +428,32 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % max(ndim, 1)
 
 
+_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+             "bool": "bool"}
+
+
 def _check_grad_assignment(t: Tensor, value) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                         f"{type(value).__name__}")
+    if value is t:
+        raise RuntimeError("can't assign Variable as its own grad")
     if value._data.dtype != t._data.dtype:
-        raise RuntimeError("assigned grad has data of a different type")
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{_CPP_TYPE[value.dtype.name]}' to a "
+            f"tensor with grad_dtype '{t.dtype._legacy}'. The gradient must match the tensor's "
+            "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+            "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
+            "caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+            "systems that assume they match.")
     if value.device != t.device:
         raise RuntimeError("assigned grad has data located on a different device")
     if value._data.shape != t._data.shape:
-        raise RuntimeError("assigned grad has data of a different size")
+        raise RuntimeError(
+            f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of "
+            f"size '{list(t._data.shape)}'. Please ensure that the gradient and the tensor are "
+            "the same size")
 
 
 def stable_id(t: Tensor) -> int:

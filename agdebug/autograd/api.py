@@ -138,6 +138,7 @@ def _checked_grad(i: int, out: Tensor, g: Tensor, batched: bool) -> Tensor:
     grad_shape = g.shape[1:] if batched else g.shape
     if tuple(grad_shape) != tuple(out.shape):
         if batched:
+            grad_shape = grad_shape[1:]   # torch's message slices the batch off twice
             raise RuntimeError(
                 "If `is_grads_batched=True`, we interpret the first dimension of each "
                 "grad_output as the batch dimension. The sizes of the remaining dimensions are "

@@ -17,7 +17,6 @@ import threading
 import weakref
 
 from ..backend import get_dtype
-from ..events import WATCH, probe
 from .anomaly_flag import ANOMALY
 
 __all__ = ["SavedTensor", "saved_tensors_hooks", "SAVED_FREED_MESSAGE"]
@@ -141,8 +140,6 @@ class SavedTensor:
         if self.released or self._unpack_hook is not None:
             return
         if self._version.value != self._saved_version:
-            if WATCH.on:
-                probe.failed_at(node, RuntimeError(self.version_error(node)))
             raise RuntimeError(self.version_error(node))
 
     def version_error(self, node) -> str:

@@ -637,3 +637,45 @@ def copy(xp, x, src):
 @copy.vjp
 def copy_vjp(ctx, grad):
     return grad * 0, grad
+
+
+# ----------------------------------------------------------------------------- integer division
+
+@defop("floor_divide", node="NotImplemented")
+def floor_divide(xp, x, y):
+    # torch: floor division, integers stay integers.
+    x, y = promote(x, y)
+    return xp.floor_divide(x, y)
+
+
+@floor_divide.vjp
+def floor_divide_vjp(ctx, grad):
+    # torch records the op but defines no derivative: backward through it fails.
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+def _remainder_forward(xp, x, y):
+    # Python's sign convention (the result has the divisor's sign), as torch.remainder.
+    x, y = promote(x, y)
+    return xp.remainder(x, y)
+
+
+@defop("remainder", node="RemainderBackward1", saves=("x", "y"))
+def remainder(xp, x, y):
+    return _remainder_forward(xp, x, y)
+
+
+@remainder.vjp
+def remainder_vjp(ctx, grad):
+    grad_y = -grad * (ctx.x / ctx.y).floor() if needs(ctx, 1) else None
+    return grad, grad_y
+
+
+@defop("remainder_scalar", node="RemainderBackward0")
+def remainder_scalar(xp, x, other=1.0):
+    return _remainder_forward(xp, x, other)
+
+
+@remainder_scalar.vjp
+def remainder_scalar_vjp(ctx, grad):
+    return (grad,)

@@ -18,9 +18,9 @@ from .registry import apply_inplace
 
 def operand(value):
     """A Tensor or a Python number, as ops take them; anything else is torch's TypeError."""
-    if isinstance(value, (Tensor, bool, int, float)):
+    if isinstance(value, Tensor) or type(value) in (bool, int, float):
         return value
-    if isinstance(value, numbers.Number):
+    if isinstance(value, numbers.Number):   # numpy scalars count as Python numbers, as in torch
         return value.item() if hasattr(value, "item") else float(value)
     raise TypeError(f"unsupported operand type: '{type(value).__name__}'")
 
@@ -78,6 +78,12 @@ def pow(input, exponent):  # noqa: A001, A002
     if isinstance(exponent, Tensor):
         return ew.pow_tensor(input, exponent)
     return ew.pow_scalar(input, exponent=operand(exponent))
+
+
+def remainder(input, other):  # noqa: A002
+    if isinstance(other, Tensor):
+        return ew.remainder(operand(input), other)
+    return ew.remainder_scalar(input, other=operand(other))
 
 
 def true_div_r(self, other):

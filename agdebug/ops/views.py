@@ -123,6 +123,7 @@ def _offsets(shape, strides, start: int, item: int) -> np.ndarray:
 
 
 def _pointer(array) -> int:
-    if backend.is_cpu_array(array):
-        return array.__array_interface__["data"][0]
-    return array.data.ptr
+    interface = getattr(array, "__array_interface__", None)   # numpy
+    if interface is None:
+        interface = array.__cuda_array_interface__             # CuPy
+    return interface["data"][0]

@@ -1,0 +1,141 @@
+"""The ``agdebug`` command: record a script's trace, export diagrams.
+
+    agdebug record SCRIPT [ARGS...] -o TRACE
+    agdebug export TRACE_OR_SCRIPT --format dot|svg|png|pdf|gif|html [--step N | --all] -o PATH
+
+Errors in the user's script are reported as the script's own traceback (the
+trace up to that point is kept); unreadable traces and impossible renders get
+one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+import traceback
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+    parser = argparse.ArgumentParser(
+        prog="agdebug", description="Watch a PyTorch-style autograd engine work, step by step.")
+    parser.add_argument("--version", action="version", version=f"agdebug {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rec = sub.add_parser("record", help="run a script headless and write its trace")
+    rec.add_argument("-o", "--output", help="the trace file to write (may follow the script's "
+                     "arguments: record SCRIPT ARGS... -o TRACE)")
+    rec.add_argument("--values", action="store_true",
+                     help="record value previews and statistics of every tensor")
+    rec.add_argument("script")
+    rec.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    exp = sub.add_parser("export", help="draw a trace (or a script's run) with Graphviz")
+    exp.add_argument("source", help="a trace file, or a .py script to run and record")
+    exp.add_argument("--format", "-f", required=True,
+                     choices=("dot", "svg", "png", "pdf", "gif", "html"))
+    which = exp.add_mutually_exclusive_group()
+    which.add_argument("--step", type=int, help="draw the graph after this many events")
+    which.add_argument("--all", action="store_true", help="every step (one file per step)")
+    exp.add_argument("--values", action="store_true", help="show gradient statistics")
+    exp.add_argument("--no-saved", action="store_true", help="hide saved tensors")
+    exp.add_argument("--attrs", action="store_true", help="show node attributes")
+    exp.add_argument("--focus", type=int, help="only the neighbourhood of this node id")
+    exp.add_argument("--radius", type=int, default=2, help="neighbourhood radius for --focus")
+    exp.add_argument("-o", "--output", required=True)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "record":
+        return _record(args)
+    return _export(args)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"agdebug: {message}", file=sys.stderr)
+    return code
+
+
+def run_script(script: str, args: list, trace_path=None, values: bool = False):
+    """Run ``script`` recorded; returns ``(trace, exit code)``, printing its own traceback."""
+    from .debug.recorder import record
+    from .events import probe
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [script, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    code = 0
+    with record(trace_path, values=values) as trace:
+        try:
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException as exc:   # the user's error: report it as theirs, keep the trace
+            probe.script_error(exc)
+            _print_user_traceback(exc, script)
+            code = 1
+        finally:
+            sys.argv, sys.path[:] = saved_argv, saved_path
+    return trace, code
+
+
+def _print_user_traceback(exc: BaseException, script: str) -> None:
+    """The traceback from the script's first frame on (our runner's frames dropped)."""
+    tb = exc.__traceback__
+    target = os.path.abspath(script)
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != target:
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb or exc.__traceback__, file=sys.stderr)
+
+
+def _record(args) -> int:
+    if len(args.args) >= 2 and args.args[-2] in ("-o", "--output"):
+        args.output, args.args = args.args[-1], args.args[:-2]
+    if args.args[:1] == ["--"]:
+        args.args = args.args[1:]
+    if not args.output:
+        return _fail("record needs -o TRACE (the trace file to write)")
+    if not os.path.isfile(args.script):
+        return _fail(f"no such script: {args.script}")
+    trace, code = run_script(args.script, args.args, args.output, args.values)
+    print(f"agdebug: wrote {len(trace)} events to {args.output}", file=sys.stderr)
+    return code
+
+
+def _load(source: str, values: bool):
+    from .debug.recorder import TraceError, load_trace
+    if source.endswith(".py"):
+        if not os.path.isfile(source):
+            raise TraceError(f"no such script: {source}")
+        trace, _ = run_script(source, [], None, values)
+        return trace
+    return load_trace(source)
+
+
+def _export(args) -> int:
+    from .debug.recorder import TraceError
+    from .render.dot import DotOptions
+    from .render.export import RenderError, export
+    try:
+        trace = _load(args.source, args.values)
+    except TraceError as exc:
+        return _fail(str(exc))
+    options = DotOptions(values=args.values, saved=not args.no_saved, attrs=args.attrs,
+                         focus=args.focus, radius=args.radius)
+    try:
+        written = export(trace.timeline(), args.format, args.output, step=args.step,
+                         all_steps=args.all, options=options)
+    except RenderError as exc:
+        return _fail(str(exc), 1)
+    except OSError as exc:
+        return _fail(f"cannot write {args.output}: {exc.strerror or exc}", 1)
+    shown = written[0] if len(written) == 1 else f"{len(written)} files ({written[0]} ...)"
+    print(f"agdebug: wrote {shown}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""Recording: events into a ``Trace``, streamed to a line-oriented JSON file.
+
+A trace file is one header line naming the format, its version and the
+agdebug version, then one event per line (``{"kind": "node_created", ...}``).
+Each line is written and flushed as the event happens, so a program that
+raises or is killed still leaves a readable trace of everything before.
+
+>>> import agdebug as ag
+>>> from agdebug.debug import record
+>>> with record() as trace:
+...     x = ag.tensor([1.0, 2.0], requires_grad=True)
+...     (x * x).sum().backward()
+>>> trace.events[0].kind, [e.kind for e in trace.events].count("backward_finished")
+('node_created', 1)
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "run.agtrace")
+>>> trace.save(path)
+>>> load_trace(path).events == trace.events
+True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import contextmanager
+
+from ..events import records
+from ..events.bus import subscribe
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "Trace",
+    "TraceError",
+    "TraceWriter",
+    "load_trace",
+    "record",
+]
+
+FORMAT = "agdebug-trace"
+FORMAT_VERSION = 1
+
+
+class TraceError(Exception):
+    """A trace file that cannot be read; the message is one line naming file and line."""
+
+
+def _version() -> str:
+    from .. import __version__
+    return __version__
+
+
+def header() -> dict:
+    return {"format": FORMAT, "version": FORMAT_VERSION, "agdebug": _version()}
+
+
+def encode(event) -> str:
+    """One event as one line of JSON (no newline)."""
+    return json.dumps(event.to_dict(), separators=(",", ":"))
+
+
+class Trace:
+    """The events of one recording, in order; the input of ``GraphState``.
+
+    ``trace.timeline()`` seeks to any step; in Jupyter a trace displays as the
+    diagram of its last step.
+    """
+
+    def __init__(self, events=None, source: str | None = None):
+        self.events: list = list(events or ())
+        self.source = source
+        self._timeline = None
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __repr__(self) -> str:
+        where = f" from {self.source}" if self.source else ""
+        return f"<Trace of {len(self.events)} events{where}>"
+
+    def append(self, event) -> None:
+        self.events.append(event)
+        self._timeline = None
+
+    def timeline(self):
+        """The ``Timeline`` over these events (built once, snapshots included)."""
+        from .state import Timeline
+        if self._timeline is None or len(self._timeline) != len(self.events):
+            self._timeline = Timeline(self.events)
+        return self._timeline
+
+    def state(self, step: int | None = None):
+        """The ``GraphState`` after ``step`` events (default: all of them)."""
+        return self.timeline().state(len(self.events) if step is None else step)
+
+    def save(self, path) -> None:
+        """Write the whole trace to ``path``."""
+        with TraceWriter(path) as writer:
+            for event in self.events:
+                writer.write(event)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return self.state()._repr_mimebundle_(include, exclude)
+
+
+class TraceWriter:
+    """Streams events to a file: header first, one flushed line per event."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self._file = open(self.path, "w", encoding="utf-8")
+        self._put(json.dumps(header(), separators=(",", ":")))
+
+    def _put(self, line: str) -> None:
+        self._file.write(line + "\n")
+        self._file.flush()
+
+    def write(self, event) -> None:
+        self._put(encode(event))
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+    def __enter__(self) -> TraceWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+@contextmanager
+def record(path=None, values: bool = False):
+    """Record every event inside the block into a ``Trace`` (and stream it to ``path``).
+
+    ``values=True`` adds value previews and statistics to every tensor summary.
+    """
+    trace = Trace(source=None if path is None else os.fspath(path))
+    writer = TraceWriter(path) if path is not None else None
+
+    def on_event(event) -> None:
+        trace.events.append(event)
+        if writer is not None:
+            writer.write(event)
+
+    sub = subscribe(on_event, values=values)
+    try:
+        yield trace
+    finally:
+        sub.close()
+        trace._timeline = None
+        if writer is not None:
+            writer.close()
+
+
+# ----------------------------------------------------------------------------- loading
+
+def load_trace(path) -> Trace:
+    """Read and validate a trace file; any problem raises a one-line ``TraceError``."""
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as f:
+            raw = f.read()
+    except OSError as exc:
+        raise TraceError(f"{name}: cannot read trace: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise TraceError(f"{name}:{line}: corrupted: not UTF-8 text") from None
+    return Trace(_parse(name, text), source=name)
+
+
+def _parse(name: str, text: str) -> list:
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    elif lines and lines[-1] and len(lines) > 1:
+        raise TraceError(f"{name}:{len(lines)}: truncated: the last line is incomplete "
+                         "(the recording was interrupted while writing it)")
+    if not lines or not lines[0].strip():
+        raise TraceError(f"{name}:1: empty file, not an agdebug trace")
+    _check_header(name, lines[0])
+    return [_parse_event(name, number, line) for number, line in enumerate(lines[1:], 2)]
+
+
+def _check_header(name: str, line: str) -> None:
+    try:
+        head = json.loads(line)
+    except ValueError:
+        head = None
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
+        raise TraceError(f"{name}:1: not an agdebug trace (no '{FORMAT}' header line)")
+    version = head.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise TraceError(f"{name}:1: header has no valid format version")
+    if version > FORMAT_VERSION:
+        raise TraceError(f"{name}:1: trace format version {version} is newer than this agdebug "
+                         f"({_version()}) reads (up to {FORMAT_VERSION}); upgrade agdebug")
+
+
+def _parse_event(name: str, number: int, line: str):
+    try:
+        data = json.loads(line)
+    except ValueError as exc:
+        raise TraceError(f"{name}:{number}: corrupted line: invalid JSON ({exc.msg})") from None
+    try:
+        return records.event_from_dict(data)
+    except records.RecordError as exc:
+        raise TraceError(f"{name}:{number}: invalid event: {exc}") from None

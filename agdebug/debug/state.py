@@ -1,0 +1,377 @@
+"""GraphState: one model of "the graph now", reduced from events.
+
+Everything that shows the graph (the TUI, the Graphviz renderer, the HTML
+player) reads a ``GraphState``; nothing reads the engine. A state is built by
+a pure reducer (``reduce(state, event) -> state``) and a ``Timeline`` keeps
+periodic snapshots, so seeking to any step of a long trace is instant in both
+directions.
+
+>>> import agdebug as ag
+>>> from agdebug.debug import record
+>>> with record() as trace:
+...     x = ag.tensor([1.0, 2.0], requires_grad=True)
+...     y = (x.exp() * x).sum()
+...     y.backward()
+>>> tl = trace.timeline()
+>>> sorted({n.status for n in tl.state(len(tl)).nodes.values()})
+['done', 'released']
+>>> tl.state(0).nodes
+mappingproxy({})
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import NamedTuple
+
+from ..events.records import TensorSummary
+from .cycles import apply_cycle_event
+
+__all__ = [
+    "EMPTY",
+    "STATUSES",
+    "BackwardView",
+    "ErrorView",
+    "GraphState",
+    "LeafView",
+    "NodeView",
+    "SavedView",
+    "Timeline",
+    "reduce",
+]
+
+STATUSES = ("created", "waiting", "ready", "running", "done", "released", "freed", "errored")
+
+_frozen = dataclass(frozen=True, slots=True)
+
+
+@_frozen
+class SavedView:
+    name: str
+    tensor: int
+    shape: tuple
+    dtype: str
+    nbytes: int
+    released: bool = False
+
+
+class NodeView(NamedTuple):
+    """One node as of some step (a named tuple: immutable, and cheap to update)."""
+
+    id: int
+    name: str
+    op: str = ""
+    edges: tuple = ()                       # ((node id or 0, output_nr), ...)
+    inputs: tuple = ()                      # TensorSummary | None per forward input
+    outputs: tuple = ()                     # TensorSummary per forward output
+    saved: tuple = ()                       # SavedView per saved tensor
+    attrs: tuple = ()                       # ((name, repr), ...)
+    leaf: TensorSummary | None = None    # the leaf of an AccumulateGrad
+    status: str = "created"
+    created_step: int = -1                  # -1: seen in a backward, created before recording
+    remaining: int = 0                      # edges still to arrive in the running backward
+    buffer: tuple = ()                      # latest gradient summary per input-buffer slot
+    contributions: tuple = ()               # gradients summed per slot
+    grads_in: tuple = ()
+    grads_out: tuple = ()
+    hooks: tuple = ()                       # kinds of hooks that fired on this node
+    runs: int = 0                           # how many times it ran
+    freed_by: str = ""
+    error: str = ""
+
+    @property
+    def is_accumulator(self) -> bool:
+        return self.leaf is not None or self.name.endswith("AccumulateGrad")
+
+    @property
+    def saved_bytes(self) -> int:
+        """Bytes its saved tensors still hold."""
+        if self.status == "freed":
+            return 0
+        return sum(s.nbytes for s in self.saved if not s.released)
+
+
+@_frozen
+class LeafView:
+    tensor: TensorSummary
+    node: int                      # its AccumulateGrad
+    grad: TensorSummary | None = None
+    grad_fn: int = 0               # node id of ``.grad``'s grad_fn (create_graph=True)
+    accumulations: int = 0
+
+
+@_frozen
+class ErrorView:
+    type: str
+    message: str
+    node: int
+    step: int
+
+
+@_frozen
+class BackwardView:
+    api: str
+    roots: tuple
+    inputs: tuple | None
+    retain_graph: bool
+    create_graph: bool
+    ok: bool | None = None      # None while running
+
+
+@dataclass(frozen=True)
+class GraphState:
+    """The graph after ``step`` events: nodes, leaves, cycles, the last error."""
+
+    step: int = 0
+    nodes: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    leaves: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    cycles: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    last_error: ErrorView | None = None
+    backward: BackwardView | None = None
+    current: int = 0               # the node running (or last started) in the backward
+    event: object = None           # the last event applied
+    gc_passes: int = 0
+
+    @property
+    def saved_bytes(self) -> int:
+        """Bytes held by saved tensors of live nodes (a tensor saved twice counts once)."""
+        seen: set = set()
+        total = 0
+        for node in self.nodes.values():
+            if node.status == "freed":
+                continue
+            for s in node.saved:
+                if s.released or (s.tensor and s.tensor in seen):
+                    continue
+                seen.add(s.tensor)
+                total += s.nbytes
+        return total
+
+    def count(self, status: str) -> int:
+        return sum(1 for n in self.nodes.values() if n.status == status)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        from ..render.export import mimebundle
+        return mimebundle(self)
+
+
+EMPTY = GraphState()
+
+
+def _replace(node: NodeView, **changes) -> NodeView:
+    return node._replace(**changes)
+
+
+# ----------------------------------------------------------------------------- the reducer
+
+class _Builder:
+    """Mutable working copy of a state; ``freeze()`` gives the immutable ``GraphState``."""
+
+    def __init__(self, state: GraphState):
+        self.step = state.step
+        self.nodes = dict(state.nodes)
+        self.leaves = dict(state.leaves)
+        self.cycles = dict(state.cycles)
+        self.last_error = state.last_error
+        self.backward = state.backward
+        self.current = state.current
+        self.event = state.event
+        self.gc_passes = state.gc_passes
+
+    def freeze(self) -> GraphState:
+        return GraphState(self.step, MappingProxyType(dict(self.nodes)),
+                          MappingProxyType(dict(self.leaves)), MappingProxyType(dict(self.cycles)),
+                          self.last_error, self.backward, self.current, self.event,
+                          self.gc_passes)
+
+    def apply(self, event) -> None:
+        handler = _HANDLERS.get(event.kind)
+        if handler is not None:
+            handler(self, event)
+        self.step += 1
+        self.event = event
+
+    def node(self, node_id: int, name: str = "?") -> NodeView:
+        node = self.nodes.get(node_id)
+        if node is None:
+            node = self.nodes[node_id] = NodeView(node_id, name)
+        return node
+
+    def update(self, node_id: int, **changes) -> None:
+        node = self.nodes.get(node_id)
+        if node is not None:
+            self.nodes[node_id] = _replace(node, **changes)
+
+
+def reduce(state: GraphState, event) -> GraphState:
+    """The state after ``event`` (pure: ``state`` is not changed)."""
+    builder = _Builder(state)
+    builder.apply(event)
+    return builder.freeze()
+
+
+def _node_created(b: _Builder, e) -> None:
+    saved = tuple(SavedView(s.name, s.tensor, s.shape, s.dtype, s.nbytes) for s in e.saved)
+    b.nodes[e.node] = NodeView(e.node, e.name, e.op, e.edges, e.inputs, e.outputs, saved,
+                               e.attrs, e.leaf, created_step=b.step)
+    if e.leaf is not None:
+        old = b.leaves.get(e.leaf.id)
+        b.leaves[e.leaf.id] = (LeafView(e.leaf, e.node) if old is None
+                               else replace(old, tensor=e.leaf, node=e.node))
+
+
+def _backward_started(b: _Builder, e) -> None:
+    b.backward = BackwardView(e.api, e.roots, e.inputs, e.retain_graph, e.create_graph)
+    b.current = 0
+
+
+def _backward_planned(b: _Builder, e) -> None:
+    for p in e.nodes:
+        node = b.node(p.node, p.name)
+        if not node.edges and p.edges:
+            node = _replace(node, edges=p.edges)
+        b.nodes[p.node] = _replace(node, status="waiting", remaining=p.deps, buffer=(),
+                                  contributions=(), grads_in=(), grads_out=(), error="")
+
+
+def _buffer_accumulated(b: _Builder, e) -> None:
+    node = b.node(e.node)
+    buffer, counts = list(node.buffer), list(node.contributions)
+    while len(buffer) <= e.slot:
+        buffer.append(None)
+        counts.append(0)
+    if e.grad is not None:
+        buffer[e.slot] = e.grad
+    counts[e.slot] = e.contributions
+    status = "ready" if e.remaining == 0 else node.status
+    b.nodes[e.node] = _replace(node, buffer=tuple(buffer), contributions=tuple(counts),
+                              remaining=e.remaining, status=status)
+
+
+def _node_started(b: _Builder, e) -> None:
+    node = b.node(e.node, e.name)
+    b.nodes[e.node] = _replace(node, status="running" if e.runs else "done", grads_in=e.grads)
+    b.current = e.node
+
+
+def _node_finished(b: _Builder, e) -> None:
+    node = b.node(e.node)
+    released = any(s.released for s in node.saved)
+    b.nodes[e.node] = _replace(node, status="released" if released else "done",
+                              grads_out=e.grads, runs=node.runs + 1)
+
+
+def _saved_released(b: _Builder, e) -> None:
+    node = b.nodes.get(e.node)
+    if node is None:
+        return
+    names = set(e.names)
+    saved = tuple(replace(s, released=True) if s.name in names else s for s in node.saved)
+    b.nodes[e.node] = _replace(node, saved=saved)
+
+
+def _hook_called(b: _Builder, e) -> None:
+    node = b.nodes.get(e.node)
+    if node is not None and e.hook not in node.hooks:
+        b.nodes[e.node] = _replace(node, hooks=node.hooks + (e.hook,))
+
+
+def _grad_accumulated(b: _Builder, e) -> None:
+    leaf = b.leaves.get(e.tensor)
+    if leaf is None:   # the leaf's accumulator was made before recording started
+        g = e.grad
+        leaf = LeafView(TensorSummary(e.tensor, g.shape, g.dtype, g.device, g.nbytes), e.node)
+    b.leaves[e.tensor] = replace(leaf, grad=e.grad, grad_fn=e.grad_fn,
+                                 accumulations=leaf.accumulations + 1)
+
+
+def _grad_set(b: _Builder, e) -> None:
+    leaf = b.leaves.get(e.tensor)
+    if leaf is not None:
+        b.leaves[e.tensor] = replace(leaf, grad=e.grad, grad_fn=e.grad_fn)
+
+
+def _node_freed(b: _Builder, e) -> None:
+    b.update(e.node, status="freed", freed_by=e.by)
+
+
+def _cycle(b: _Builder, e) -> None:
+    apply_cycle_event(b.cycles, e)
+
+
+def _error(b: _Builder, e) -> None:
+    b.last_error = ErrorView(e.type, e.message, e.node, b.step)
+    b.update(e.node, status="errored", error=f"{e.type}: {e.message}")
+
+
+def _backward_finished(b: _Builder, e) -> None:
+    if b.backward is not None:
+        b.backward = replace(b.backward, ok=e.ok)
+    for node_id, node in b.nodes.items():
+        if node.status in ("waiting", "ready", "running"):
+            b.nodes[node_id] = _replace(node, status="created", remaining=0)
+    b.current = 0
+
+
+def _gc_pass(b: _Builder, e) -> None:
+    b.gc_passes += 1
+
+
+_HANDLERS = {
+    "node_created": _node_created, "backward_started": _backward_started,
+    "backward_planned": _backward_planned, "buffer_accumulated": _buffer_accumulated,
+    "node_started": _node_started, "node_finished": _node_finished,
+    "saved_released": _saved_released, "hook_called": _hook_called,
+    "grad_accumulated": _grad_accumulated, "grad_set": _grad_set, "node_freed": _node_freed,
+    "cycle_detected": _cycle, "cycle_broken": _cycle, "error": _error,
+    "backward_finished": _backward_finished, "gc_pass": _gc_pass,
+}
+
+
+# ----------------------------------------------------------------------------- seeking
+
+class Timeline:
+    """Every step of a trace, seekable: ``state(n)`` is the graph after ``n`` events.
+
+    Snapshots every ``every`` events make ``state(n)`` cost at most ``every``
+    reductions from the nearest one, forwards or backwards.
+    """
+
+    def __init__(self, events, every: int = 512):
+        self.events = list(events)
+        self.every = every
+        self._steps: list[int] = []
+        self._snapshots: list[GraphState] = []
+        builder = _Builder(EMPTY)
+        for i, event in enumerate(self.events):
+            if i % every == 0:
+                self._keep(builder)
+            builder.apply(event)
+        self._keep(builder)
+        self.final = self._snapshots[-1]
+
+    def _keep(self, builder: _Builder) -> None:
+        if not self._steps or self._steps[-1] != builder.step:
+            self._steps.append(builder.step)
+            self._snapshots.append(builder.freeze())
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def state(self, step: int) -> GraphState:
+        """The state after the first ``step`` events (clamped to the trace)."""
+        step = max(0, min(int(step), len(self.events)))
+        index = bisect.bisect_right(self._steps, step) - 1
+        base = self._snapshots[index]
+        if base.step == step:
+            return base
+        builder = _Builder(base)
+        for event in self.events[base.step:step]:
+            builder.apply(event)
+        return builder.freeze()
+
+    def steps_of(self, *kinds: str) -> list[int]:
+        """The steps (1-based counts) right after each event of the given kinds."""
+        return [i + 1 for i, e in enumerate(self.events) if not kinds or e.kind in kinds]

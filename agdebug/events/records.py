@@ -1,0 +1,414 @@
+"""Event records: one immutable record per step the engine takes.
+
+Records are plain data (ints, strings, tuples, nested summaries): never a live
+tensor or node, so that watching the engine cannot keep anything alive. Nodes
+and tensors are named by stable ids the library assigns (``node._id`` and
+``agdebug.tensor.stable_id``), never by ``id()``.
+
+Every record has a ``seq`` (its place in the stream) and a class-level
+``kind`` in snake_case, which is also its name in trace files:
+
+>>> from agdebug.events.records import GcPass, event_from_dict
+>>> e = GcPass(seq=7, generation=2, collected=10, uncollectable=0)
+>>> e.kind, e.to_dict()["collected"]
+('gc_pass', 10)
+>>> event_from_dict(e.to_dict()) == e
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import ClassVar
+
+__all__ = [
+    "EVENT_TYPES",
+    "BackwardFinished",
+    "BackwardPlanned",
+    "BackwardStarted",
+    "BufferAccumulated",
+    "CycleBroken",
+    "CycleDetected",
+    "Error",
+    "Event",
+    "GcPass",
+    "GradAccumulated",
+    "GradSet",
+    "HookCalled",
+    "NodeCreated",
+    "NodeFinished",
+    "NodeFreed",
+    "NodeStarted",
+    "PlannedNode",
+    "RecordError",
+    "SavedReleased",
+    "SavedSummary",
+    "Stats",
+    "TensorSummary",
+    "describe",
+    "event_from_dict",
+]
+
+_frozen = dataclass(frozen=True, slots=True)
+
+
+class RecordError(ValueError):
+    """A dict that is not a valid event record (bad kind, missing field, wrong type)."""
+
+
+# ----------------------------------------------------------------------------- summaries
+
+@_frozen
+class Stats:
+    """Values of a tensor, computed only when a subscriber asks for them."""
+
+    preview: tuple[float, ...]   # the first few elements, flattened
+    min: float | None
+    max: float | None
+    mean: float | None
+    norm: float | None
+    nan: int
+    inf: int
+
+
+@_frozen
+class TensorSummary:
+    """What a tensor looks like: never the tensor itself."""
+
+    id: int
+    shape: tuple[int, ...]
+    dtype: str
+    device: str
+    nbytes: int
+    stats: Stats | None = None
+
+    def describe(self) -> str:
+        """``[2, 3] float32`` (with ``cuda:0`` when not on the CPU)."""
+        text = f"{list(self.shape)} {self.dtype}"
+        return text if self.device == "cpu" else f"{text} {self.device}"
+
+
+@_frozen
+class SavedSummary:
+    """One tensor (or scalar) a node saved for its backward."""
+
+    name: str
+    tensor: int          # stable id of the saved tensor; 0 for a saved Python scalar
+    shape: tuple[int, ...]
+    dtype: str
+    nbytes: int
+
+
+@_frozen
+class PlannedNode:
+    """A node reachable from a backward's roots, with its dependency count."""
+
+    node: int
+    name: str
+    deps: int                            # edges pointing at it in this backward
+    runs: bool                           # False when ``inputs=`` pruned it
+    edges: tuple[tuple[int, int], ...]   # (node id or 0, output_nr) per next function
+
+
+# ----------------------------------------------------------------------------- events
+
+@_frozen
+class Event:
+    """Base of every record: ``seq`` orders the stream."""
+
+    kind: ClassVar[str] = "event"
+    seq: int
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict, ``kind`` first."""
+        out = {"kind": self.kind}
+        for f in dataclasses.fields(self):
+            out[f.name] = _encode(getattr(self, f.name))
+        return out
+
+
+@_frozen
+class NodeCreated(Event):
+    """The forward pass recorded a node (op nodes, and leaves' AccumulateGrad)."""
+
+    kind: ClassVar[str] = "node_created"
+    node: int
+    name: str                              # MulBackward0, AccumulateGrad...
+    op: str                                # the op's name ("mul"), "" when not an op node
+    edges: tuple[tuple[int, int], ...]     # (node id or 0, output_nr) per next function
+    inputs: tuple[TensorSummary | None, ...]
+    outputs: tuple[TensorSummary, ...]
+    saved: tuple[SavedSummary, ...]
+    attrs: tuple[tuple[str, str], ...]     # (name, repr) of non-tensor attributes
+    leaf: TensorSummary | None = None   # the leaf of an AccumulateGrad
+
+
+@_frozen
+class BackwardStarted(Event):
+    """``backward()`` or ``autograd.grad()`` began."""
+
+    kind: ClassVar[str] = "backward_started"
+    api: str                                   # "backward" or "grad"
+    roots: tuple[int, ...]                     # node ids the root gradients flow into
+    grads: tuple[TensorSummary | None, ...]  # the root gradients
+    inputs: tuple[int, ...] | None          # node ids of ``inputs=``, None for all leaves
+    retain_graph: bool
+    create_graph: bool
+
+
+@_frozen
+class BackwardPlanned(Event):
+    """The engine counted dependencies and pruned: what this backward will run."""
+
+    kind: ClassVar[str] = "backward_planned"
+    nodes: tuple[PlannedNode, ...]
+
+
+@_frozen
+class NodeStarted(Event):
+    """The engine took a node from the ready queue (its input buffer is complete)."""
+
+    kind: ClassVar[str] = "node_started"
+    node: int
+    name: str
+    grads: tuple[TensorSummary | None, ...]   # incoming gradients, one per output
+    runs: bool                                   # False: only captured for autograd.grad
+
+
+@_frozen
+class NodeFinished(Event):
+    """A node ran; ``grads`` are its outgoing gradients, one per next function."""
+
+    kind: ClassVar[str] = "node_finished"
+    node: int
+    grads: tuple[TensorSummary | None, ...]
+
+
+@_frozen
+class BufferAccumulated(Event):
+    """A gradient arrived in a node's input buffer along the edge source -> node."""
+
+    kind: ClassVar[str] = "buffer_accumulated"
+    node: int
+    slot: int            # which output of ``node`` the gradient belongs to
+    source: int          # the node that produced the gradient
+    grad: TensorSummary | None
+    contributions: int   # gradients summed into this slot so far
+    remaining: int       # edges still to arrive before ``node`` is ready
+
+
+@_frozen
+class GradAccumulated(Event):
+    """A leaf's ``.grad`` was set or summed by AccumulateGrad."""
+
+    kind: ClassVar[str] = "grad_accumulated"
+    node: int            # the AccumulateGrad
+    tensor: int          # the leaf
+    mode: str            # "new", "inplace" (summed into the same tensor) or "summed"
+    grad: TensorSummary  # the leaf's ``.grad`` afterwards
+    grad_fn: int         # node id of the new ``.grad``'s grad_fn, 0 when it has none
+
+
+@_frozen
+class GradSet(Event):
+    """User code assigned or deleted a tensor's ``.grad``."""
+
+    kind: ClassVar[str] = "grad_set"
+    tensor: int
+    grad: TensorSummary | None
+    grad_fn: int
+
+
+@_frozen
+class HookCalled(Event):
+    """A hook ran; ``replaced`` when it returned a new value."""
+
+    kind: ClassVar[str] = "hook_called"
+    node: int
+    hook: str            # "tensor", "pre", "post" or "post_accumulate"
+    name: str            # the hook function's __name__
+    replaced: bool
+
+
+@_frozen
+class SavedReleased(Event):
+    """A node's saved tensors were freed after it ran (no ``retain_graph``)."""
+
+    kind: ClassVar[str] = "saved_released"
+    node: int
+    names: tuple[str, ...]
+    nbytes: int
+
+
+@_frozen
+class NodeFreed(Event):
+    """A node object died: ``by`` is "refcount" or "gc" (freed inside a cyclic GC pass)."""
+
+    kind: ClassVar[str] = "node_freed"
+    node: int
+    by: str
+
+
+@_frozen
+class CycleDetected(Event):
+    """A reference cycle through a leaf: ``path`` names it, e.g. t1 -> t9 -> n8 -> n2 -> t1."""
+
+    kind: ClassVar[str] = "cycle_detected"
+    leaf: int
+    path: tuple[str, ...]   # "t<id>" for tensors, "n<id>" for nodes; first == last
+    nodes: tuple[int, ...]  # the node ids on the path, in order
+
+
+@_frozen
+class CycleBroken(Event):
+    """A cycle through ``leaf`` was broken (its ``.grad`` was cleared or reassigned)."""
+
+    kind: ClassVar[str] = "cycle_broken"
+    leaf: int
+    reason: str
+
+
+@_frozen
+class GcPass(Event):
+    """Python's cyclic GC finished a pass."""
+
+    kind: ClassVar[str] = "gc_pass"
+    generation: int
+    collected: int
+    uncollectable: int
+
+
+@_frozen
+class Error(Event):
+    """An error was raised (``node`` 0 when it is not tied to a node)."""
+
+    kind: ClassVar[str] = "error"
+    type: str
+    message: str
+    node: int
+
+
+@_frozen
+class BackwardFinished(Event):
+    """A backward ended, successfully (``ok``) or by an error."""
+
+    kind: ClassVar[str] = "backward_finished"
+    api: str
+    ok: bool
+
+
+EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (
+    NodeCreated, BackwardStarted, BackwardPlanned, NodeStarted, NodeFinished,
+    BufferAccumulated, GradAccumulated, GradSet, HookCalled, SavedReleased, NodeFreed,
+    CycleDetected, CycleBroken, GcPass, Error, BackwardFinished)}
+
+
+# ----------------------------------------------------------------------------- codec
+
+def _encode(value):
+    if dataclasses.is_dataclass(value):
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    return value
+
+
+def event_from_dict(data: dict) -> Event:
+    """Rebuild an event from ``to_dict()`` output, checking every field's type."""
+    if not isinstance(data, dict):
+        raise RecordError(f"expected a JSON object, got {type(data).__name__}")
+    kind = data.get("kind")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise RecordError(f"unknown event kind {kind!r}")
+    body = {k: v for k, v in data.items() if k != "kind"}
+    return _decode_dataclass(cls, body, kind)
+
+
+def _decode_dataclass(cls, data, where: str):
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: expected an object, got {type(data).__name__}")
+    hints = _hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    extra = set(data) - set(fields)
+    if extra:
+        raise RecordError(f"{where}: unexpected field {sorted(extra)[0]!r}")
+    values = {}
+    for name, f in fields.items():
+        if name not in data:
+            if f.default is dataclasses.MISSING:
+                raise RecordError(f"{where}: missing field {name!r}")
+            continue
+        values[name] = _decode(hints[name], data[name], f"{where}.{name}")
+    return cls(**values)
+
+
+_HINTS: dict = {}
+
+
+def _hints(cls) -> dict:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
+
+
+def _decode(tp, value, where: str):
+    origin = typing.get_origin(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return None if value is None else _decode(args[0], value, where)
+    if origin is tuple:
+        return _decode_tuple(typing.get_args(tp), value, where)
+    if dataclasses.is_dataclass(tp):
+        return _decode_dataclass(tp, value, where)
+    return _decode_scalar(tp, value, where)
+
+
+def _decode_tuple(args, value, where: str) -> tuple:
+    if not isinstance(value, list):
+        raise RecordError(f"{where}: expected a list, got {type(value).__name__}")
+    if len(args) == 2 and args[1] is Ellipsis:
+        return tuple(_decode(args[0], v, where) for v in value)
+    if len(value) != len(args):
+        raise RecordError(f"{where}: expected {len(args)} items, got {len(value)}")
+    return tuple(_decode(a, v, where) for a, v in zip(args, value))
+
+
+def _decode_scalar(tp, value, where: str):
+    if tp is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    ok = isinstance(value, tp) and (tp is bool or not isinstance(value, bool))
+    if not ok:
+        raise RecordError(f"{where}: expected {tp.__name__}, got {type(value).__name__}")
+    return value
+
+
+def describe(event) -> str:
+    """One line for people: ``node_started n3 MulBackward0 grads [2]``."""
+    skip = {"seq", "kind"}
+    parts = [event.kind]
+    for f in dataclasses.fields(event):
+        if f.name in skip:
+            continue
+        parts.append(f"{f.name}={_brief(getattr(event, f.name))}")
+    return " ".join(parts)
+
+
+def _brief(value) -> str:
+    if isinstance(value, TensorSummary):
+        return f"t{value.id}{list(value.shape)}"
+    if isinstance(value, PlannedNode):
+        return f"n{value.node}"
+    if isinstance(value, SavedSummary):
+        return value.name
+    if isinstance(value, tuple):
+        items = [_brief(v) for v in value[:8]]
+        more = ",..." if len(value) > 8 else ""
+        return "(" + ",".join(items) + more + ")"
+    if isinstance(value, str):
+        return value if len(value) <= 60 else value[:57] + "..."
+    return str(value)

@@ -1,0 +1,42 @@
+"""``torch.nn`` for agdebug: Module, Parameter, layers, losses, ``functional`` and ``init``.
+
+>>> import agdebug as ag
+>>> net = ag.nn.Sequential(ag.nn.Linear(2, 3), ag.nn.Tanh(), ag.nn.Linear(3, 1))
+>>> sum(p.numel() for p in net.parameters())
+13
+"""
+
+from __future__ import annotations
+
+from . import functional, init
+from .layers import (
+    ELU,
+    GELU,
+    AvgPool2d,
+    Conv2d,
+    Dropout,
+    Flatten,
+    Identity,
+    LeakyReLU,
+    Linear,
+    LogSoftmax,
+    MaxPool2d,
+    ModuleList,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from .module import Module
+from .parameter import Parameter
+
+__all__ = [
+    "ELU", "GELU", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "Conv2d", "CrossEntropyLoss",
+    "Dropout", "Flatten", "Identity", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d",
+    "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
+    "Softmax", "Softplus", "Tanh", "functional", "init",
+]

@@ -1,0 +1,298 @@
+"""``Module``: the base class that registers parameters, buffers and submodules by assignment."""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+
+from ..graph.grad_mode import no_grad
+from ..tensor import Tensor
+from .parameter import Parameter
+
+__all__ = ["Module"]
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class Module:
+    """Base class of every layer: assign a Parameter or a Module to register it.
+
+    >>> import agdebug as ag
+    >>> class Affine(ag.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.scale = ag.nn.Parameter(ag.ones(2))
+    ...     def forward(self, x):
+    ...         return x * self.scale
+    >>> m = Affine()
+    >>> [name for name, _ in m.named_parameters()]
+    ['scale']
+    >>> m(ag.tensor([1.0, 2.0]))
+    tensor([1., 2.], grad_fn=<MulBackward0>)
+    """
+
+    def __init__(self):
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # -- registration ---------------------------------------------------------------------------
+
+    def __setattr__(self, name: str, value) -> None:
+        params = self.__dict__.get("_parameters")
+        modules = self.__dict__.get("_modules")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            params[name] = value
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_type_name(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            params[name] = None
+        elif isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name)
+            modules[name] = value
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_type_name(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            modules[name] = None
+        elif name in self.__dict__.get("_buffers", {}):
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        self.__dict__.pop(name, None)
+        for table in (self._parameters, self._buffers, self._modules):
+            table.pop(name, None)
+
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for table in (self._parameters, self._buffers, self._modules):
+            if name in table:
+                del table[name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param) -> None:
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        self._forget(name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
+        self._forget(name)
+        self._buffers[name] = tensor
+
+    def add_module(self, name: str, module) -> None:
+        self._forget(name)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    # -- traversal ------------------------------------------------------------------------------
+
+    def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
+        """(name, module) for this module and every descendant, depth first."""
+        memo = set() if memo is None else memo
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is not None:
+                sub = f"{prefix}.{name}" if prefix else name
+                yield from child.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def children(self):
+        for _, child in self.named_children():
+            yield child
+
+    def _named_members(self, table: str, prefix: str, recurse: bool, remove_duplicate=True):
+        seen = set()
+        owners = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for owner_name, owner in owners:
+            for name, value in getattr(owner, table).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield (f"{owner_name}.{name}" if owner_name else name), value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True):
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # -- modes and gradients --------------------------------------------------------------------
+
+    def train(self, mode: bool = True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")  # noqa: TRY004 - torch
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's ``.grad`` (to None by default, as torch 2.x does)."""
+        for p in self.parameters():
+            _reset_grad(p, set_to_none)
+
+    def apply(self, fn):
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Move/cast every parameter and buffer in place (``module.to(torch.float64)``)."""
+        with no_grad():
+            for m in self.modules():
+                for p in m._parameters.values():
+                    if p is not None:
+                        p.data = p.to(*args, **kwargs)
+                        if p._grad is not None:
+                            p._grad = p._grad.to(*args, **kwargs)
+                for name, b in m._buffers.items():
+                    if b is not None:
+                        m._buffers[name] = b.to(*args, **kwargs)
+        return self
+
+    def double(self):
+        from ..backend import float64
+        return self.to(float64)
+
+    def float(self):
+        from ..backend import float32
+        return self.to(float32)
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
+        """Parameters and buffers by dotted name, detached (they share storage)."""
+        out = OrderedDict() if destination is None else destination
+        for owner_name, owner in self.named_modules(prefix=prefix.rstrip(".")):
+            for table in (owner._parameters, owner._buffers):
+                for name, value in table.items():
+                    if value is not None:
+                        key = f"{owner_name}.{name}" if owner_name else name
+                        out[key] = value if keep_vars else value.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Copy tensors into the parameters and buffers; torch's errors on mismatched keys."""
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict and unexpected:
+            errors.append("Unexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+        if strict and missing:
+            errors.append("Missing key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in missing) + ". ")
+        for key, target in own.items():
+            if key in state_dict and tuple(state_dict[key].shape) != tuple(target.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{state_dict[key].shape!r} from checkpoint, the shape in current "
+                              f"model is {target.shape!r}.")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        with no_grad():
+            for key, target in own.items():
+                if key in state_dict:
+                    target.copy_(state_dict[key])
+        return _IncompatibleKeys(missing, unexpected)
+
+    # -- printing ---------------------------------------------------------------------------------
+
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        lines = []
+        for name, child in self._modules.items():
+            body = repr(child).replace("\n", "\n  ")
+            lines.append(f"({name}): {body}")
+        extra = self.extra_repr()
+        if not lines:
+            return f"{type(self).__name__}({extra})"
+        head = [extra] if extra else []
+        return f"{type(self).__name__}(\n  " + "\n  ".join(head + lines) + "\n)"
+
+
+def _type_name(value) -> str:
+    if isinstance(value, Tensor):
+        return "torch.FloatTensor" if value.dtype._legacy == "Float" else type(value).__name__
+    return type(value).__name__
+
+
+def _reset_grad(p: Tensor, set_to_none: bool) -> None:
+    if p._grad is None:
+        return
+    if set_to_none:
+        p._grad = None
+        return
+    if p._grad._grad_fn is not None:
+        p._grad = p._grad.detach()
+    else:
+        p._grad.requires_grad_(False)
+    p._grad.zero_()
+

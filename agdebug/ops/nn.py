@@ -1,0 +1,466 @@
+"""Neural-network ops: softmax, losses, convolution and pooling.
+
+Each forward works on raw arrays with ``xp``; each derivative is written in
+Tensor ops (or in another op of this module whose own derivative is here too),
+so ``create_graph=True`` differentiates them again. Convolution and pooling
+gather their windows with one strided slice per kernel offset (kh * kw slices,
+never a loop over pixels) and multiply with ``matmul``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .elementwise import softplus
+from .registry import defop
+from .util import dims_of, input_shape
+
+# ----------------------------------------------------------------------------- softmax
+
+
+@defop("softmax", node="SoftmaxBackward0", saves=("result",))
+def softmax(xp, x, dim=-1):
+    axis = dims_of(dim, x.ndim)[0]
+    e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
+    return (e / xp.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+
+
+@softmax.vjp
+def softmax_vjp(ctx, grad):
+    y = ctx.result
+    return (y * (grad - (grad * y).sum(ctx.dim, keepdim=True)),)
+
+
+@defop("log_softmax", node="LogSoftmaxBackward0", saves=("result",))
+def log_softmax(xp, x, dim=-1):
+    axis = dims_of(dim, x.ndim)[0]
+    shifted = x - xp.max(x, axis=axis, keepdims=True)
+    lse = xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+    return (shifted - lse).astype(x.dtype, copy=False)
+
+
+@log_softmax.vjp
+def log_softmax_vjp(ctx, grad):
+    return (grad - ctx.result.exp() * grad.sum(ctx.dim, keepdim=True),)
+
+
+# ----------------------------------------------------------------------------- losses
+
+def _reduce(xp, losses, reduction: str):
+    if reduction == "mean":
+        return xp.mean(losses)
+    if reduction == "sum":
+        return xp.sum(losses)
+    return losses
+
+
+def _scale_grad(ctx, grad, shape):
+    """The incoming gradient of a reduced loss, spread over the element ``shape``."""
+    if ctx.reduction == "mean":
+        return grad / max(int(np.prod(shape)), 1)
+    return grad
+
+
+def _array(t):
+    """A tensor passed as a keyword attribute (not an input, so not an edge) as its array."""
+    return None if t is None else t._data
+
+
+@defop("nll_loss", node="NllLossBackward0", saves=("coeff",), extras=("coeff",))
+def nll_loss(xp, x, target=None, weight=None, reduction="mean", ignore_index=-100):
+    # target and weight are keyword attributes, not inputs: torch's node has one edge (self).
+    target, weight = _array(target), _array(weight)
+    axis = 1 if x.ndim >= 2 else 0
+    classes = x.shape[axis]
+    valid = target != ignore_index
+    bad = valid & ((target < 0) | (target >= classes))
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    safe = xp.where(valid, target, 0).astype(np.int64)
+    w = weight[safe] if weight is not None else xp.ones(safe.shape, dtype=x.dtype)
+    w = (w * valid).astype(x.dtype)
+    picked = xp.take_along_axis(x, xp.expand_dims(safe, axis), axis=axis)
+    losses = -w * xp.squeeze(picked, axis)
+    shape = [1] * x.ndim
+    shape[axis] = classes
+    onehot = xp.arange(classes).reshape(shape) == xp.expand_dims(safe, axis)
+    coeff = onehot * -xp.expand_dims(w, axis)
+    if reduction == "mean":
+        total = w.sum()
+        return losses.sum() / total, (coeff / total).astype(x.dtype)
+    return _reduce(xp, losses, reduction).astype(x.dtype), coeff.astype(x.dtype)
+
+
+@nll_loss.vjp
+def nll_loss_vjp(ctx, grad):
+    coeff = ctx.coeff
+    if ctx.reduction == "none" and coeff.ndim >= 2:
+        shape = list(coeff.shape)
+        shape[1] = 1
+        grad = grad.reshape(tuple(shape))
+    return (grad * coeff,)
+
+
+# torch runs 4D (image) inputs through nll_loss2d: the same maths under another node name.
+nll_loss2d = defop("nll_loss2d", node="NllLoss2DBackward0",
+                   saves=("coeff",), extras=("coeff",))(nll_loss.forward)
+nll_loss2d.vjp(nll_loss_vjp)
+
+
+@defop("mse_loss", node="MseLossBackward0", saves=("x", "y"))
+def mse_loss(xp, x, y, reduction="mean"):
+    d = x - y
+    return _reduce(xp, d * d, reduction).astype(d.dtype, copy=False)
+
+
+@mse_loss.vjp
+def mse_loss_vjp(ctx, grad):
+    x, y = ctx.x, ctx.y
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    g = _scale_grad(ctx, grad, shape) * 2 * (x - y)
+    return g, -g
+
+
+_EPSILON = 1e-12
+
+
+@defop("binary_cross_entropy", node="BinaryCrossEntropyBackward0",
+       saves=("x", "target"))
+def binary_cross_entropy(xp, x, target, weight=None, reduction="mean"):
+    weight = _array(weight)
+    if bool(((x < 0) | (x > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    # torch clamps each log at -100 so that p = 0 or 1 gives a finite loss.
+    log_p = xp.maximum(xp.log(x), -100)
+    log_q = xp.maximum(xp.log1p(-x), -100)
+    losses = -(target * log_p + (1 - target) * log_q)
+    if weight is not None:
+        losses = losses * weight
+    return _reduce(xp, losses, reduction).astype(x.dtype, copy=False)
+
+
+@binary_cross_entropy.vjp
+def binary_cross_entropy_vjp(ctx, grad):
+    x, target = ctx.x, ctx.target
+    g = _scale_grad(ctx, grad, tuple(x.shape))
+    if ctx.weight is not None:
+        g = g * ctx.weight
+    grad_x = g * (x - target) / (x * (1 - x)).clamp(min=_EPSILON)
+    grad_t = None
+    if ctx.next_functions[1][0] is not None:
+        grad_t = g * ((-x).log1p().clamp(min=-100) - x.log().clamp(min=-100))
+    return grad_x, grad_t
+
+
+@defop("binary_cross_entropy_with_logits", node="BinaryCrossEntropyWithLogitsBackward0",
+       saves=("x", "target"))
+def binary_cross_entropy_with_logits(xp, x, target, weight=None, pos_weight=None,
+                                     reduction="mean"):
+    weight, pos_weight = _array(weight), _array(pos_weight)
+    # softplus(-x) = log(1 + exp(-x)), computed without overflow.
+    softplus_neg = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)
+    if pos_weight is None:
+        losses = (1 - target) * x + softplus_neg
+    else:
+        losses = (1 - target) * x + (1 + (pos_weight - 1) * target) * softplus_neg
+    if weight is not None:
+        losses = losses * weight
+    return _reduce(xp, losses, reduction).astype(x.dtype, copy=False)
+
+
+@binary_cross_entropy_with_logits.vjp
+def binary_cross_entropy_with_logits_vjp(ctx, grad):
+    x, target = ctx.x, ctx.target
+    g = _scale_grad(ctx, grad, tuple(x.shape))
+    if ctx.weight is not None:
+        g = g * ctx.weight
+    sig = x.sigmoid()
+    if ctx.pos_weight is None:
+        grad_x = g * (sig - target)
+        grad_t = g * -x
+    else:
+        pw = ctx.pos_weight
+        grad_x = g * ((1 - target) - (1 + (pw - 1) * target) * (1 - sig))
+        grad_t = g * (-x + (pw - 1) * softplus(-x))
+    return grad_x, grad_t if ctx.next_functions[1][0] is not None else None
+
+
+# ----------------------------------------------------------------------------- windows
+
+def pair(value) -> tuple:
+    """``3`` -> ``(3, 3)``; a pair stays a pair."""
+    return (int(value), int(value)) if isinstance(value, (int, np.integer)) else tuple(
+        int(v) for v in value)
+
+
+def _windows(xp, padded, kernel, stride, dilation, out_hw):
+    """(..., kh, kw, Ho, Wo): every kernel offset's strided slice of ``padded``."""
+    (kh, kw), (sh, sw), (dh, dw), (ho, wo) = kernel, stride, dilation, out_hw
+    cols = xp.empty(padded.shape[:-2] + (kh, kw, ho, wo), dtype=padded.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            cols[..., i, j, :, :] = padded[..., i * dh: i * dh + sh * (ho - 1) + 1: sh,
+                                           j * dw: j * dw + sw * (wo - 1) + 1: sw]
+    return cols
+
+
+def _unwindow(xp, cols, padded_hw, stride, dilation):
+    """The adjoint of :func:`_windows`: sum every window back into a padded image."""
+    kh, kw, ho, wo = cols.shape[-4:]
+    (sh, sw), (dh, dw) = stride, dilation
+    out = xp.zeros(cols.shape[:-4] + tuple(padded_hw), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[..., i * dh: i * dh + sh * (ho - 1) + 1: sh,
+                j * dw: j * dw + sw * (wo - 1) + 1: sw] += cols[..., i, j, :, :]
+    return out
+
+
+def _pad(xp, x, padding, value=0.0):
+    top, bottom, left, right = padding
+    if not any(padding):
+        return x
+    lead = ((0, 0),) * (x.ndim - 2)
+    return xp.pad(x, lead + ((top, bottom), (left, right)), constant_values=value)
+
+
+def _crop(x, padding, hw):
+    top, _, left, _ = padding
+    return x[..., top: top + hw[0], left: left + hw[1]]
+
+
+def conv_out_hw(hw, kernel, stride, padding, dilation) -> tuple:
+    """Output height and width of a convolution (``padding`` is top, bottom, left, right)."""
+    top, bottom, left, right = padding
+    return tuple((size + lo + hi - d * (k - 1) - 1) // s + 1 for size, lo, hi, k, s, d in
+                 zip(hw, (top, left), (bottom, right), kernel, stride, dilation))
+
+
+# ----------------------------------------------------------------------------- conv2d
+
+def _conv_cols(xp, x, kernel, stride, padding, dilation, groups, out_hw):
+    cols = _windows(xp, _pad(xp, x, padding), kernel, stride, dilation, out_hw)
+    n = x.shape[0]
+    return cols.reshape(n, groups, -1, out_hw[0] * out_hw[1])
+
+
+@defop("conv2d", node="ConvolutionBackward0", saves=("x", "w"))
+def conv2d(xp, x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
+    out_hw = conv_out_hw(x.shape[2:], w.shape[2:], stride, padding, dilation)
+    cols = _conv_cols(xp, x, w.shape[2:], stride, padding, dilation, groups, out_hw)
+    wm = w.reshape(groups, w.shape[0] // groups, -1)
+    out = xp.matmul(wm, cols).reshape((x.shape[0], w.shape[0]) + out_hw)
+    if b is not None:
+        out = out + b.reshape(1, -1, 1, 1)
+    return out.astype(x.dtype, copy=False)
+
+
+def _geometry(ctx) -> dict:
+    return {"stride": ctx.stride, "padding": ctx.padding, "dilation": ctx.dilation,
+            "groups": ctx.groups}
+
+
+@conv2d.vjp
+def conv2d_vjp(ctx, grad):
+    x, w, geo = ctx.x, ctx.w, _geometry(ctx)
+    grad_x = grad_w = grad_b = None
+    if ctx.next_functions[0][0] is not None:
+        grad_x = conv2d_input_grad(grad, w, input_hw=tuple(x.shape[2:]), **geo)
+    if ctx.next_functions[1][0] is not None:
+        grad_w = conv2d_weight_grad(x, grad, weight_size=tuple(w.shape), **geo)
+    if ctx.next_functions[2][0] is not None:
+        grad_b = grad.sum((0, 2, 3))
+    return grad_x, grad_w, grad_b
+
+
+@defop("conv2d_input_grad", node="ConvolutionBackwardBackward0", saves=("g", "w"))
+def conv2d_input_grad(xp, g, w, input_hw=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0),
+                      dilation=(1, 1), groups=1):
+    n, out_hw = g.shape[0], g.shape[2:]
+    wm = w.reshape(groups, w.shape[0] // groups, -1)
+    gm = g.reshape(n, groups, w.shape[0] // groups, -1)
+    cols = xp.matmul(wm.transpose(0, 2, 1), gm)
+    cols = cols.reshape((n, w.shape[1] * groups) + tuple(w.shape[2:]) + tuple(out_hw))
+    top, bottom, left, right = padding
+    padded_hw = (input_hw[0] + top + bottom, input_hw[1] + left + right)
+    return _crop(_unwindow(xp, cols, padded_hw, stride, dilation), padding, input_hw)
+
+
+@conv2d_input_grad.vjp
+def conv2d_input_grad_vjp(ctx, grad):
+    g, w, geo = ctx.g, ctx.w, _geometry(ctx)
+    grad_g = conv2d(grad, w, None, **geo) if ctx.next_functions[0][0] is not None else None
+    grad_w = None
+    if ctx.next_functions[1][0] is not None:
+        grad_w = conv2d_weight_grad(grad, g, weight_size=tuple(w.shape), **geo)
+    return grad_g, grad_w
+
+
+@defop("conv2d_weight_grad", node="ConvolutionBackwardBackward0", saves=("x", "g"))
+def conv2d_weight_grad(xp, x, g, weight_size=(1, 1, 1, 1), stride=(1, 1), padding=(0, 0, 0, 0),
+                       dilation=(1, 1), groups=1):
+    n, out_hw = x.shape[0], tuple(g.shape[2:])
+    cols = _conv_cols(xp, x, weight_size[2:], stride, padding, dilation, groups, out_hw)
+    gm = g.reshape(n, groups, weight_size[0] // groups, -1)
+    return xp.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(weight_size)
+
+
+@conv2d_weight_grad.vjp
+def conv2d_weight_grad_vjp(ctx, grad):
+    x, g, geo = ctx.x, ctx.g, _geometry(ctx)
+    grad_x = grad_g = None
+    if ctx.next_functions[0][0] is not None:
+        grad_x = conv2d_input_grad(g, grad, input_hw=tuple(x.shape[2:]), **geo)
+    if ctx.next_functions[1][0] is not None:
+        grad_g = conv2d(x, grad, None, **geo)
+    return grad_x, grad_g
+
+
+# ----------------------------------------------------------------------------- pooling
+
+def pool_out_hw(hw, kernel, stride, padding, dilation, ceil_mode) -> tuple:
+    """torch's pooling output size (a last window must start inside the input or left pad)."""
+    out = []
+    for size, k, s, p, d in zip(hw, kernel, stride, padding, dilation):
+        span = size + 2 * p - d * (k - 1) - 1
+        n = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (n - 1) * s >= size + p:
+            n -= 1
+        out.append(n)
+    return tuple(out)
+
+
+def _pool_padding(hw, out_hw, kernel, stride, padding, dilation) -> tuple:
+    """(top, bottom, left, right): ``padding`` plus what ceil_mode's last window needs."""
+    extra = [max(0, (o - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
+             for size, o, k, s, p, d in zip(hw, out_hw, kernel, stride, padding, dilation)]
+    return (padding[0], padding[0] + extra[0], padding[1], padding[1] + extra[1])
+
+
+@defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", saves=("indices",),
+       extras=("indices",))
+def max_pool2d(xp, x, kernel_size=(1, 1), stride=(1, 1), padding=(0, 0), dilation=(1, 1),
+               ceil_mode=False):
+    hw, lead = x.shape[-2:], x.shape[:-2]
+    out_hw = pool_out_hw(hw, kernel_size, stride, padding, dilation, ceil_mode)
+    pads = _pool_padding(hw, out_hw, kernel_size, stride, padding, dilation)
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    cols = _windows(xp, _pad(xp, x, pads, fill), kernel_size, stride, dilation, out_hw)
+    kw = kernel_size[1]
+    cols = cols.reshape(lead + (-1,) + out_hw)
+    best = xp.argmax(cols, axis=-3)
+    values = xp.take_along_axis(cols, best[..., None, :, :], axis=-3)[..., 0, :, :]
+    rows = (xp.arange(out_hw[0]) * stride[0]).reshape(-1, 1) + (best // kw) * dilation[0]
+    columns = xp.arange(out_hw[1]) * stride[1] + (best % kw) * dilation[1]
+    indices = (rows - padding[0]) * hw[1] + (columns - padding[1])
+    return values, indices.astype(np.int64)
+
+
+@max_pool2d.vjp
+def max_pool2d_vjp(ctx, grad):
+    return (max_pool2d_scatter(grad, ctx.indices, input_hw=tuple(input_shape(ctx, 0)[-2:])),)
+
+
+@defop("max_pool2d_scatter", node="MaxPool2DWithIndicesBackwardBackward0", saves=("indices",))
+def max_pool2d_scatter(xp, g, indices, input_hw=(1, 1)):
+    lead = g.shape[:-2]
+    planes, size = int(np.prod(lead)), input_hw[0] * input_hw[1]
+    flat = indices.reshape(planes, -1) + (xp.arange(planes) * size).reshape(-1, 1)
+    out = xp.bincount(flat.reshape(-1), weights=g.reshape(-1), minlength=planes * size)
+    return out.astype(g.dtype).reshape(lead + tuple(input_hw))
+
+
+@max_pool2d_scatter.vjp
+def max_pool2d_scatter_vjp(ctx, grad):
+    # torch's max_pool_double_backward: flatten the image, gather, view as the pooled shape.
+    indices = ctx.indices
+    planes = int(np.prod(tuple(indices.shape[:-2])))
+    flat = grad.reshape((planes, -1))
+    picked = max_pool2d_gather(flat, indices, input_hw=tuple(grad.shape[-2:]))
+    return picked.reshape(tuple(indices.shape)), None
+
+
+@defop("max_pool2d_gather", node="GatherBackward0", saves=("indices",))
+def max_pool2d_gather(xp, x, indices, input_hw=(1, 1)):
+    return xp.take_along_axis(x, indices.reshape(x.shape[0], -1), axis=1)
+
+
+@max_pool2d_gather.vjp
+def max_pool2d_gather_vjp(ctx, grad):
+    indices = ctx.indices
+    image = max_pool2d_scatter(grad.reshape(tuple(indices.shape)), indices,
+                               input_hw=ctx.input_hw)
+    return image.reshape(tuple(grad.shape[:1]) + (-1,)), None
+
+
+def _avg_divisor(xp, hw, out_hw, dtype, kernel, stride, padding, ceil_mode, count_include_pad,
+                 divisor_override):
+    if divisor_override:
+        return divisor_override
+    pads = _pool_padding(hw, out_hw, kernel, stride, padding, (1, 1))
+    counted = xp.zeros((hw[0] + pads[0] + pads[1], hw[1] + pads[2] + pads[3]), dtype)
+    if count_include_pad:
+        counted[:hw[0] + 2 * padding[0], :hw[1] + 2 * padding[1]] = 1
+    else:
+        counted[padding[0]: padding[0] + hw[0], padding[1]: padding[1] + hw[1]] = 1
+    return _windows(xp, counted, kernel, stride, (1, 1), out_hw).sum(axis=(0, 1))
+
+
+@defop("avg_pool2d", node="AvgPool2DBackward0")
+def avg_pool2d(xp, x, kernel_size=(1, 1), stride=(1, 1), padding=(0, 0), ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    hw = x.shape[-2:]
+    out_hw = pool_out_hw(hw, kernel_size, stride, padding, (1, 1), ceil_mode)
+    pads = _pool_padding(hw, out_hw, kernel_size, stride, padding, (1, 1))
+    cols = _windows(xp, _pad(xp, x, pads), kernel_size, stride, (1, 1), out_hw)
+    sums = cols.sum(axis=(-4, -3))
+    divisor = _avg_divisor(xp, hw, out_hw, x.dtype, kernel_size, stride, padding, ceil_mode,
+                           count_include_pad, divisor_override)
+    return (sums / divisor).astype(x.dtype, copy=False)
+
+
+def _avg_attrs(ctx) -> dict:
+    return {k: getattr(ctx, k) for k in ("kernel_size", "stride", "padding", "ceil_mode",
+                                         "count_include_pad", "divisor_override")}
+
+
+@avg_pool2d.vjp
+def avg_pool2d_vjp(ctx, grad):
+    hw = tuple(input_shape(ctx, 0)[-2:])
+    return (avg_pool2d_backward(grad, input_hw=hw, **_avg_attrs(ctx)),)
+
+
+@defop("avg_pool2d_backward", node="AvgPool2DBackwardBackward0")
+def avg_pool2d_backward(xp, g, input_hw=(1, 1), kernel_size=(1, 1), stride=(1, 1),
+                        padding=(0, 0), ceil_mode=False, count_include_pad=True,
+                        divisor_override=None):
+    out_hw = tuple(g.shape[-2:])
+    divisor = _avg_divisor(xp, input_hw, out_hw, g.dtype, kernel_size, stride, padding,
+                           ceil_mode, count_include_pad, divisor_override)
+    share = (g / divisor)[..., None, None, :, :]
+    cols = xp.broadcast_to(share, g.shape[:-2] + tuple(kernel_size) + out_hw)
+    pads = _pool_padding(input_hw, out_hw, kernel_size, stride, padding, (1, 1))
+    padded_hw = (input_hw[0] + pads[0] + pads[1], input_hw[1] + pads[2] + pads[3])
+    out = _unwindow(xp, cols, padded_hw, stride, (1, 1))
+    return _crop(out, pads, input_hw).astype(g.dtype, copy=False)
+
+
+@avg_pool2d_backward.vjp
+def avg_pool2d_backward_vjp(ctx, grad):
+    return (avg_pool2d(grad, **_avg_attrs(ctx)),)
+
+
+# ----------------------------------------------------------------------------- bindings
+
+def softmax_method(self, dim, dtype=None):
+    """``x.softmax(dim)`` and ``agdebug.softmax(x, dim)``."""
+    return softmax(self if dtype is None else self.to(dtype), dim=dim)
+
+
+def log_softmax_method(self, dim, dtype=None):
+    """``x.log_softmax(dim)`` and ``agdebug.log_softmax(x, dim)``."""
+    return log_softmax(self if dtype is None else self.to(dtype), dim=dim)
+
+
+METHODS = {"softmax": softmax_method, "log_softmax": log_softmax_method}
+FUNCTIONS = {"softmax": softmax_method, "log_softmax": log_softmax_method}

@@ -1,0 +1,1 @@
+"""Drawing: DOT text from a GraphState (``dot``), rendered files and frames (``export``)."""

@@ -1,0 +1,371 @@
+"""DOT text from a ``GraphState``: no Graphviz binary needed, same state -> same bytes.
+
+Drawn: op nodes and AccumulateGrad (coloured by status, the current node
+outlined in red, nodes whose hooks fired outlined in purple), leaves, outputs,
+saved tensors (released ones struck out and greyed), edges in the direction
+gradients flow, labelled with the gradient's shape; edges on a live reference
+cycle in red.
+
+Frames of an animation pass ``layout=``: the nodes and labels then come from
+that (final) state and only styles come from the state drawn, so Graphviz
+gives every frame the same positions.
+
+>>> import agdebug as ag
+>>> from agdebug.debug import record
+>>> with record() as trace:
+...     x = ag.tensor([1.0, 2.0], requires_grad=True)
+...     (x * x).sum().backward()
+>>> text = to_dot(trace.state())
+>>> text.startswith("digraph agdebug {") and "MulBackward0" in text
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..debug.cycles import cycle_edges
+
+__all__ = ["STATUS_COLORS", "DotOptions", "dot_elements", "to_dot"]
+
+STATUS_COLORS = {
+    "created": "#ffffff", "waiting": "#fff3b0", "ready": "#ffd166", "running": "#ff9f1c",
+    "done": "#b7e4c7", "released": "#a9d6e5", "freed": "#e0e0e0", "errored": "#ef476f",
+}
+LEAF_COLOR = "#cfe8ff"
+OUTPUT_COLOR = "#d8f3dc"
+
+
+@dataclass(frozen=True)
+class DotOptions:
+    """What to draw. ``focus``/``radius`` keep a node's neighbourhood; past ``max_nodes``
+    linear chains are collapsed into one box."""
+
+    values: bool = False
+    saved: bool = True
+    attrs: bool = False
+    focus: int | None = None
+    radius: int = 2
+    max_nodes: int = 200
+    layout: object = None           # a GraphState giving nodes and labels (fixed layout)
+    layout_links: frozenset = frozenset()   # (leaf id, node id) .grad links to reserve
+    title: str = ""
+
+
+def to_dot(state, options: DotOptions | None = None) -> str:
+    """The DOT text of ``state``."""
+    return _build(state, options or DotOptions()).text()
+
+
+def dot_elements(state, options: DotOptions | None = None) -> list[tuple[str, dict]]:
+    """``(key, attributes)`` of every node and edge ``to_dot`` writes, in order."""
+    return _build(state, options or DotOptions()).elements
+
+
+def _build(state, opts: DotOptions) -> _Writer:
+    frame = opts.layout is not None
+    universe = opts.layout.nodes if frame else state.nodes
+    keep = _visible(universe, state, opts)
+    chains = _chains(universe, keep, state) if len(keep) > opts.max_nodes and not frame else {}
+    out = _Writer()
+    out.line("digraph agdebug {")
+    out.line('  graph [rankdir=TB, fontname="Helvetica", fontsize=11, nodesep=0.3, ranksep=0.35'
+             + (f", label={_q(opts.title)}, labelloc=t" if opts.title else "") + "];")
+    out.line('  node [fontname="Helvetica", fontsize=10, style=filled, shape=box];')
+    out.line('  edge [fontname="Helvetica", fontsize=9, arrowsize=0.6];')
+    for node_id in sorted(keep):
+        if node_id in chains:
+            continue
+        _draw_node(out, universe[node_id], state, opts, frame)
+    _draw_chains(out, chains, universe)
+    _draw_outputs(out, universe, keep, chains, state)
+    _draw_edges(out, universe, keep, chains, state, opts, frame)
+    _draw_leaf_links(out, state, keep, opts, frame)
+    out.line("}")
+    return out
+
+
+class _Writer:
+    def __init__(self):
+        self.lines: list[str] = []
+
+        self.elements: list[tuple[str, dict]] = []
+
+    def line(self, text: str) -> None:
+        self.lines.append(text)
+
+    def element(self, key: str, attrs: dict) -> None:
+        """A node (``n3``) or edge (``n3 -> n2``) with its attributes."""
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        self.elements.append((key, attrs))
+        self.lines.append(f"  {key} " + _attrs(**attrs) if attrs else f"  {key}")
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def _q(text: str) -> str:
+    """A DOT double-quoted string."""
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _html(text: str) -> str:
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def _attrs(**attrs) -> str:
+    return "[" + ", ".join(f"{k}={v}" for k, v in attrs.items() if v is not None) + "]"
+
+
+# ----------------------------------------------------------------------------- selection
+
+def _visible(universe, state, opts: DotOptions) -> set:
+    keep = set(universe)
+    if opts.focus is None or opts.focus not in universe:
+        return keep
+    adjacent: dict = {}
+    for node in universe.values():
+        for child, _ in node.edges:
+            if child in universe:
+                adjacent.setdefault(node.id, set()).add(child)
+                adjacent.setdefault(child, set()).add(node.id)
+    seen = {opts.focus}
+    frontier = [opts.focus]
+    for _ in range(opts.radius):
+        frontier = sorted({n for f in frontier for n in adjacent.get(f, ()) if n not in seen})
+        seen.update(frontier)
+    return seen
+
+
+def _chains(universe, keep: set, state) -> dict:
+    """Node id -> chain key, for runs of 3+ single-parent single-child op nodes."""
+    parents: dict = {}
+    for node_id in keep:
+        for child, _ in universe[node_id].edges:
+            if child in keep:
+                parents.setdefault(child, []).append(node_id)
+    protected = {state.current} | {n.id for n in state.nodes.values() if n.status == "errored"}
+
+    def linear(node_id) -> bool:
+        node = universe[node_id]
+        children = [c for c, _ in node.edges if c in keep]
+        return (not node.is_accumulator and node_id not in protected and len(children) == 1
+                and len(parents.get(node_id, ())) == 1)
+
+    chains: dict = {}
+    for node_id in sorted(keep):
+        if not linear(node_id) or linear(parents[node_id][0]):
+            continue   # not linear, or not the head of its chain
+        run = [node_id]
+        nxt = next(c for c, _ in universe[node_id].edges if c in keep)
+        while linear(nxt) and nxt not in run:
+            run.append(nxt)
+            nxt = next(c for c, _ in universe[nxt].edges if c in keep)
+        if len(run) >= 3:
+            for member in run:
+                chains[member] = tuple(run)
+    return chains
+
+
+# ----------------------------------------------------------------------------- nodes
+
+def _output_summary(node):
+    if node.leaf is not None:
+        return node.leaf
+    return node.outputs[0] if node.outputs else None
+
+
+def _stats_text(summary) -> str:
+    if summary is None or summary.stats is None:
+        return ""
+    s = summary.stats
+    if s.min is None:
+        return ""
+    text = f"min {s.min:.4g} max {s.max:.4g} mean {s.mean:.4g} norm {s.norm:.4g}"
+    if s.nan or s.inf:
+        text += f" nan {s.nan} inf {s.inf}"
+    return text
+
+
+def _node_label(node, opts: DotOptions, frame: bool) -> str:
+    lines = [node.name]
+    out = _output_summary(node)
+    if out is not None:
+        lines.append(out.describe())
+    if opts.attrs:
+        lines.extend(f"{k}={v}" for k, v in node.attrs)
+    return "\n".join(lines)
+
+
+def _node_style(node_id: int, state, opts: DotOptions) -> dict:
+    node = state.nodes.get(node_id)
+    if node is None:
+        return {"style": "invis"}
+    status = node.status
+    style = {"fillcolor": _q(STATUS_COLORS.get(status, "#ffffff")),
+             "style": _q("filled,dashed" if status == "freed" else "filled")}
+    if status == "freed":
+        style["fontcolor"] = _q("#888888")
+        style["color"] = _q("#999999")
+    if node.hooks:
+        style["color"] = _q("#7b2cbf")
+        style["penwidth"] = "2"
+    if node_id == state.current:
+        style["color"] = _q("#d00000")
+        style["penwidth"] = "3"
+    return style
+
+
+def _tooltip(node) -> str:
+    parts = [f"{node.name} n{node.id}", f"status: {node.status}"]
+    if node.op:
+        parts.append(f"op: {node.op}")
+    parts.extend(f"in {s.describe()}" for s in node.inputs if s is not None)
+    parts.extend(f"grad in: {g.describe()} {_stats_text(g)}".strip()
+                 for g in node.grads_in if g is not None)
+    if node.hooks:
+        parts.append("hooks: " + ", ".join(node.hooks))
+    if node.saved:
+        parts.append("saved: " + ", ".join(s.name + (" (released)" if s.released else "")
+                                            for s in node.saved))
+    if node.error:
+        parts.append("error: " + node.error)
+    if node.freed_by:
+        parts.append(f"freed by {node.freed_by}")
+    return "\n".join(parts)
+
+
+def _draw_node(out: _Writer, node, state, opts: DotOptions, frame: bool) -> None:
+    live = state.nodes.get(node.id, node)
+    label = _node_label(node, opts, frame)
+    if opts.values and not frame:
+        extra = [_stats_text(g) for g in live.grads_in if g is not None]
+        label = "\n".join([label, *[f"grad {e}" for e in extra if e]])
+    shape = "ellipse" if node.is_accumulator else "box"
+    out.element(f"n{node.id}", dict(label=_q(label), shape=shape, tooltip=_q(_tooltip(live)),
+                                        **_node_style(node.id, state, opts)))
+    if node.leaf is not None:
+        _draw_leaf(out, node, state)
+    if opts.saved:
+        _draw_saved(out, node, live, state)
+
+
+def _draw_leaf(out: _Writer, node, state) -> None:
+    leaf = node.leaf
+    view = state.leaves.get(leaf.id)
+    hidden = node.id not in state.nodes
+    tip = f"leaf t{leaf.id}"
+    if view is not None and view.grad is not None:
+        tip += f"\n.grad {view.grad.describe()} {_stats_text(view.grad)}".rstrip()
+    style = {"style": "invis"} if hidden else {"fillcolor": _q(LEAF_COLOR), "style": "filled"}
+    out.element(f"t{leaf.id}", dict(label=_q(f"leaf t{leaf.id}\n{leaf.describe()}"),
+                                        shape="box", tooltip=_q(tip), **style))
+    out.element(f"n{node.id} -> t{leaf.id}", dict(style="invis" if hidden else "dotted",
+                                                     arrowhead="none"))
+
+
+def _draw_saved(out: _Writer, node, live, state) -> None:
+    hidden = node.id not in state.nodes
+    freed = live.status == "freed"
+    for i, saved in enumerate(node.saved):
+        now = live.saved[i] if i < len(live.saved) else saved
+        gone = now.released or freed
+        text = _html(f"{saved.name}: {list(saved.shape)} {saved.dtype}")
+        label = f"<<S>{text}</S>>" if gone else f"<{text}>"
+        style = ({"style": "invis"} if hidden else
+                 {"style": _q("filled,dashed" if gone else "filled"),
+                  "fillcolor": _q("#f0f0f0" if gone else "#fff8e1"),
+                  "fontcolor": _q("#999999" if gone else "#333333"),
+                  "color": _q("#bbbbbb" if gone else "#a68a00")})
+        out.element(f"s{node.id}_{i}", dict(label=label, shape="note", fontsize="8",
+                                               **style))
+        out.element(f"s{node.id}_{i} -> n{node.id}", dict(
+            style="invis" if hidden else "dotted", arrowhead="none", color=_q("#a68a00")))
+
+
+def _draw_chains(out: _Writer, chains: dict, universe) -> None:
+    for run in sorted(set(chains.values())):
+        first, last = universe[run[0]], universe[run[-1]]
+        label = f"{len(run)} nodes\n{first.name} ... {last.name}"
+        out.element(f"c{run[0]}", dict(label=_q(label), shape="box3d",
+                                          fillcolor=_q("#f5f5f5"), style="filled"))
+
+
+def _draw_outputs(out: _Writer, universe, keep, chains, state) -> None:
+    """The tensors of op nodes nothing else consumes: where gradients enter."""
+    consumed = {child for n in universe.values() for child, _ in n.edges}
+    for node_id in sorted(keep - consumed):
+        node = universe[node_id]
+        if node.is_accumulator or node_id in chains or not node.outputs:
+            continue
+        summary = node.outputs[0]
+        style = ({"style": "invis"} if node_id not in state.nodes else
+                 {"fillcolor": _q(OUTPUT_COLOR), "style": "filled"})
+        out.element(f"o{summary.id}", dict(label=_q(f"output t{summary.id}\n"
+                                                       f"{summary.describe()}"),
+                                              shape="oval", **style))
+        out.element(f"o{summary.id} -> n{node_id}", dict(
+            style="invis" if node_id not in state.nodes else None))
+
+
+# ----------------------------------------------------------------------------- edges
+
+def _edge_label(universe, child: int, nr: int) -> str:
+    target = universe.get(child)
+    if target is None:
+        return ""
+    if target.leaf is not None:
+        return str(list(target.leaf.shape))
+    if nr < len(target.outputs):
+        return str(list(target.outputs[nr].shape))
+    return ""
+
+
+def _draw_edges(out: _Writer, universe, keep, chains, state, opts, frame: bool) -> None:
+    red = cycle_edges(state.cycles)
+    drawn = set()
+    for node_id in sorted(keep):
+        node = universe[node_id]
+        src = f"c{chains[node_id][0]}" if node_id in chains else f"n{node_id}"
+        for i, (child, nr) in enumerate(node.edges):
+            if child == 0 or child not in keep:
+                continue
+            dst = f"c{chains[child][0]}" if child in chains else f"n{child}"
+            if src == dst or (src, dst, nr) in drawn:
+                continue
+            drawn.add((src, dst, nr))
+            out.element(f"{src} -> {dst}", _edge_attrs(universe, node_id, i, child, nr, state,
+                                                         opts, frame, (node_id, child) in red))
+
+
+def _edge_attrs(universe, node_id, i, child, nr, state, opts, frame, on_cycle) -> dict:
+    label = _edge_label(universe, child, nr)
+    live = state.nodes.get(node_id)
+    if opts.values and not frame and live is not None and i < len(live.grads_out):
+        stats = _stats_text(live.grads_out[i])
+        label = f"{label}\n{stats}" if stats else label
+    hidden = live is None or child not in state.nodes
+    return dict(label=_q(label), style="invis" if hidden else None,
+                  color=_q("#d00000") if on_cycle else None,
+                  penwidth="2" if on_cycle else None)
+
+
+def _draw_leaf_links(out: _Writer, state, keep, opts, frame: bool) -> None:
+    """leaf -> .grad's grad_fn (create_graph=True): the edge that closes a cycle."""
+    links = {}
+    for leaf_id, leaf in state.leaves.items():
+        if leaf.grad_fn and leaf.node in keep and leaf.grad_fn in keep:
+            links[(leaf_id, leaf.grad_fn)] = leaf_id in state.cycles
+    if frame:
+        for pair in opts.layout_links:
+            links.setdefault(pair, None)
+    for (leaf_id, fn), on_cycle in sorted(links.items()):
+        if fn not in (opts.layout.nodes if frame else state.nodes):
+            continue
+        attrs = {"label": _q(".grad"), "style": "dashed", "constraint": "false"}
+        if on_cycle is None:
+            attrs["style"] = "invis"
+        elif on_cycle:
+            attrs.update(color=_q("#d00000"), fontcolor=_q("#d00000"), penwidth="2")
+        out.element(f"t{leaf_id} -> n{fn}", dict(**attrs))

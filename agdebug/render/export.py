@@ -1,0 +1,239 @@
+"""Rendering: SVG/PNG/PDF through the ``graphviz`` package, GIF frames, an HTML player.
+
+The Graphviz program is found once: a real ``dot`` on PATH if it runs (it alone
+writes PDF), else ``graphviz-pure`` from this environment's scripts folder
+(``pip install graphviz-pure``). Where neither works, ``RenderError`` says so in
+one line; ``export`` still writes the ``.dot`` file.
+
+Frames share one layout: every frame is drawn from the final state's nodes and
+labels, only styles change (see ``render.dot``), so positions never move.
+
+>>> import agdebug as ag
+>>> from agdebug.debug import record
+>>> with record() as trace:
+...     x = ag.tensor([1.0, 2.0], requires_grad=True)
+...     (x * x).sum().backward()
+>>> svg = render(to_dot(trace.state()), "svg")
+>>> svg.lstrip().startswith(b"<?xml")
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import shutil
+import subprocess
+import sysconfig
+import threading
+from pathlib import Path
+
+from ..events.records import describe
+from .dot import DotOptions, to_dot
+
+__all__ = [
+    "FORMATS",
+    "RenderError",
+    "export",
+    "find_dot",
+    "frame_dots",
+    "frame_steps",
+    "gif_bytes",
+    "html_bytes",
+    "mimebundle",
+    "render",
+]
+
+FORMATS = ("dot", "svg", "png", "pdf", "gif", "html")
+_lock = threading.Lock()
+
+
+class RenderError(RuntimeError):
+    """Rendering is impossible here (no Graphviz program, or a format it cannot write)."""
+
+
+def _runs(program: str) -> bool:
+    try:
+        return subprocess.run([program, "-V"], capture_output=True, timeout=20,
+                              check=False).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def find_dot() -> tuple[str, str] | None:
+    """``(path, "dot" | "graphviz-pure")`` of the program to use, or None."""
+    real = shutil.which("dot")
+    if real and _runs(real):
+        return real, "dot"
+    scripts = Path(sysconfig.get_path("scripts") or "")
+    for candidate in (scripts / "graphviz-pure", scripts / "graphviz-pure.exe",
+                      shutil.which("graphviz-pure")):
+        if candidate and Path(candidate).is_file() and _runs(str(candidate)):
+            return str(candidate), "graphviz-pure"
+    return None
+
+
+def render(dot_text: str, fmt: str) -> bytes:
+    """Lay out and render DOT text to ``fmt`` ("svg", "png" or "pdf") bytes."""
+    found = find_dot()
+    if found is None:
+        raise RenderError("no Graphviz program found: install graphviz-pure "
+                          "(pip install graphviz-pure) or Graphviz's dot")
+    program, kind = found
+    if fmt == "pdf" and kind != "dot":
+        raise RenderError("PDF needs Graphviz's dot on PATH (graphviz-pure writes svg and png)")
+    try:
+        import graphviz
+        from graphviz.backend import dot_command
+    except ImportError:
+        raise RenderError("the graphviz Python package is missing: pip install graphviz") \
+            from None
+    with _lock:   # the package runs the program named by a module global
+        saved, dot_command.DOT_BINARY = dot_command.DOT_BINARY, Path(program)
+        try:
+            return graphviz.pipe("dot", fmt, dot_text.encode("utf-8"), quiet=True)
+        except graphviz.CalledProcessError as exc:
+            detail = (exc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+            raise RenderError(f"{kind} failed: {detail[0] if detail else exc}") from None
+        finally:
+            dot_command.DOT_BINARY = saved
+
+
+# ----------------------------------------------------------------------------- frames
+
+def frame_steps(timeline, all_steps: bool = False, max_frames: int = 400) -> list[int]:
+    """Steps to draw: every step, or the backward passes (first start to last finish)."""
+    n = len(timeline)
+    if all_steps:
+        steps = list(range(n + 1))
+    else:
+        kinds = [e.kind for e in timeline.events]
+        starts = [i for i, k in enumerate(kinds) if k == "backward_started"]
+        ends = [i + 1 for i, k in enumerate(kinds) if k == "backward_finished"]
+        steps = list(range(starts[0], max(ends) + 1)) if starts and ends else [n]
+    if len(steps) > max_frames:
+        stride = len(steps) / max_frames
+        steps = sorted({steps[int(i * stride)] for i in range(max_frames)} | {steps[-1]})
+    return steps
+
+
+def layout_options(timeline, base: DotOptions | None = None) -> DotOptions:
+    """Options that fix the layout of every frame of ``timeline``."""
+    links = frozenset((e.tensor, e.grad_fn) for e in timeline.events
+                      if e.kind in ("grad_accumulated", "grad_set") and e.grad_fn)
+    base = base or DotOptions()
+    return DotOptions(values=base.values, saved=base.saved, attrs=base.attrs,
+                      layout=timeline.final, layout_links=links)
+
+
+def frame_dots(timeline, steps, options: DotOptions | None = None) -> list[str]:
+    """One DOT text per step, all with the same nodes, labels and so positions."""
+    opts = layout_options(timeline, options)
+    return [to_dot(timeline.state(step), opts) for step in steps]
+
+
+def _caption(timeline, step: int) -> str:
+    event = timeline.events[step - 1] if step else None
+    return f"step {step}/{len(timeline)}  " + (describe(event)[:110] if event else "(start)")
+
+
+def gif_bytes(timeline, steps, options: DotOptions | None = None, ms: int = 600) -> bytes:
+    """An animated GIF, one frame per step (needs Pillow)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise RenderError("GIF export needs Pillow: pip install Pillow") from None
+    frames = [Image.open(io.BytesIO(render(d, "png"))).convert("RGB")
+              for d in frame_dots(timeline, steps, options)]
+    size = (max(f.width for f in frames), max(f.height for f in frames))
+    frames = [_captioned(_pad(f, size, Image), _caption(timeline, s))
+              for f, s in zip(frames, steps)]
+    out = io.BytesIO()
+    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=ms,
+                   loop=0)
+    return out.getvalue()
+
+
+def _captioned(frame, text: str):
+    from PIL import Image, ImageDraw
+    canvas = Image.new("RGB", (max(frame.width, 400), frame.height + 18), "white")
+    canvas.paste(frame, (0, 18))
+    ImageDraw.Draw(canvas).text((4, 3), text, fill="black")
+    return canvas
+
+
+def _pad(frame, size, image_module):
+    if frame.size == size:
+        return frame
+    canvas = image_module.new("RGB", size, "white")
+    canvas.paste(frame, (0, 0))
+    return canvas
+
+
+def html_bytes(timeline, steps, options: DotOptions | None = None) -> bytes:
+    from .html import html_page
+    return html_page(timeline, steps, layout_options(timeline, options), render).encode("utf-8")
+
+
+# ----------------------------------------------------------------------------- files
+
+def _numbered(path: Path, step: int, width: int) -> Path:
+    return path.with_name(f"{path.stem}-{step:0{width}d}{path.suffix}")
+
+
+def export(timeline, fmt: str, path, step: int | None = None, all_steps: bool = False,
+           options: DotOptions | None = None) -> list[Path]:
+    """Write ``fmt`` for ``timeline`` to ``path``; returns the files written.
+
+    dot/svg/png/pdf: the state at ``step`` (default: the end), or with
+    ``all_steps`` one numbered file per step with a fixed layout. gif/html: the
+    backward passes (or every step with ``all_steps``). If rendering is
+    impossible, the ``.dot`` file is written anyway and ``RenderError`` raised.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    path = Path(path)
+    if fmt in ("gif", "html"):
+        steps = frame_steps(timeline, all_steps)
+        if step is not None:
+            steps = [step]
+        dots = [to_dot(timeline.state(steps[-1]), layout_options(timeline, options))]
+        data = (gif_bytes if fmt == "gif" else html_bytes)
+        return [_write_or_dot(path, lambda: data(timeline, steps, options), dots[0])]
+    if all_steps:
+        steps = list(range(len(timeline) + 1))
+        width = len(str(len(timeline)))
+        texts = frame_dots(timeline, steps, options)
+        return [_write_one(_numbered(path, s, width), fmt, text) for s, text in zip(steps, texts)]
+    state = timeline.state(len(timeline) if step is None else step)
+    return [_write_one(path, fmt, to_dot(state, options))]
+
+
+def _write_one(path: Path, fmt: str, dot_text: str) -> Path:
+    if fmt == "dot":
+        path.write_text(dot_text, encoding="utf-8")
+        return path
+    return _write_or_dot(path, lambda: render(dot_text, fmt), dot_text)
+
+
+def _write_or_dot(path: Path, make, dot_text: str) -> Path:
+    try:
+        data = make()
+    except RenderError as exc:
+        dot_path = path.with_suffix(".dot")
+        dot_path.write_text(dot_text, encoding="utf-8")
+        raise RenderError(f"cannot write {path}: {exc}; wrote {dot_path} instead") from None
+    path.write_bytes(data)
+    return path
+
+
+def mimebundle(state) -> dict:
+    """Jupyter display of a ``GraphState``: SVG when Graphviz runs, else the DOT text."""
+    text = to_dot(state)
+    bundle = {"text/plain": f"<GraphState step {state.step}: {len(state.nodes)} nodes>"}
+    try:
+        bundle["image/svg+xml"] = render(text, "svg").decode("utf-8")
+    except RenderError:
+        bundle["text/plain"] += "\n" + text
+    return bundle
