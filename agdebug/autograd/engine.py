@@ -18,6 +18,7 @@ the run touched is put back as it was. Nothing here recurses over the graph.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import warnings
@@ -78,6 +79,11 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
         probe.backward_planned(task, nodes)
     prev_mode = MODE.grad_enabled
     MODE.grad_enabled = create_graph
+    # torch's engine runs in C++, where no Python cyclic-GC pass can start; ours allocates
+    # Python objects for every node, so automatic passes are held off until it is done.
+    # (Reference counting still frees everything as it runs.)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         _execute(task, graph_root)
     except BaseException as exc:
@@ -87,6 +93,8 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
         raise
     finally:
         MODE.grad_enabled = prev_mode
+        if gc_was_enabled:
+            gc.enable()
     if WATCH.on:
         probe.backward_finished()
     return task.captured
@@ -204,8 +212,9 @@ def _execute(task: GraphTask, graph_root) -> None:
     tie = itertools.count()
     ready = [(0, 0, graph_root)]
     buffers[graph_root] = []
+    pop, push = heapq.heappop, heapq.heappush
     while ready:
-        node = heapq.heappop(ready)[2]
+        node = pop(ready)[2]
         grads = buffers.pop(node)
         outputs = _evaluate(task, node, grads, captures, needed)
         if outputs is None:
@@ -225,7 +234,7 @@ def _execute(task: GraphTask, graph_root) -> None:
             if WATCH.on:
                 probe.buffer_accumulated(node, fn, nr, grad, remaining)
             if remaining == 0:
-                heapq.heappush(ready, (-fn.sequence_key(), next(tie), fn))
+                push(ready, (-fn.sequence_key(), next(tie), fn))
 
 
 def _evaluate(task: GraphTask, node, grads: list, captures, needed):
@@ -267,11 +276,15 @@ def _call_function(task: GraphTask, node, grads: list):
 
 
 def _apply(node, grads: list) -> tuple:
-    missing = [g is None for g in grads]
-    if all(missing):
-        return (None,) * len(node.next_functions)
-    if any(missing) and getattr(node, "materialize_grads", True):
-        grads = _materialize(node, grads)
+    if len(grads) == 1:
+        if grads[0] is None:
+            return (None,) * len(node.next_functions)
+    else:
+        missing = [g is None for g in grads]
+        if all(missing):
+            return (None,) * len(node.next_functions)
+        if any(missing) and getattr(node, "materialize_grads", True):
+            grads = _materialize(node, grads)
     outputs = node.apply(grads)
     if not isinstance(outputs, tuple):
         outputs = tuple(outputs) if isinstance(outputs, list) else (outputs,)

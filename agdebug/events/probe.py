@@ -13,7 +13,9 @@ them (``WATCH.values``): on a GPU they cost a device sync.
 
 from __future__ import annotations
 
+import collections
 import gc
+import sys
 import threading
 import weakref
 
@@ -44,24 +46,29 @@ PREVIEW = 6
 
 class _Emitting:
     busy = False
-    pending: list = []
+    pending: collections.deque = collections.deque()
 
 
 def _emit(cls, **fields) -> None:
     # A GC pass or a finalizer can fire while an event is being built or delivered:
     # its event is queued and published right after, so ``seq`` stays in stream order.
-    with _lock:
-        if _Emitting.busy:
-            _Emitting.pending.append((cls, fields))
-            return
-        _Emitting.busy = True
+    # Another thread never waits for the lock: the publishing thread may be paused inside
+    # a subscriber (the live stepper) until that very thread (a UI) says go on, so the
+    # event is queued for the publisher to deliver, and ``_drain`` re-checks after release.
+    _Emitting.pending.append((cls, fields))
+    while _Emitting.pending and _lock.acquire(blocking=False):
         try:
-            publish(cls(seq=next_seq(), **fields))
-            while _Emitting.pending:
-                queued, queued_fields = _Emitting.pending.pop(0)
-                publish(queued(seq=next_seq(), **queued_fields))
+            if _Emitting.busy:
+                return
+            _Emitting.busy = True
+            try:
+                while _Emitting.pending:
+                    queued, queued_fields = _Emitting.pending.popleft()
+                    publish(queued(seq=next_seq(), **queued_fields))
+            finally:
+                _Emitting.busy = False
         finally:
-            _Emitting.busy = False
+            _lock.release()
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -153,7 +160,30 @@ def node_created(node, args: tuple, outputs) -> None:
     op = getattr(node, "op", None)
     _emit(r.NodeCreated, node=node._id, name=node.name(),
           op=getattr(op, "name", "") or "", edges=_edges(node), inputs=_summaries(args),
-          outputs=_summaries(outputs), saved=_saved(node), attrs=_attrs(node))
+          outputs=_summaries(outputs), saved=_saved(node), attrs=_attrs(node),
+          source=user_line())
+
+
+_PACKAGE = __file__.rsplit("events", 1)[0]   # ".../agdebug/", with its separator
+_DEMOS = _PACKAGE + "demos"
+
+
+def user_line() -> str:
+    """``file.py:12: y = x * w``: the first line outside agdebug on this thread's stack.
+
+    Only frames are walked (no source is read unless one is found, and linecache
+    caches it), so it is cheap enough to run for every node while watching.
+    """
+    import linecache
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(_PACKAGE) or name.startswith(_DEMOS):
+            text = linecache.getline(name, frame.f_lineno).strip()
+            short = name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+            return f"{short}:{frame.f_lineno}: {text}" if text else f"{short}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
 
 
 def accumulator_created(acc, leaf) -> None:

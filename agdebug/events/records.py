@@ -144,6 +144,7 @@ class NodeCreated(Event):
     saved: tuple[SavedSummary, ...]
     attrs: tuple[tuple[str, str], ...]     # (name, repr) of non-tensor attributes
     leaf: TensorSummary | None = None   # the leaf of an AccumulateGrad
+    source: str = ""                       # "file.py:12: y = x * w", the user's line making it
 
 
 @_frozen

@@ -93,14 +93,21 @@ class Node:
     def __getattr__(self, name: str):
         # Only reached when normal lookup fails: saved tensors and attributes by name,
         # also under torch's ``_saved_<name>`` spelling.
-        bare = name[7:] if name.startswith("_saved_") else name
-        bare = getattr(type(self), "torch_names", {}).get(bare, bare)
-        saved = object.__getattribute__(self, "_saved")
-        if saved is not None and bare in saved:
-            return saved[bare].unpack(self)
-        attrs = object.__getattribute__(self, "_attrs")
-        if attrs is not None and bare in attrs:
-            return attrs[bare]
+        # ``_saved`` and ``_attrs`` are slots always set in __init__: plain access is safe.
+        saved = self._saved
+        if saved is not None and name in saved:
+            return saved[name].unpack(self)
+        attrs = self._attrs
+        if attrs is not None and name in attrs:
+            return attrs[name]
+        bare = name
+        if name.startswith("_saved_"):
+            bare = name[7:]
+            bare = getattr(type(self), "torch_names", {}).get(bare, bare)
+            if saved is not None and bare in saved:
+                return saved[bare].unpack(self)
+            if attrs is not None and bare in attrs:
+                return attrs[bare]
         defaults = getattr(type(self), "defaults", None)
         if defaults is not None and bare in defaults:
             return defaults[bare]

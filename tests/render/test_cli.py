@@ -41,7 +41,8 @@ def test_record_keeps_trace_and_shows_users_traceback(tmp_path):
     assert 'train.py", line 9, in <module>' in done.stderr
     assert "runpy" not in done.stderr and "agdebug/cli.py" not in done.stderr
     trace = load_trace(trace_path)
-    kinds = [e.kind for e in trace.events]
+    # GC passes and frees may follow at any time (at exit, say): look at the engine's events.
+    kinds = [e.kind for e in trace.events if e.kind not in ("gc_pass", "node_freed")]
     assert kinds.count("backward_started") == 2 and kinds[-1] == "error"
 
 
