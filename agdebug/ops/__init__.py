@@ -6,6 +6,8 @@ Tensor methods and operators on ``Tensor``.
 
 from __future__ import annotations
 
+import warnings
+
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
@@ -13,6 +15,11 @@ from . import conversion, device, reduce, shape, views  # noqa: F401 - views reg
 from .registry import OPS, Op, apply, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply", "apply_inplace", "install"]
+
+# torch computes log(0), 0/0, sqrt(-1)... silently (inf and nan are the answers); NumPy
+# warns. Silence NumPy's RuntimeWarnings raised from the op modules only, at no cost per op
+# (an errstate block per op would cost more than the op).
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"agdebug\.ops(\.|$)")
 
 
 def _method(op):

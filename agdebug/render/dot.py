@@ -188,8 +188,13 @@ def _stats_text(summary) -> str:
     return text
 
 
+def short_name(name: str) -> str:
+    """``torch::autograd::AccumulateGrad`` -> ``AccumulateGrad``: what a diagram shows."""
+    return name.rpartition("::")[2]
+
+
 def _node_label(node, opts: DotOptions, frame: bool) -> str:
-    lines = [node.name]
+    lines = [short_name(node.name)]
     out = _output_summary(node)
     if out is not None:
         lines.append(out.describe())
@@ -287,7 +292,7 @@ def _draw_saved(out: _Writer, node, live, state) -> None:
 def _draw_chains(out: _Writer, chains: dict, universe) -> None:
     for run in sorted(set(chains.values())):
         first, last = universe[run[0]], universe[run[-1]]
-        label = f"{len(run)} nodes\n{first.name} ... {last.name}"
+        label = f"{len(run)} nodes\n{short_name(first.name)} ... {short_name(last.name)}"
         out.element(f"c{run[0]}", dict(label=_q(label), shape="box3d",
                                           fillcolor=_q("#f5f5f5"), style="filled"))
 
