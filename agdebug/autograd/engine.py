@@ -197,7 +197,7 @@ def _precheck(task: GraphTask, nodes: list) -> None:
         except RuntimeError as error:
             if WATCH.on:
                 probe.failed_at(node, error)
-            if ANOMALY.enabled and node._trace is not None:
+            if ANOMALY.enabled:
                 _warn_forward_trace(node)
             raise
 
@@ -252,7 +252,7 @@ def _evaluate(task: GraphTask, node, grads: list, captures, needed):
     try:
         return _call_function(task, node, grads)
     except Exception:
-        if ANOMALY.enabled and node._trace is not None:
+        if ANOMALY.enabled:
             _warn_forward_trace(node)
         raise
 
@@ -493,6 +493,11 @@ def _rollback(task: GraphTask) -> None:
 
 
 def _warn_forward_trace(node) -> None:
+    if node._trace is None:
+        warnings.warn(f"Error detected in {node.name()}. No forward pass information available."
+                      " Enable detect anomaly during forward pass for more information.",
+                      UserWarning, stacklevel=2)
+        return
     warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
                   "the error:\n" + "".join(node._trace), UserWarning, stacklevel=2)
 

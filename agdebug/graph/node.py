@@ -111,6 +111,8 @@ class Node:
         defaults = getattr(type(self), "defaults", None)
         if defaults is not None and bare in defaults:
             return defaults[bare]
+        if bare in getattr(type(self), "save_names", ()):
+            return None   # declared, but not needed by any gradient this node computes
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def saved_tensors_info(self) -> list[tuple[str, int, bool]]:
@@ -151,9 +153,20 @@ class Node:
 
 
 def capture_trace() -> list[str]:
-    """The forward call stack, for anomaly mode's "Traceback of forward call"."""
+    """The forward call stack up to the user's line, for anomaly mode's traceback."""
     import traceback
-    return traceback.format_stack()[:-3]
+    stack = traceback.extract_stack()[:-1]
+    while stack and _is_engine_file(stack[-1].filename):
+        stack.pop()
+    return traceback.format_list(stack)
+
+
+def _is_engine_file(filename: str) -> bool:
+    import os
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.abspath(filename)
+    return path.startswith(package + os.sep) and not path.startswith(
+        os.path.join(package, "demos") + os.sep)
 
 
 class OpNode(Node):

@@ -85,7 +85,7 @@ def rsub_vjp(ctx, grad):
     return -grad, None
 
 
-@defop("mul", node="MulBackward0", saves=("x", "y"))
+@defop("mul", node="MulBackward0", saves=("x@1", "y@0"))
 def mul(xp, x, y):
     x, y = promote(x, y)
     return x * y
@@ -98,7 +98,7 @@ def mul_vjp(ctx, grad):
     return grad_x, grad_y
 
 
-@defop("div", node="DivBackward0", saves=("x", "y"))
+@defop("div", node="DivBackward0", saves=("x@1", "y"))
 def div(xp, x, y):
     x, y = promote(to_float(x), to_float(y))
     return x / y

@@ -34,7 +34,8 @@ from ..tensor import Tensor
 __all__ = ["Op", "defop", "OPS", "apply", "apply_inplace"]
 
 OPS: dict[str, Op] = {}
-_CPP_NODES = {"CopySlices": "torch::autograd::CopySlices"}
+_CPP_NODES = {"CopySlices": "torch::autograd::CopySlices",
+              "CopyBackwards": "torch::autograd::CopyBackwards"}
 _NO_EDGE = (None, 0)
 
 
@@ -58,11 +59,13 @@ class Op:
         defaults = {k: p.default for k, p in signature.items()
                     if p.default is not inspect.Parameter.empty}
         self.save_specs = tuple(_save_spec(name, s, params, self.extras) for s in saves)
+        save_names = frozenset(spec[0] for spec in self.save_specs)
         # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``)
         torch_names = dict(zip(("self", "other"), params))
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
                                                  "defaults": defaults,
-                                                 "torch_names": torch_names})
+                                                 "torch_names": torch_names,
+                                                 "save_names": save_names})
         if node in _CPP_NODES:   # torch's C++-only nodes report a qualified name()
             self.node_class.name = lambda _self, _n=_CPP_NODES[node]: _n
 
@@ -79,13 +82,18 @@ class Op:
 
 
 def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tuple:
+    """(name, kind, index, needed_by): ``"x@1"`` saves x only if input 1 needs a gradient,
+    as torch saves only what the gradients it will compute use (``(x * 3)`` keeps 3, not x).
+    """
+    saved, _, needed = saved.partition("@")
+    needed_by = int(needed) if needed else None
     if saved == "result":
-        return (saved, "result", 0)
+        return (saved, "result", 0, needed_by)
     if saved in extras:
-        return (saved, "extra", extras.index(saved))
+        return (saved, "extra", extras.index(saved), needed_by)
     if saved in params:
-        return (saved, "arg", params.index(saved))
-    return (saved, "attr", 0)   # a keyword argument: a tensor in it is saved like an input
+        return (saved, "arg", params.index(saved), needed_by)
+    return (saved, "attr", 0, needed_by)   # a keyword argument: a tensor in it is saved
 
 
 def defop(name: str, node: str, **options):
@@ -203,7 +211,10 @@ def _edge(a):
 
 def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
     saved = {}
-    for name, kind, index in op.save_specs:
+    edges = node.next_functions
+    for name, kind, index, needed_by in op.save_specs:
+        if needed_by is not None and edges[needed_by][0] is None:
+            continue
         if kind == "result":
             saved[name] = SavedTensor(wrapped[index], True)
         elif kind == "extra":
@@ -256,7 +267,7 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
         write_into(target, result[0] if op.extras else result)
         return target
     first = target
-    if any(spec[1] == "arg" and spec[2] == 0 for spec in op.save_specs):
+    if any(spec[1] == "arg" and spec[2] == 0 for spec in op.save_specs):  # may save old self
         first = Tensor._wrap(target._data.copy(), target._grad_fn, target._output_nr)
         first._requires_grad = target._requires_grad
     result = apply(op, (first, *args), attrs)

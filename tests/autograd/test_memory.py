@@ -186,7 +186,9 @@ def test_tracemalloc_sees_memory_returned():
             after_backward = tracemalloc.get_traced_memory()[0] - base
         finally:
             tracemalloc.stop()
-    assert held > 3 * 4 * n                 # at least three saved float32 arrays
+    # sin and cos each save their input; x * 2 and * 3 save no tensor (torch saves a tensor
+    # input only when the other input's gradient needs it): two saved float32 arrays.
+    assert held >= 2 * 4 * n
     assert after_backward < 4 * n * 3 // 2  # x.grad (4n bytes) and nothing else of size
     assert x.grad.shape == (n,)
 

@@ -1,4 +1,4 @@
-"""Demo: retain_graph. What backward frees, and what retain_graph=True keeps.
+"""Demo: retain-graph. What backward frees, and what retain_graph=True keeps.
 
 A node saves the tensors its derivative needs (x * y saves both x and y).
 backward() frees them after the node runs, so a second backward through the
@@ -15,10 +15,10 @@ import agdebug as torch
 def saved_state(node) -> str:
     """'available' if the node still holds its saved tensors, else 'freed'."""
     try:
-        node._saved_self
+        saved = node._saved_self
     except RuntimeError:
         return "freed (reading node._saved_self raises the error shown in step 3)"
-    return "available"
+    return "available" if saved is not None else "none saved"
 
 
 def main():
