@@ -14,7 +14,7 @@ __all__ = [
 ]
 
 
-class dtype:  # noqa: N801 - torch spells it in lower case
+class dtype:
     """A tensor element type, e.g. ``agdebug.float32`` (printed as torch prints it)."""
 
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize",
@@ -83,7 +83,7 @@ class Device:
 
     __slots__ = ("type", "index")
 
-    def __new__(cls, type, index: int | None = None):  # noqa: A002 - torch's name
+    def __new__(cls, type, index: int | None = None):
         if isinstance(type, Device):
             return type
         return as_device(type if index is None else f"{type}:{index}")

@@ -2,6 +2,9 @@
 
     agdebug record SCRIPT [ARGS...] -o TRACE
     agdebug export TRACE_OR_SCRIPT --format dot|svg|png|pdf|gif|html [--step N | --all] -o PATH
+    agdebug run SCRIPT [ARGS...]      the terminal debugger, live
+    agdebug replay TRACE              the terminal debugger on a recording
+    agdebug demo [NAME] [--live]      the classroom demos
 
 Errors in the user's script are reported as the script's own traceback (the
 trace up to that point is kept); unreadable traces and impossible renders get
@@ -45,13 +48,29 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("--focus", type=int, help="only the neighbourhood of this node id")
     exp.add_argument("--radius", type=int, default=2, help="neighbourhood radius for --focus")
     exp.add_argument("-o", "--output", required=True)
+    _debugger_commands(sub)
     return parser
+
+
+def _debugger_commands(sub) -> None:
+    """``run``, ``replay`` and ``demo``: the terminal debugger (``agdebug_tui``)."""
+    run = sub.add_parser("run", help="run a script under the terminal debugger (live stepping)")
+    run.add_argument("script")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    rep = sub.add_parser("replay", help="open a trace file in the terminal debugger")
+    rep.add_argument("trace")
+    demo = sub.add_parser("demo", help="list the classroom demos, or open one")
+    demo.add_argument("name", nargs="?", help="the demo to open (omit to list them)")
+    demo.add_argument("--live", action="store_true",
+                      help="run it live (pausing the engine) instead of recording it first")
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "record":
         return _record(args)
+    if args.command in ("run", "replay", "demo"):
+        return _DEBUGGER[args.command](args)
     return _export(args)
 
 
@@ -135,6 +154,89 @@ def _export(args) -> int:
     shown = written[0] if len(written) == 1 else f"{len(written)} files ({written[0]} ...)"
     print(f"agdebug: wrote {shown}", file=sys.stderr)
     return 0
+
+
+# ----------------------------------------------------------------------------- the debugger
+
+def _tui():
+    """The ``agdebug_tui`` package; from a source checkout, the ``tui/`` folder beside us."""
+    try:
+        import agdebug_tui
+        return agdebug_tui
+    except ImportError:
+        pass
+    import importlib.util
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tui")
+    init = os.path.join(folder, "__init__.py")
+    if not os.path.isfile(init):
+        raise ImportError("the terminal debugger (agdebug_tui) is not installed")
+    spec = importlib.util.spec_from_file_location("agdebug_tui", init,
+                                                  submodule_search_locations=[folder])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["agdebug_tui"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _app(**kwargs):
+    try:
+        return _tui().AgDebugApp(**kwargs)
+    except ImportError as exc:
+        raise SystemExit(f"agdebug: {exc} (pip install textual)") from None
+
+
+def _run_live(args) -> int:
+    if args.args[:1] == ["--"]:
+        args.args = args.args[1:]
+    if not os.path.isfile(args.script):
+        return _fail(f"no such script: {args.script}")
+    app = _app(script=args.script, args=args.args)
+    outcome = app.run()
+    output = "".join(app.live.output) if app.live else ""
+    if output:   # the script's own output (and traceback) stays on the terminal
+        sys.stdout.write(output if output.endswith("\n") else output + "\n")
+    if outcome is not None and not outcome.ok and not outcome.stopped:
+        return _fail(f"{args.script} raised {outcome.error}", 1)
+    return 0
+
+
+def _replay(args) -> int:
+    if not os.path.isfile(args.trace):
+        return _fail(f"no such trace file: {args.trace}")
+    app = _app(trace_path=args.trace)
+    app.run()
+    if app.error:
+        return _fail(app.error)
+    return app.return_code or 0
+
+
+def _demo(args) -> int:
+    from .demos import demos, find
+    if not args.name:
+        table = demos()
+        width = max(map(len, table), default=0)
+        print("agdebug demos (open one with: agdebug demo NAME):")
+        for demo in table.values():
+            print(f"  {demo.name:<{width}}  {demo.title}")
+        return 0
+    try:
+        demo = find(args.name)
+    except KeyError as exc:
+        return _fail(exc.args[0])
+    if args.live:
+        args.script, args.args = str(demo.path), []
+        return _run_live(args)
+    import contextlib
+    import io
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        trace, code = run_script(str(demo.path), [], None, values=True)
+    app = _app(trace=trace, title=f"demo {demo.name}", output=printed.getvalue())
+    app.run()
+    return app.return_code or 0
+
+
+_DEBUGGER = {"run": _run_live, "replay": _replay, "demo": _demo}
 
 
 if __name__ == "__main__":

@@ -12,31 +12,31 @@ __all__ = ["add", "sub", "mul", "div", "pow", "neg", "exp", "expm1", "log", "log
            "mean", "reciprocal", "square", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
            "logical_or", "logical_not", "isnan", "isinf", "isfinite", "clone", "reshape"]
 
-add, sub, mul, div, pow = m.add, m.sub, m.mul, m.div, m.pow  # noqa: A001
+add, sub, mul, div, pow = m.add, m.sub, m.mul, m.div, m.pow
 neg, exp, expm1, log, log2, log1p = ew.neg, ew.exp, ew.expm1, ew.log, ew.log2, ew.log1p
-sqrt, rsqrt, abs, sign, floor = ew.sqrt, ew.rsqrt, ew.abs_, ew.sign, ew.floor  # noqa: A001
+sqrt, rsqrt, abs, sign, floor = ew.sqrt, ew.rsqrt, ew.abs_, ew.sign, ew.floor
 sin, cos, tan, tanh, sigmoid, relu, erf = ew.sin, ew.cos, ew.tan, ew.tanh, ew.sigmoid, ew.relu, ew.erf_op
 clamp = clip = m.clamp
-maximum, minimum, where, sum, mean = m.maximum, m.minimum, m.where, m.sum, m.mean  # noqa: A001
+maximum, minimum, where, sum, mean = m.maximum, m.minimum, m.where, m.sum, m.mean
 reciprocal = ew.reciprocal
 eq, ne, lt, le, gt, ge = ew.eq, ew.ne, ew.lt, ew.le, ew.gt, ew.ge
 logical_and, logical_or, logical_not = ew.logical_and, ew.logical_or, ew.logical_not
 isnan, isinf, isfinite = ew.isnan, ew.isinf, ew.isfinite
 
 
-def round(input, *, decimals=0):  # noqa: A001,A002
+def round(input, *, decimals=0):
     return ew.round_(input, decimals=decimals)
 
 
-def square(input):  # noqa: A002
+def square(input):
     return ew.pow_scalar(input, exponent=2)
 
 
-def clone(input, *, memory_format=None):  # noqa: A002
+def clone(input, *, memory_format=None):
     return ew.clone(input)
 
 
-def reshape(input, shape):  # noqa: A002
+def reshape(input, shape):
     return m.reshape(input, shape)
 
 

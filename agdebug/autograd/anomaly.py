@@ -21,7 +21,7 @@ def is_anomaly_check_nan_enabled() -> bool:
     return ANOMALY.check_nan
 
 
-class detect_anomaly:  # noqa: N801 - torch's name
+class detect_anomaly:
     """Within the block, nodes remember their forward traceback and NaN gradients raise.
 
     >>> import agdebug as ag, warnings
@@ -59,7 +59,7 @@ class detect_anomaly:  # noqa: N801 - torch's name
         return wrapper
 
 
-class set_detect_anomaly:  # noqa: N801
+class set_detect_anomaly:
     """Turn anomaly mode on or off now; as a context manager, restore it afterwards."""
 
     def __init__(self, mode: bool, check_nan: bool = True):

@@ -35,7 +35,7 @@ def get_gradient_edge(tensor) -> GradientEdge:
     return GradientEdge(tensor._grad_accumulator(), 0)
 
 
-class save_on_cpu(saved_tensors_hooks):  # noqa: N801
+class save_on_cpu(saved_tensors_hooks):
     """Keep saved tensors on the CPU and move them back for backward."""
 
     def __init__(self, pin_memory: bool = False):
@@ -48,7 +48,7 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801
         super().__init__(pack, unpack)
 
 
-class disable_saved_tensors_hooks:  # noqa: N801
+class disable_saved_tensors_hooks:
     """Raise ``error_message`` if saved-tensor hooks are registered inside the block."""
 
     def __init__(self, error_message: str):

@@ -8,7 +8,9 @@ another thread (the UI). Breakpoints stop a ``resume()``: on an op name or node
 name, on a node id, on a NaN/Inf in any gradient or output, on an error.
 
 Events that arrive while the program runs freely are batched (every
-``interval`` seconds, or ``batch`` events) so a UI is not flooded.
+``interval`` seconds, or ``batch`` events) so a UI is not flooded. Events
+published on other threads never block them; GC passes another thread ran
+(the UI's own) are left out.
 
 >>> import threading
 >>> import agdebug as ag
@@ -37,12 +39,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..events.bus import subscribe
+from ..events.probe import origin_thread
 from ..events.records import TensorSummary
 
 __all__ = ["Breakpoints", "Outcome", "Stepper", "StopDebugging", "hit"]
 
 
-class StopDebugging(BaseException):  # noqa: N818 - like KeyboardInterrupt: ends the program
+class StopDebugging(BaseException):
     """Raised inside the program's thread when the debugger quits while it is paused."""
 
 
@@ -171,6 +174,7 @@ class Stepper:
         with self._cond:
             self._mode = mode
             self._go = True
+            self._paused = False      # so ``wait_paused`` waits for the next pause
             self._cond.notify_all()
 
     # ----------------------------------------------------------------- the program's side
@@ -210,8 +214,11 @@ class Stepper:
         self.on_events(batch, False)
 
     def _on_event(self, event) -> None:
-        if self._thread is not None and threading.current_thread() is not self._thread:
-            self._pending.append(event)   # delivered from elsewhere: never block that thread
+        if self._thread is not None and origin_thread() is not self._thread:
+            # Delivered on another thread (the UI's GC, say): never block it. Its GC passes
+            # are the debugger's own, not the program's; nodes it frees are the program's.
+            if event.kind != "gc_pass":
+                self._pending.append(event)
             return
         if event.kind == "node_created" and event.op:
             self._ops[event.node] = event.op

@@ -47,6 +47,7 @@ PREVIEW = 6
 class _Emitting:
     busy = False
     pending: collections.deque = collections.deque()
+    origin: threading.Thread | None = None    # the thread that emitted the event in delivery
 
 
 def _emit(cls, **fields) -> None:
@@ -54,8 +55,8 @@ def _emit(cls, **fields) -> None:
     # its event is queued and published right after, so ``seq`` stays in stream order.
     # Another thread never waits for the lock: the publishing thread may be paused inside
     # a subscriber (the live stepper) until that very thread (a UI) says go on, so the
-    # event is queued for the publisher to deliver, and ``_drain`` re-checks after release.
-    _Emitting.pending.append((cls, fields))
+    # event is queued for the publisher to deliver; the loop re-checks after release.
+    _Emitting.pending.append((cls, fields, threading.current_thread()))
     while _Emitting.pending and _lock.acquire(blocking=False):
         try:
             if _Emitting.busy:
@@ -63,12 +64,18 @@ def _emit(cls, **fields) -> None:
             _Emitting.busy = True
             try:
                 while _Emitting.pending:
-                    queued, queued_fields = _Emitting.pending.popleft()
+                    queued, queued_fields, _Emitting.origin = _Emitting.pending.popleft()
                     publish(queued(seq=next_seq(), **queued_fields))
             finally:
                 _Emitting.busy = False
+                _Emitting.origin = None
         finally:
             _lock.release()
+
+
+def origin_thread() -> threading.Thread:
+    """The thread whose step the event being delivered records (not always the caller)."""
+    return _Emitting.origin or threading.current_thread()
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -99,7 +106,7 @@ def _stats(data) -> r.Stats:
     if data.dtype.kind == "c":
         flat = abs(flat)
     values = flat.astype("float64")
-    nan = int((values != values).sum())  # noqa: PLR0124 - NaN test, works on cupy too
+    nan = int((values != values).sum())
     inf = int((abs(values) == float("inf")).sum())
     return r.Stats(preview, float(values.min()), float(values.max()), float(values.mean()),
                    float((values * values).sum() ** 0.5), nan, inf)

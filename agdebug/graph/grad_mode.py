@@ -50,7 +50,7 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
+class no_grad(_DecoratorContextManager):
     """Disable graph recording in this thread.
 
     >>> import agdebug as ag
@@ -70,7 +70,7 @@ class no_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
         return False
 
 
-class enable_grad(_DecoratorContextManager):  # noqa: N801
+class enable_grad(_DecoratorContextManager):
     """Enable graph recording in this thread (inside a ``no_grad`` block, say)."""
 
     def __enter__(self):
@@ -82,7 +82,7 @@ class enable_grad(_DecoratorContextManager):  # noqa: N801
         return False
 
 
-class set_grad_enabled(_DecoratorContextManager):  # noqa: N801
+class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode now; restore the previous mode when used with ``with``.
 
     >>> import agdebug as ag
@@ -107,7 +107,7 @@ class set_grad_enabled(_DecoratorContextManager):  # noqa: N801
         return self.__class__(self.mode)
 
 
-class inference_mode(_DecoratorContextManager):  # noqa: N801
+class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``; tensors made inside are marked as inference tensors.
 
     >>> import agdebug as ag

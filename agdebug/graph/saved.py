@@ -44,7 +44,7 @@ class _Disabled(threading.local):
 DISABLED_MESSAGE = _Disabled()
 
 
-class saved_tensors_hooks:  # noqa: N801 - torch's name
+class saved_tensors_hooks:
     """Pack/unpack hooks for every tensor saved for backward inside the block.
 
     >>> import agdebug as ag

@@ -176,7 +176,7 @@ class Module:
 
     def train(self, mode: bool = True):
         if not isinstance(mode, bool):
-            raise ValueError("training mode is expected to be boolean")  # noqa: TRY004 - torch
+            raise ValueError("training mode is expected to be boolean")
         for m in self.modules():
             object.__setattr__(m, "training", mode)
         return self

@@ -115,8 +115,8 @@ def functions() -> dict:
 
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
-from . import nn  # noqa: E402 - registers the nn ops (agdebug/ops/nn.py)
-from . import index, linalg  # noqa: E402 - indexing and matrix products
+from . import nn
+from . import index, linalg
 _OP_MODULES = [reduce, shape, conversion, nn, index, linalg]
 
 

@@ -259,14 +259,15 @@ def abs_vjp(ctx, grad):
     return (grad * ctx.x.sign(),)
 
 
+def zero_vjp(ctx, grad):
+    """Piecewise-constant ops: the gradient is zero everywhere it is defined."""
+    return (grad * 0,)
+
+
 @defop("sign", node="SignBackward0")
 def sign(xp, x):
     return xp.sign(x)
 
-
-@sign.vjp
-def sign_vjp(ctx, grad):
-    return (grad * 0,)
 
 
 @defop("floor", node="FloorBackward0")
@@ -274,19 +275,11 @@ def floor(xp, x):
     return xp.floor(x)
 
 
-@floor.vjp
-def floor_vjp(ctx, grad):
-    return (grad * 0,)
-
 
 @defop("round", node="RoundBackward0")
 def round_(xp, x, decimals=0):
     return xp.round(x, decimals)
 
-
-@round_.vjp
-def round_vjp(ctx, grad):
-    return (grad * 0,)
 
 
 @defop("sin", node="SinBackward0", saves=("x",))
@@ -397,7 +390,7 @@ def gelu(xp, x, approximate="none"):
         inner = _SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)
         return (0.5 * x * (1 + xp.tanh(inner))).astype(x.dtype, copy=False)
     if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return (0.5 * x * (1 + erf(xp, x / math.sqrt(2.0)))).astype(x.dtype, copy=False)
 
 
@@ -452,7 +445,7 @@ def softplus_vjp(ctx, grad):
 # ----------------------------------------------------------------------------- clamp & co
 
 @defop("clamp", node="ClampBackward1", saves=("x",))
-def clamp(xp, x, min=None, max=None):  # noqa: A002 - torch's names
+def clamp(xp, x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = x
@@ -475,7 +468,7 @@ def clamp_vjp(ctx, grad):
 
 
 @defop("clamp_tensor", node="ClampBackward0", saves=("x", "min", "max"))
-def clamp_tensor(xp, x, min, max):  # noqa: A002
+def clamp_tensor(xp, x, min, max):
     out = x
     if min is not None:
         out = xp.maximum(out, min)
@@ -613,19 +606,10 @@ def zero(xp, x):
     return xp.zeros_like(x)
 
 
-@zero.vjp
-def zero_vjp(ctx, grad):
-    return (grad * 0,)
-
 
 @defop("fill", node="FillBackward2")
 def fill(xp, x, value=0.0):
     return xp.full_like(x, value)
-
-
-@fill.vjp
-def fill_vjp(ctx, grad):
-    return (grad * 0,)
 
 
 @defop("copy", node="CopyBackwards")
@@ -679,3 +663,7 @@ def remainder_scalar(xp, x, other=1.0):
 @remainder_scalar.vjp
 def remainder_scalar_vjp(ctx, grad):
     return (grad,)
+
+
+for _op in (sign, floor, round_, zero, fill):
+    _op.vjp(zero_vjp)

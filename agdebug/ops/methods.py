@@ -38,23 +38,23 @@ def _binary(op, reflected=None):
     return method, rmethod
 
 
-def add(input, other, *, alpha=1):  # noqa: A002 - torch's names
+def add(input, other, *, alpha=1):
     return ew.add(input, operand(other), alpha=alpha)
 
 
-def sub(input, other, *, alpha=1):  # noqa: A002
+def sub(input, other, *, alpha=1):
     if not isinstance(input, Tensor):
         return ew.rsub(other, input)
     return ew.sub(input, operand(other), alpha=alpha)
 
 
-def mul(input, other):  # noqa: A002
+def mul(input, other):
     if not isinstance(input, Tensor):
         input, other = other, input
     return ew.mul(input, operand(other))
 
 
-def div(input, other, *, rounding_mode=None):  # noqa: A002
+def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None:
         return _rounded_div(input, other, rounding_mode)
     if not isinstance(input, Tensor):
@@ -62,7 +62,7 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
     return ew.div(input, operand(other))
 
 
-def _rounded_div(input, other, rounding_mode):  # noqa: A002
+def _rounded_div(input, other, rounding_mode):
     q = div(input, other)
     if rounding_mode == "floor":
         return q.floor()
@@ -72,7 +72,7 @@ def _rounded_div(input, other, rounding_mode):  # noqa: A002
                        f"found '{rounding_mode}'")
 
 
-def pow(input, exponent):  # noqa: A001, A002
+def pow(input, exponent):
     if not isinstance(input, Tensor):
         return ew.rpow(exponent, base=operand(input))
     if isinstance(exponent, Tensor):
@@ -80,7 +80,7 @@ def pow(input, exponent):  # noqa: A001, A002
     return ew.pow_scalar(input, exponent=operand(exponent))
 
 
-def remainder(input, other):  # noqa: A002
+def remainder(input, other):
     if isinstance(other, Tensor):
         return ew.remainder(operand(input), other)
     return ew.remainder_scalar(input, other=operand(other))
@@ -90,36 +90,36 @@ def true_div_r(self, other):
     return ew.mul(ew.reciprocal(self), operand(other))
 
 
-def clamp(input, min=None, max=None):  # noqa: A001, A002
+def clamp(input, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ew.clamp_tensor(input, min, max)
     return ew.clamp(input, min=min, max=max)
 
 
-def where(condition, input=None, other=None):  # noqa: A002
+def where(condition, input=None, other=None):
     if input is None and other is None:
         return tuple(Tensor._wrap(i) for i in condition._data.nonzero())
     return ew.where(operand(input), operand(other), condition=condition)
 
 
-def maximum(input, other):  # noqa: A002
+def maximum(input, other):
     return ew.maximum(input, other)
 
 
-def minimum(input, other):  # noqa: A002
+def minimum(input, other):
     return ew.minimum(input, other)
 
 
 # ----------------------------------------------------------------------------- reductions
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001, A002
+def sum(input, dim=None, keepdim=False, *, dtype=None):
     np_dtype = _np_dtype(dtype)
     if dim is None:
         return rd.sum_all(input, dtype=np_dtype)
     return rd.sum_dim(input, dim=dim, keepdim=keepdim, dtype=np_dtype)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     np_dtype = _np_dtype(dtype)
     if dim is None:
         return rd.mean_all(input, dtype=np_dtype)
@@ -248,5 +248,5 @@ def div_(self, other):
     return apply_inplace(ew.div, self, (operand(other),), {})
 
 
-def clamp_(self, min=None, max=None):  # noqa: A002
+def clamp_(self, min=None, max=None):
     return apply_inplace(ew.clamp, self, (), {"min": min, "max": max})
