@@ -183,15 +183,13 @@ def _as_tensor(array, xp) -> Tensor:
 def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     """Make the node, save what the derivative needs, wrap outputs as its results."""
     edges = tuple([_edge(a) for a in args])
-    outs = [o if backend.is_array(o) else xp.asarray(o) for o in outs]
-    meta = tuple((o.shape, o.dtype) for o in outs)
-    node = op.node_class(edges, meta)
-    wrapped = []
-    for i, o in enumerate(outs):
-        if i in op.nondiff_outputs:
-            wrapped.append(Tensor._wrap(o))
-        else:
-            wrapped.append(Tensor._wrap(o, node, i))
+    outs = [o if type(o) is np.ndarray or backend.is_array(o) else xp.asarray(o) for o in outs]
+    node = op.node_class(edges, tuple([(o.shape, o.dtype) for o in outs]))
+    if len(outs) == 1 and not op.nondiff_outputs:
+        wrapped = [Tensor._wrap(outs[0], node, 0)]
+    else:
+        wrapped = [Tensor._wrap(o) if i in op.nondiff_outputs else Tensor._wrap(o, node, i)
+                   for i, o in enumerate(outs)]
     node._attrs = attrs
     if op.save_specs:
         node._saved = _save(op, node, args, wrapped, extras)
