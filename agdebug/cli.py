@@ -230,7 +230,7 @@ def _demo(args) -> int:
     import io
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        trace, code = run_script(str(demo.path), [], None, values=True)
+        trace, _ = run_script(str(demo.path), [], None, values=True)
     app = _app(trace=trace, title=f"demo {demo.name}", output=printed.getvalue())
     app.run()
     return app.return_code or 0

@@ -47,7 +47,7 @@ class GraphTask:
         self.needed = None      # set of nodes to run, or None to run everything reachable
         self.captures = None    # node -> [(output_nr, result index)] for autograd.grad
         self.captured = []
-        self.shared = set()     # ids of arrays user code can see: never stolen into .grad
+        self.shared = set()     # ids of memory owners user code can see: never stolen
         self.journal = []       # (tensor, previous .grad, previous array) to undo on failure
         self.deps = {}
 
@@ -65,7 +65,7 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
     edges = tuple(_root_edge(t) for t in roots)
     for g in grads:
         if g is not None:
-            task.shared.add(id(g._data))
+            task.shared.add(_owner_id(g._data))
     graph_root = GraphRoot(edges, list(grads))
     if WATCH.on:
         probe.backward_started(graph_root, input_edges, keep_graph, create_graph, accumulate_grad)
@@ -260,14 +260,14 @@ def _evaluate(task: GraphTask, node, grads: list, captures, needed):
 def _call_function(task: GraphTask, node, grads: list):
     hooks = node._hooks
     if hooks is not None and hooks.pre:
-        grads = _call_pre_hooks(node, grads)
+        grads = _call_pre_hooks(task, node, grads)
     if type(node) is AccumulateGrad:
         accumulate_grad(task, node, grads[0])
         outputs = ()
     else:
         outputs = _apply(node, grads)
     if hooks is not None and hooks.post:
-        outputs = _call_post_hooks(node, outputs, grads)
+        outputs = _call_post_hooks(task, node, outputs, grads)
     if not task.keep_graph:
         node.release_variables()   # after the post hooks, as torch does
     if WATCH.on:
@@ -377,12 +377,13 @@ def _run_tensor_hooks(task: GraphTask, hooks: dict, grad):
     if grad is None:
         return None
     for hook in list(hooks.values()):
+        _share(task, (grad,))
         result = hook(grad)
         if WATCH.on:
             probe.hook_called("tensor", None, hook, result)
         if result is not None:
             _check_hook_result(hook, grad, result)
-            task.shared.add(id(result._data))
+            task.shared.add(_owner_id(result._data))
             grad = result
     return grad
 
@@ -410,8 +411,16 @@ def _retain(task: GraphTask, tensor: Tensor, grad: Tensor) -> None:
         tensor._grad = tensor._grad + grad
 
 
-def _call_pre_hooks(node, grads: list) -> list:
+def _share(task: GraphTask, tensors) -> None:
+    """Gradients handed to user hooks may be kept by them: never steal their memory."""
+    for t in tensors:
+        if t is not None:
+            task.shared.add(_owner_id(t._data))
+
+
+def _call_pre_hooks(task: GraphTask, node, grads: list) -> list:
     for hook in list(node._hooks.pre.values()):
+        _share(task, grads)
         result = hook(tuple(grads))
         if WATCH.on:
             probe.hook_called("pre", node, hook, result)
@@ -420,8 +429,9 @@ def _call_pre_hooks(node, grads: list) -> list:
     return list(grads)
 
 
-def _call_post_hooks(node, outputs: tuple, grads: list) -> tuple:
+def _call_post_hooks(task: GraphTask, node, outputs: tuple, grads: list) -> tuple:
     for hook in list(node._hooks.post.values()):
+        _share(task, outputs)
         result = hook(outputs, tuple(grads))
         if WATCH.on:
             probe.hook_called("post", node, hook, result)
@@ -478,11 +488,17 @@ def _first_grad(task: GraphTask, grad: Tensor) -> Tensor:
         # create_graph=True: a copy that keeps the gradient's graph (torch: CopyBackwards).
         return _copy_with_graph(grad)
     data = grad._data
-    if data.base is None and getattr(data.flags, "writeable", True) and \
-            id(data) not in task.shared:
-        task.shared.add(id(data))   # stolen: no one else can see this array
+    owner = _owner_id(data)
+    if getattr(data.flags, "writeable", True) and owner not in task.shared:
+        task.shared.add(owner)   # stolen: no one else can see this memory (torch: use_count)
         return grad.detach()
     return Tensor._wrap(data.copy())
+
+
+def _owner_id(array) -> int:
+    """The id of the array that owns the memory (numpy's ``base`` is always the owner)."""
+    base = array.base
+    return id(array if base is None else base)
 
 
 def _rollback(task: GraphTask) -> None:

@@ -198,7 +198,7 @@ class Stepper:
         except SystemExit as exc:
             if exc.code not in (None, 0):
                 outcome = Outcome(ok=False, error=f"SystemExit: {exc.code}")
-        except BaseException as exc:  # the program's own error: reported, never lost
+        except BaseException as exc:  # noqa: BLE001 - the program's own error: reported
             outcome = Outcome(ok=False, error=f"{type(exc).__name__}: {exc}",
                               traceback="".join(traceback.format_exception(exc)))
         finally:

@@ -46,7 +46,7 @@ PREVIEW = 6
 
 class _Emitting:
     busy = False
-    pending: collections.deque = collections.deque()
+    pending: collections.deque = collections.deque()  # noqa: RUF012 - one queue, by design
     origin: threading.Thread | None = None    # the thread that emitted the event in delivery
 
 

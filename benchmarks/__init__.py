@@ -1,0 +1,1 @@
+"""agdebug's benchmark harness: ``python benchmarks/run.py [--quick]`` (see run.py)."""

@@ -1,0 +1,43 @@
+"""Where a leaf's first .grad comes from: stolen when no one else can see it, else copied.
+
+torch steals the incoming gradient when its use count says nobody else holds it;
+agdebug tracks the owners of gradient memory that user code could see.
+"""
+
+import numpy as np
+
+import agdebug as ag
+
+
+def test_one_gradient_sent_to_two_leaves_is_not_shared():
+    a = ag.ones(3, requires_grad=True)
+    b = ag.ones(3, requires_grad=True)
+    (a + b).sum().backward()      # AddBackward0 passes the same gradient to both edges
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+    a.grad.zero_()
+    assert b.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_gradient_seen_by_a_hook_is_not_stolen():
+    kept = []
+    x = ag.ones(3, requires_grad=True)
+    x.register_hook(lambda g: kept.append(g))
+    (x * 2).sum().backward()
+    assert not np.shares_memory(kept[0].numpy(), x.grad.numpy())
+
+
+def test_the_users_grad_tensors_are_not_stolen():
+    x = ag.ones(3, requires_grad=True)
+    g = ag.full((3,), 5.0)
+    x.backward(g)
+    assert not np.shares_memory(g.numpy(), x.grad.numpy())
+    x.grad.zero_()
+    assert g.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_a_fresh_transposed_gradient_is_stolen_without_a_copy():
+    w = ag.ones(2, 3, requires_grad=True)
+    x = ag.ones(4, 3)
+    (x @ w.t()).sum().backward()  # TBackward0 hands over a view of a gradient nobody holds
+    assert w.grad.tolist() == [[4.0] * 3] * 2
+    assert w.grad.numpy().base is not None

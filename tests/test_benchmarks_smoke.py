@@ -1,0 +1,129 @@
+"""The benchmark harness runs end to end (``--smoke``: tiny sizes) and its pieces behave.
+
+No timing is asserted: only that every workload produces its rows, with numbers where
+a library took part, and that the table, targets and JSON say what they measured.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from benchmarks import report
+from benchmarks.harness import Config, Row, interleave, within, within_extra
+from benchmarks.run import groups_for, parse
+from benchmarks.workloads import MODULES, group
+from benchmarks.workloads.recorder import count_flag_reads
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "smoke.json"
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "run.py"),
+                           "--smoke", "--threads", "1,2", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return json.loads(out.read_text()), done.stdout
+
+
+def test_every_group_reports_rows(smoke):
+    data, _ = smoke
+    first = data["runs"][0]
+    assert first["threads"] == 1 and first["errors"] == 0
+    assert {row["group"] for row in first["rows"]} == set(MODULES)
+
+
+def test_numbers_where_a_library_ran(smoke):
+    data, _ = smoke
+    rows = data["runs"][0]["rows"]
+    for row in rows:
+        if row["group"] == "TUI" and row["note"]:
+            assert row["note"].startswith("n/a") and row["values"] == {}
+            continue
+        assert row["values"]["agdebug"] is not None, row["name"]
+        if row["group"] in ("W1", "W2", "W3", "W4", "W5", "W6"):
+            expected = {"agdebug", "numpy", "torch"} if HAS_TORCH else {"agdebug", "numpy"}
+            assert set(row["values"]) == expected, row["name"]
+    timed = [r for r in rows if r["unit"] in ("us/op", "ms", "s") and r["group"] != "TUI"]
+    assert all(v > 0 for r in timed for v in r["values"].values())
+
+
+def test_targets_are_judged(smoke):
+    data, _ = smoke
+    judged = {row["name"]: row for row in data["runs"][0]["rows"] if row["target"]}
+    w2 = next(row for name, row in judged.items() if name.startswith("MLP train step"))
+    assert w2["target"] == "<= 1.1x numpy"
+    assert w2["met"] == (w2["values"]["agdebug"] <= 1.1 * w2["values"]["numpy"])
+    assert w2["observed"] == f"{w2['values']['agdebug'] / w2['values']['numpy']:.2f}x"
+    seek = next(row for name, row in judged.items() if name.startswith("seek"))
+    assert seek["met"] == (seek["values"]["agdebug"] < 100)
+
+
+def test_second_thread_count_runs_only_blas_bound_groups(smoke):
+    data, stdout = smoke
+    second = data["runs"][1]
+    assert second["threads"] == 2
+    assert {row["group"] for row in second["rows"]} == {"W2", "W5"}
+    assert any("threads=2" in line for line in second["blas"])
+    assert "== 1 thread(s), smoke mode" in stdout and "== 2 thread(s), smoke mode" in stdout
+    assert "agdebug      numpy      torch ag/torch ag/numpy target" in stdout
+
+
+def test_interleave_rotates_and_takes_the_median():
+    calls = []
+    values = iter([5.0, 1.0, 3.0, 2.0, 4.0])
+
+    def a():
+        calls.append("a")
+        return {"t": next(values)}
+
+    def b():
+        calls.append("b")
+        return {"t": 1.0}
+    medians = interleave({"a": a, "b": b}, Config("quick", 1), warmup=0)
+    assert medians == {"a": {"t": 3.0}, "b": {"t": 1.0}}
+    assert calls == ["a", "b", "b", "a", "a", "b", "b", "a", "a", "b"]
+
+
+def test_row_verdicts_and_table():
+    slow = Row("W1", "chain", "us/op", {"agdebug": 4.0, "torch": 2.0}, within("torch", 1.5))
+    assert slow.verdict() == (False, "2.00x")
+    rec = Row("REC", "attached", "ms", {"agdebug": 2.5}, within_extra("detached", 3.0, "t"),
+              extra={"detached": 1.0})
+    assert rec.verdict() == (True, "2.50x")
+    missing = Row("W7", "dot", "s", {"agdebug": 1.0}, within("torch", 1.0))
+    assert missing.verdict() == (None, "n/a")
+    text = report.table([slow, rec, missing])
+    assert "NO (2.00x)" in text and "yes (2.50x)" in text and "2.00x" in text
+
+
+def test_flag_reads_are_counted_and_the_flag_restored():
+    import agdebug as ag
+    from agdebug.events.bus import WATCH
+    kind = type(WATCH)
+
+    def work():
+        x = ag.ones(3, requires_grad=True)
+        (x * 2).sum().backward()
+    assert count_flag_reads(work) > 0
+    assert type(WATCH) is kind and WATCH.on is False
+
+
+def test_arguments():
+    args = parse(["--quick", "--threads", "1,2", "--only", "w1,W5"])
+    assert (args.mode, args.threads, args.only) == ("quick", [1, 2], ["W1", "W5"])
+    assert groups_for(args, 1) == ["W5"]
+    assert groups_for(parse(["--only", "W1"]), 1) == ["W1"]      # full mode: every count
+    with pytest.raises(SystemExit):
+        parse(["--only", "W9"])
+    assert all(hasattr(group(name), "rows") for name in MODULES)

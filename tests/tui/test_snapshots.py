@@ -1,0 +1,95 @@
+"""SVG snapshots of every demo at its key steps, from committed traces (80x24, pinned theme).
+
+Goldens live in ``tests/tui/goldens/``. After a deliberate change to the screen, rewrite them:
+
+    AGDEBUG_UPDATE_GOLDENS=1 python3 -m pytest tests/tui/test_snapshots.py
+
+and re-record the demo traces (after a demo script changed) with
+
+    AGDEBUG_UPDATE_TRACES=1 python3 -m pytest tests/tui/test_snapshots.py
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agdebug_tui import AgDebugApp
+
+from agdebug.demos import demos
+
+from .helpers import TRACES, load, run
+
+GOLDENS = Path(__file__).resolve().parent / "goldens"
+SIZE = (80, 24)
+UPDATE = os.environ.get("AGDEBUG_UPDATE_GOLDENS") == "1"
+
+
+def _record_traces() -> None:
+    """Each demo recorded in a fresh process, so node and tensor ids are the same every time."""
+    for demo in demos().values():
+        subprocess.run([sys.executable, "-m", "agdebug.cli", "record", "--values",
+                        str(demo.path), "-o", str(TRACES / f"{demo.name}.agtrace")],
+                       check=False, capture_output=True)
+
+
+if os.environ.get("AGDEBUG_UPDATE_TRACES") == "1":
+    _record_traces()
+
+
+def key_steps(events) -> dict:
+    """Where a demo is worth a look: its first node running, first error and cycle, the end."""
+    steps = {}
+    kinds = [e.kind for e in events]
+    if "node_started" in kinds:
+        steps["running"] = kinds.index("node_started") + 1
+    for kind in ("error", "cycle_detected"):
+        if kind in kinds:
+            steps[kind] = kinds.index(kind) + 1
+    steps["end"] = len(events)
+    return steps
+
+
+CASES = [(name, key) for name in sorted(demos()) if (TRACES / f"{name}.agtrace").exists()
+         for key in key_steps(load(name).events)]
+
+
+def screenshots(name: str) -> dict:
+    async def go():
+        trace = load(name)
+        app = AgDebugApp(trace=trace, title=f"demo {name}")
+        shots = {}
+        async with app.run_test(size=SIZE) as pilot:
+            app.theme = "textual-dark"
+            for key, step in key_steps(trace.events).items():
+                app.goto(step)
+                await pilot.pause()
+                shots[key] = app.export_screenshot(title=f"{name} {key}")
+        return shots
+    return run(go())
+
+
+_CACHE: dict = {}
+
+
+@pytest.mark.parametrize(("name", "key"), CASES)
+def test_demo_snapshot(name, key):
+    if name not in _CACHE:
+        _CACHE[name] = screenshots(name)
+    svg = _CACHE[name][key]
+    golden = GOLDENS / f"{name}-{key}.svg"
+    if UPDATE or not golden.exists():
+        if not UPDATE:
+            pytest.fail(f"no golden {golden.name}: run with AGDEBUG_UPDATE_GOLDENS=1")
+        GOLDENS.mkdir(exist_ok=True)
+        golden.write_text(svg, encoding="utf-8")
+    assert svg == golden.read_text(encoding="utf-8"), (
+        f"{golden.name} differs; if the change is intended: AGDEBUG_UPDATE_GOLDENS=1")
+
+
+def test_every_demo_has_a_committed_trace():
+    missing = [n for n in demos() if not (TRACES / f"{n}.agtrace").exists()]
+    assert not missing, f"record them: AGDEBUG_UPDATE_TRACES=1 (missing {missing})"

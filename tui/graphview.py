@@ -1,0 +1,187 @@
+"""The graph view: one scrolling Line-API widget drawing a precomputed ``Layout``.
+
+A step only restyles: ``show(state, ...)`` stores the state and refreshes;
+``render_line`` colours the layout's runs by each node's status. The current
+node is drawn with a double border, the selected one in blue, breakpoints
+with a red dot, edges on a live reference cycle in red.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from .layout import BOX_HEIGHT, Layout
+
+__all__ = ["STATUS_STYLES", "GraphView", "live_text"]
+
+_BLACK = "#1a1a1a"
+STATUS_STYLES = {
+    "created": Style(color=_BLACK, bgcolor="#d9d9d9"),
+    "waiting": Style(color=_BLACK, bgcolor="#fff3b0"),
+    "ready": Style(color=_BLACK, bgcolor="#ffd166"),
+    "running": Style(color=_BLACK, bgcolor="#ff9f1c", bold=True),
+    "done": Style(color=_BLACK, bgcolor="#b7e4c7"),
+    "released": Style(color=_BLACK, bgcolor="#a9d6e5"),
+    "freed": Style(color="#8a8a8a", bgcolor="#3a3a3a", italic=True),
+    "errored": Style(color="#ffffff", bgcolor="#c9184a", bold=True),
+}
+_EDGE = Style(color="#7a7a7a")
+_EDGE_ACTIVE = Style(color="#ff9f1c", bold=True)
+_EDGE_CYCLE = Style(color="#ff3b3b", bold=True)
+_CURRENT = Style(color="#d00000", bold=True)
+_SELECTED = Style(color="#1d4ed8", bold=True)
+_BREAK = Style(color="#ff0000", bold=True)
+_DOUBLE = str.maketrans("┌┐└┘─│", "╔╗╚╝═║")
+_HEAVY = str.maketrans("┌┐└┘─│", "┏┓┗┛━┃")
+
+
+def live_text(node, state) -> str:
+    """The box's live line: a leaf's ``.grad``, or what the node's saved tensors hold."""
+    if node.leaf is not None:
+        leaf = state.leaves.get(node.leaf.id)
+        grad = leaf.grad if leaf is not None else None
+        mark = " ⟲" if node.leaf.id in state.cycles else ""
+        return (f".grad {list(grad.shape)}" if grad is not None else ".grad None") + mark
+    if node.status == "errored":
+        return "error"
+    if node.saved:
+        held = sum(s.nbytes for s in node.saved if not s.released)
+        if node.status == "freed" or not held:
+            return "saved: freed"
+        return f"saved {_bytes(held)}"
+    return f"ran ×{node.runs}" if node.runs > 1 else ""
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n}{unit}" if unit == "B" else f"{n:.1f}{unit}"
+        n /= 1024
+    return f"{n}B"
+
+
+class GraphView(ScrollView, can_focus=True):
+    """The DAG, drawn from a ``Layout`` and coloured from a ``GraphState``."""
+
+    class NodeClicked(Message):
+        def __init__(self, node: int):
+            super().__init__()
+            self.node = node
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.graph: Layout | None = None
+        self.state = None
+        self.selected = 0
+        self.breakpoints: frozenset = frozenset()
+        self.cycle_edges: set = set()
+
+    def set_layout(self, graph: Layout) -> None:
+        self.graph = graph
+        self.virtual_size = Size(graph.width, graph.height)
+        self.refresh()
+
+    def show(self, state, selected: int, breakpoints, cycle_edges) -> None:
+        self.state = state
+        self.selected = selected
+        self.breakpoints = frozenset(breakpoints)
+        self.cycle_edges = cycle_edges
+        self.refresh()
+
+    def reveal(self, node: int) -> None:
+        """Scroll so ``node``'s box is in view (no-op when it already is)."""
+        self.call_after_refresh(self._reveal, node)
+
+    def _reveal(self, node: int) -> None:
+        box = self.graph.boxes.get(node) if self.graph else None
+        if box is not None:
+            self.scroll_to_region(Region(box.x, box.y, box.w, BOX_HEIGHT), animate=False,
+                                  force=True, immediate=True)
+
+    # ----------------------------------------------------------------- drawing
+
+    def render_lines(self, crop):
+        self._base = self.rich_style     # once per repaint, not once per line
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        scroll_x, scroll_y = self.scroll_offset
+        row = scroll_y + y
+        base = self._base
+        if self.graph is None or self.state is None or row >= self.graph.height:
+            return Strip.blank(width, base)
+        left, right = scroll_x, scroll_x + width
+        segments, cursor = [], left
+        for run in self.graph.rows[row]:
+            end = run.x + len(run.text)
+            if end <= left or run.x >= right:
+                continue
+            x = run.x
+            for text, style in self._styled(run):
+                stop = x + len(text)
+                if stop > cursor and x < right:
+                    if x > cursor:
+                        segments.append(Segment(" " * (x - cursor), base))
+                    segments.append(Segment(text[max(0, cursor - x):], base + style))
+                    cursor = stop
+                x = stop
+        return Strip(segments).crop(0, width).extend_cell_length(width, base)
+
+    def _styled(self, run):
+        if run.role == "edge":
+            return [(run.text, self._edge_style(run.owner))]
+        node = self.state.nodes.get(run.owner)
+        if node is None:
+            return [(" " * len(run.text), Style())]
+        fill = STATUS_STYLES.get(node.status, STATUS_STYLES["created"])
+        text = run.text
+        edge = self._frame(node.id)
+        if edge is not None:
+            text = text.translate(_DOUBLE if node.id == self.state.current else _HEAVY)
+        if run.role == "live":
+            inner = len(text) - 2
+            live = live_text(node, self.state)[:inner]
+            side = fill + (edge or Style())
+            return [(text[0], side), (live.center(inner), fill + Style(dim=True)),
+                    (text[-1], side)]
+        if run.role == "border" or run.role == "label":
+            if run.role == "border" and node.id in self.breakpoints and text[0] in "┌╔┏":
+                return [(text[0], fill + (edge or Style())), ("●", fill + _BREAK),
+                        (text[2:], fill + (edge or Style()))]
+            if run.role == "label":
+                return [(text[0], fill + (edge or Style())), (text[1:-1], fill),
+                        (text[-1], fill + (edge or Style()))]
+            return [(text, fill + (edge or Style()))]
+        return [(text, fill)]
+
+    def _frame(self, node: int):
+        if node == self.state.current:
+            return _CURRENT
+        if node == self.selected:
+            return _SELECTED
+        return None
+
+    def _edge_style(self, owners) -> Style:
+        if self.cycle_edges and any(o in self.cycle_edges for o in owners):
+            return _EDGE_CYCLE
+        current = self.state.current
+        if current and any(current == o[0] for o in owners):
+            return _EDGE_ACTIVE
+        return _EDGE
+
+    # ----------------------------------------------------------------- mouse
+
+    def on_click(self, event) -> None:
+        if self.graph is None:
+            return
+        x = event.x + int(self.scroll_offset.x)
+        y = event.y + int(self.scroll_offset.y)
+        node = self.graph.node_at(x, y)
+        if node is not None:
+            self.post_message(self.NodeClicked(node))

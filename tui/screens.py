@@ -1,0 +1,51 @@
+"""The help screen (?), listing every key."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+__all__ = ["HELP", "HelpScreen"]
+
+HELP = [
+    ("space / n", "step one event (live: let the engine take one step)"),
+    ("N", "step to the next node the backward starts"),
+    ("c", "continue to the next breakpoint (or the end)"),
+    ("p / backspace", "step back (time travel: replay, and live after the fact)"),
+    ("g / G", "first / last step (home / end outside the scrolling panels)"),
+    ("b", "toggle a breakpoint on the selected node"),
+    ("[ / ]", "select the previous / next node"),
+    ("escape", "select the current node again (or close search)"),
+    ("f", "focus the graph on the selected node's neighbourhood"),
+    ("/", "search the timeline (kind:NAME filters by kind)"),
+    ("e", "export the current view (format: command palette)"),
+    ("ctrl+p", "command palette: breakpoints on an op, NaN/Inf, errors; export; themes"),
+    ("?", "this help"),
+    ("q", "quit"),
+]
+
+STATUS = ("created waiting ready running done released freed errored; the current node has a "
+          "double red border, the selected one a heavy blue border, breakpoints a red dot.")
+
+
+class HelpScreen(ModalScreen):
+    """Keys and colours; any of escape, ? or q closes it."""
+
+    BINDINGS: ClassVar = [Binding("escape,question_mark,q", "app.pop_screen", "close", show=False)]
+
+    def compose(self):
+        text = Text()
+        text.append("agdebug: step through autograd\n\n", style="bold")
+        for keys, what in HELP:
+            text.append(f"{keys:>14}  ", style="bold cyan")
+            text.append(f"{what}\n")
+        text.append(f"\nNode colours: {STATUS}\n", style="dim")
+        text.append("Click a node or an event to select it. escape closes this screen.",
+                    style="dim")
+        with VerticalScroll():
+            yield Static(text, id="help-text")

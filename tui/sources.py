@@ -1,0 +1,120 @@
+"""Where the app's steps come from: a recording (fixed) or a live program (growing).
+
+Both answer ``len()``, ``events`` and ``state(step)`` (the ``GraphState`` after
+``step`` events), so the app, the exporters and the tests treat them alike.
+
+>>> import agdebug as ag
+>>> from agdebug.debug import record
+>>> with record() as trace:
+...     x = ag.tensor([1.0], requires_grad=True)
+...     (x * 2).backward()
+>>> live = LiveHistory()
+>>> live.extend(trace.events)
+>>> live.state(len(live)).nodes == trace.state().nodes
+True
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from agdebug.debug.state import EMPTY, Timeline, reduce
+
+__all__ = ["LiveHistory", "MemorySeries", "memory_series"]
+
+
+class LiveHistory:
+    """A growing list of events with snapshots every ``every`` steps, for seeking back."""
+
+    def __init__(self, every: int = 256):
+        self.events: list = []
+        self.every = every
+        self._steps = [0]
+        self._snapshots = [EMPTY]
+        self._head = EMPTY
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def extend(self, events) -> None:
+        state = self._head
+        for event in events:
+            self.events.append(event)
+            state = reduce(state, event)
+            if state.step % self.every == 0:
+                self._steps.append(state.step)
+                self._snapshots.append(state)
+        self._head = state
+
+    def state(self, step: int):
+        step = max(0, min(int(step), len(self.events)))
+        if step == self._head.step:
+            return self._head
+        index = bisect.bisect_right(self._steps, step) - 1
+        state = self._snapshots[index]
+        for event in self.events[state.step:step]:
+            state = reduce(state, event)
+        return state
+
+    def timeline(self) -> Timeline:
+        """A frozen ``Timeline`` of the events so far (for exporters)."""
+        return Timeline(self.events)
+
+
+class MemorySeries:
+    """Per step: bytes held by saved tensors of live nodes (a tensor saved twice counts
+    once, as in ``GraphState.saved_bytes``), and the number of live nodes."""
+
+    def __init__(self):
+        self.saved_bytes: list[int] = [0]
+        self.live_nodes: list[int] = [0]
+        self._saved: dict[int, dict[str, tuple[int, int]]] = {}   # node -> name -> (t, bytes)
+        self._uses: dict[int, int] = {}                            # tensor id -> holders
+        self._live: set[int] = set()
+        self._held = 0
+
+    def extend(self, events) -> None:
+        for event in events:
+            self._apply(event)
+            self.saved_bytes.append(self._held)
+            self.live_nodes.append(len(self._live))
+
+    def _hold(self, tensor: int, nbytes: int, delta: int) -> None:
+        if not tensor:
+            self._held += delta * nbytes
+            return
+        before = self._uses.get(tensor, 0)
+        after = before + delta
+        self._uses[tensor] = after
+        if before == 0 and after > 0:
+            self._held += nbytes
+        elif before > 0 and after == 0:
+            self._held -= nbytes
+            del self._uses[tensor]
+
+    def _drop(self, node: int, names=None) -> None:
+        held = self._saved.get(node, {})
+        for name in list(held) if names is None else names:
+            if name in held:
+                self._hold(*held.pop(name), -1)
+
+    def _apply(self, e) -> None:
+        kind = e.kind
+        if kind == "node_created":
+            self._drop(e.node)
+            self._live.add(e.node)
+            self._saved[e.node] = {s.name: (s.tensor, s.nbytes) for s in e.saved}
+            for tensor, nbytes in self._saved[e.node].values():
+                self._hold(tensor, nbytes, 1)
+        elif kind == "saved_released":
+            self._drop(e.node, e.names)
+        elif kind == "node_freed":
+            self._live.discard(e.node)
+            self._drop(e.node)
+
+
+def memory_series(events) -> MemorySeries:
+    """The ``MemorySeries`` of ``events``, in one pass."""
+    series = MemorySeries()
+    series.extend(events)
+    return series
