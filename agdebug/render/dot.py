@@ -157,14 +157,16 @@ def _chains(universe, keep: set, state) -> dict:
     for node_id in sorted(keep):
         if not linear(node_id) or linear(parents[node_id][0]):
             continue   # not linear, or not the head of its chain
-        run = [node_id]
+        run, members = [node_id], {node_id}
         nxt = next(c for c, _ in universe[node_id].edges if c in keep)
-        while linear(nxt) and nxt not in run:
+        while linear(nxt) and nxt not in members:
             run.append(nxt)
+            members.add(nxt)
             nxt = next(c for c, _ in universe[nxt].edges if c in keep)
         if len(run) >= 3:
+            key = tuple(run)   # one tuple shared by the whole run: linear, not quadratic
             for member in run:
-                chains[member] = tuple(run)
+                chains[member] = key
     return chains
 
 
@@ -290,7 +292,8 @@ def _draw_saved(out: _Writer, node, live, state) -> None:
 
 
 def _draw_chains(out: _Writer, chains: dict, universe) -> None:
-    for run in sorted(set(chains.values())):
+    runs = {run[0]: run for run in chains.values()}   # keyed by head: hashing runs is O(n)
+    for _, run in sorted(runs.items()):
         first, last = universe[run[0]], universe[run[-1]]
         label = f"{len(run)} nodes\n{short_name(first.name)} ... {short_name(last.name)}"
         out.element(f"c{run[0]}", dict(label=_q(label), shape="box3d",
