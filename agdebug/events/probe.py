@@ -19,7 +19,7 @@ import sys
 import threading
 import weakref
 
-from ..backend import device_of_array
+from ..backend import device_of_array, get_dtype
 from . import records as r
 from .bus import WATCH, _lock, next_seq, on_change, publish
 
@@ -94,8 +94,9 @@ def summarize(t) -> r.TensorSummary | None:
         return None
     data = t._data
     stats = _stats(data) if WATCH.values else None
-    return r.TensorSummary(tensor_id(t), tuple(int(s) for s in data.shape), data.dtype.name,
-                           str(device_of_array(data)), int(data.nbytes), stats)
+    # numpy's dtype.name is slow (it formats the name each time): our dtype table has it.
+    return r.TensorSummary(tensor_id(t), data.shape, get_dtype(data.dtype).name,
+                           str(device_of_array(data)), data.nbytes, stats)
 
 
 def _stats(data) -> r.Stats:
@@ -134,8 +135,9 @@ def _saved(node) -> tuple:
         data = getattr(s, "_data", None)
         if tensor is not None:
             data = tensor._data
-        shape = tuple(int(x) for x in data.shape) if data is not None else ()
-        dtype = data.dtype.name if data is not None else type(getattr(s, "value", None)).__name__
+        shape = data.shape if data is not None else ()
+        dtype = (get_dtype(data.dtype).name if data is not None
+                 else type(getattr(s, "value", None)).__name__)
         tid = tensor_id(tensor) if tensor is not None else _weak_id(s)
         out.append(r.SavedSummary(name, tid, shape, dtype, int(s.nbytes)))
     return tuple(out)
