@@ -66,6 +66,7 @@ class _State:
         self.device_count = 1
         self.current = [0]
         self.syncs = 0
+        self.transfers = 0    # device-to-host reads: each one is a sync on a real GPU
 
 
 _STATE = _State()
@@ -104,7 +105,28 @@ class ndarray(np.ndarray):  # CuPy's name, lower case
 
     def get(self, stream=None) -> np.ndarray:
         """A host copy (``cupy.ndarray.get``)."""
+        _STATE.transfers += 1
         return np.array(self.view(np.ndarray), copy=True)
+
+    def item(self, *args):
+        _STATE.transfers += 1
+        return self.view(np.ndarray).item(*args)
+
+    def tolist(self):
+        _STATE.transfers += 1
+        return self.view(np.ndarray).tolist()
+
+    def __float__(self):
+        _STATE.transfers += 1
+        return float(self.view(np.ndarray))
+
+    def __int__(self):
+        _STATE.transfers += 1
+        return int(self.view(np.ndarray))
+
+    def __bool__(self):
+        _STATE.transfers += 1
+        return bool(self.view(np.ndarray))
 
     def copy(self, order="C") -> ndarray:
         return _wrap(np.ndarray.copy(self.view(np.ndarray), order))
@@ -184,7 +206,7 @@ class FakeCupy(types.ModuleType):
         self.__file__ = __file__
         _STATE.device_count = device_count
         _STATE.current[:] = [0]
-        _STATE.syncs = 0
+        _STATE.syncs = _STATE.transfers = 0
         self.ndarray = ndarray
         self.cuda = _cuda_namespace()
         self.state = _STATE

@@ -317,3 +317,20 @@ def test_on_the_device_fixture(device):
     assert x.grad.device == device and x.device == device
     want = np.exp([1.0, 2.0, 3.0]) * (1 + np.array([1.0, 2.0, 3.0]))
     np.testing.assert_allclose(x.grad.cpu().numpy(), want, rtol=1e-5)
+
+
+# ----------------------------------------------------------------------------- watching GPU work
+
+def _watched_backward(values: bool) -> None:
+    from agdebug.events import subscribe
+    with subscribe(lambda event: None, values=values):
+        x = ag.tensor([1.0, 2.0, 3.0], device="cuda", requires_grad=True)
+        (x.exp() * x).sum().backward()
+
+
+def test_watching_gpu_work_reads_nothing_back_unless_values_are_asked_for(fake_cuda):
+    fake_cuda.state.transfers = 0
+    _watched_backward(values=False)
+    assert fake_cuda.state.transfers == 0      # summaries: shapes, dtypes, bytes only
+    _watched_backward(values=True)
+    assert fake_cuda.state.transfers > 0       # previews and statistics come from the device
