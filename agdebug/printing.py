@@ -39,7 +39,7 @@ def _format(array: np.ndarray, prefix: str) -> str:
 
 
 def _format_float(array: np.ndarray, prefix: str) -> str:
-    finite = array[np.isfinite(array)] if array.size else array
+    finite = (array[np.isfinite(array)] if array.size else array).astype(np.float64)
     sci = False
     if finite.size:
         big, small = np.abs(finite).max(), np.abs(finite[finite != 0]).min() if (
