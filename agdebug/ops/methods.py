@@ -25,13 +25,18 @@ def operand(value):
     raise TypeError(f"unsupported operand type: '{type(value).__name__}'")
 
 
+_DIRECT = (Tensor, float, int)   # operand() would return these unchanged
+
+
 def _binary(op, reflected=None):
     def method(self, other):
-        other = operand(other)
+        if type(other) not in _DIRECT:   # the common cases skip a call (operators are hot)
+            other = operand(other)
         return op(self, other)
 
     def rmethod(self, other):
-        other = operand(other)
+        if type(other) not in _DIRECT:
+            other = operand(other)
         if reflected is not None:
             return reflected(self, other)
         return op(self, other)

@@ -116,6 +116,14 @@ def apply(op: Op, args: tuple, attrs: dict):
     else:
         with xp.cuda.Device(_cuda_index(args)):   # results land on the inputs' GPU
             result = op.forward(xp, *arrays, **attrs)
+    if op.outputs == 1 and not op.extras:   # the common case, without list building
+        if needs_grad and op.differentiable and MODE.grad_enabled:
+            out = _record(op, args, attrs, (result,), None, xp)[0]
+        else:
+            out = _as_tensor(result, xp)
+        if op.view:
+            _share_view_state(args[0], (out,))
+        return out
     extras = None
     if op.extras:
         result, *extras = result
