@@ -8,7 +8,7 @@ import numpy as np
 
 from ..backend import xp_of
 from ..tensor import Tensor
-from .optimizer import Optimizer, write_param
+from .optimizer import Optimizer, subtract_from_param
 
 __all__ = ["Adam"]
 
@@ -63,4 +63,4 @@ class Adam(Optimizer):
             v = v_max
         bias_sqrt = math.sqrt(1 - beta2 ** step)
         denom = (v ** 0.5) / bias_sqrt + group["eps"]
-        write_param(p, p._data - (group["lr"] / (1 - beta1 ** step)) * m / denom)
+        subtract_from_param(p, (group["lr"] / (1 - beta1 ** step)) * m / denom)

@@ -82,7 +82,7 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
-def write_param(p: Tensor, array) -> None:
-    """Store the updated values in ``p``'s own array and bump its version (an in-place op)."""
-    p._data[...] = array
+def subtract_from_param(p: Tensor, delta) -> None:
+    """``p -= delta`` in ``p``'s own array (views see it) and bump its version: an in-place op."""
+    p._data -= delta
     p._vc.value += 1

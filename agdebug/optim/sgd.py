@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, write_param
+from .optimizer import Optimizer, subtract_from_param
 
 __all__ = ["SGD"]
 
@@ -47,4 +47,4 @@ class SGD(Optimizer):
             else:
                 buf._data[...] = buf._data * momentum + (1 - group["dampening"]) * d
             d = d + momentum * buf._data if group["nesterov"] else buf._data
-        write_param(p, p._data - group["lr"] * d)
+        subtract_from_param(p, group["lr"] * d)
