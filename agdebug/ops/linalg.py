@@ -32,8 +32,21 @@ def mm_op(xp, self, mat2):
 @mm_op.vjp
 def mm_vjp(ctx, grad):
     grad_self = mm_op(grad, ctx.mat2.t()) if needs(ctx, 0) else None
-    grad_mat2 = mm_op(ctx.self.t(), grad) if needs(ctx, 1) else None
+    grad_mat2 = mat2_grad(ctx.self, ctx.mat2, grad) if needs(ctx, 1) else None
     return grad_self, grad_mat2
+
+
+def mat2_grad(mat1, mat2, grad):
+    """``mat1.T @ grad``, laid out like ``mat2`` (torch's mm_mat2_backward does the same).
+
+    For ``x @ W.t()`` (a Linear layer) mat2 is a transposed view: computing the product
+    transposed makes W's gradient contiguous, as W is, so it is taken without a copy and
+    the optimizer's update runs over contiguous memory.
+    """
+    flags = mat2._data.flags
+    if flags.f_contiguous and not flags.c_contiguous:
+        return mm_op(grad.t(), mat1).t()
+    return mm_op(mat1.t(), grad)
 
 
 @defop("bmm", node="BmmBackward0", saves=("self", "mat2"))
@@ -89,7 +102,7 @@ def addmm_vjp(ctx, grad):
         grad_self = grad if ctx.beta == 1 else grad * ctx.beta
     scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
     grad_mat1 = mm_op(scaled, ctx.mat2.t()) if needs(ctx, 1) else None
-    grad_mat2 = mm_op(ctx.mat1.t(), scaled) if needs(ctx, 2) else None
+    grad_mat2 = mat2_grad(ctx.mat1, ctx.mat2, scaled) if needs(ctx, 2) else None
     return grad_self, grad_mat1, grad_mat2
 
 
