@@ -320,8 +320,23 @@ def tanh(xp, x):
 
 @tanh.vjp
 def tanh_vjp(ctx, grad):
-    r = ctx.result
-    return (grad * (1 - r * r),)
+    return (tanh_backward(grad, ctx.result),)
+
+
+# torch's fused derivatives: one node (TanhBackwardBackward0...) instead of three in a
+# create_graph=True graph, and one array pass instead of three.
+
+@defop("tanh_backward", node="TanhBackwardBackward0", saves=("grad@1", "output"))
+def tanh_backward(xp, grad, output):
+    return grad * (1 - output * output)
+
+
+@tanh_backward.vjp
+def tanh_backward_vjp(ctx, grad_grad):
+    r = ctx.output
+    grad_grad_in = grad_grad * (1 - r * r) if needs(ctx, 0) else None
+    grad_result = grad_grad * ctx.grad * r * -2 if needs(ctx, 1) else None
+    return grad_grad_in, grad_result
 
 
 @defop("sigmoid", node="SigmoidBackward0", saves=("result",))
@@ -334,8 +349,20 @@ def sigmoid(xp, x):
 
 @sigmoid.vjp
 def sigmoid_vjp(ctx, grad):
-    r = ctx.result
-    return (grad * r * (1 - r),)
+    return (sigmoid_backward(grad, ctx.result),)
+
+
+@defop("sigmoid_backward", node="SigmoidBackwardBackward0", saves=("grad@1", "output"))
+def sigmoid_backward(xp, grad, output):
+    return grad * output * (1 - output)
+
+
+@sigmoid_backward.vjp
+def sigmoid_backward_vjp(ctx, grad_grad):
+    r = ctx.output
+    grad_grad_in = grad_grad * r * (1 - r) if needs(ctx, 0) else None
+    grad_result = grad_grad * ctx.grad * (1 - 2 * r) if needs(ctx, 1) else None
+    return grad_grad_in, grad_result
 
 
 # ----------------------------------------------------------------------------- activations

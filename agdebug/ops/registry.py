@@ -85,6 +85,8 @@ def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tu
     """(name, kind, index, needed_by): ``"x@1"`` saves x only if input 1 needs a gradient,
     as torch saves only what the gradients it will compute use (``(x * 3)`` keeps 3, not x).
     """
+    if "result" in params:
+        raise ValueError(f"op {op_name}: 'result' names the output; call the input otherwise")
     saved, _, needed = saved.partition("@")
     needed_by = int(needed) if needed else None
     if saved == "result":

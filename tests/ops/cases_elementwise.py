@@ -14,6 +14,14 @@ POS = rng.uniform(0.5, 2.0, (2, 3))
 AWAY = A + np.sign(A) * 0.3          # kept away from kinks (abs, relu, clamp at 0)
 MASK = np.array([[True, False, True], [False, True, False]])
 
+def _fused(lib, name: str):
+    """A fused derivative op: agdebug's own, or torch's aten op of the same name."""
+    if lib.__name__ == "torch":
+        return getattr(lib.ops.aten, name)
+    from agdebug.ops import elementwise
+    return getattr(elementwise, name)
+
+
 CASES = [
     Case("add", lambda t, x, y: x + y, [A, B]),
     Case("add", lambda t, x, y: t.add(x, y, alpha=2.5), [A, ROW], id="add_alpha_broadcast"),
@@ -45,6 +53,9 @@ CASES = [
     Case("tan", lambda t, x: x.tan(), [A * 0.5]),
     Case("tanh", lambda t, x: x.tanh(), [A]),
     Case("sigmoid", lambda t, x: x.sigmoid(), [A]),
+    Case("tanh_backward", lambda t, g, r: _fused(t, "tanh_backward")(g, r), [B, A * 0.5]),
+    Case("sigmoid_backward", lambda t, g, r: _fused(t, "sigmoid_backward")(g, r),
+         [B, POS * 0.4]),
     Case("relu", lambda t, x: x.relu(), [AWAY]),
     Case("erf", lambda t, x: t.erf(x), [A]),
     Case("clamp", lambda t, x: x.clamp(-0.5, 0.5), [AWAY * 0.9 + 0.05]),
