@@ -19,7 +19,7 @@ from .backend import (Device, bool_, device, dtype, float16, float32, float64, i
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
                        randn_like, tensor, zeros, zeros_like)
-from .functions import *
+from .functions import *  # noqa: F403 - torch-level functions (agdebug.exp, agdebug.cat...)
 from .functions import __all__ as _function_names
 from .graph.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                               is_inference_mode_enabled, no_grad, set_grad_enabled)
@@ -33,7 +33,8 @@ half = float16
 long = int64
 int = int32
 
-__all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "nn", "optim", "no_grad", "enable_grad", "set_grad_enabled",
+__all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "nn", "optim", "no_grad",
+           "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "device", "Device",
            "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
            "bool", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",

@@ -15,7 +15,8 @@ __all__ = ["add", "sub", "mul", "div", "pow", "neg", "exp", "expm1", "log", "log
 add, sub, mul, div, pow = m.add, m.sub, m.mul, m.div, m.pow
 neg, exp, expm1, log, log2, log1p = ew.neg, ew.exp, ew.expm1, ew.log, ew.log2, ew.log1p
 sqrt, rsqrt, abs, sign, floor = ew.sqrt, ew.rsqrt, ew.abs_, ew.sign, ew.floor
-sin, cos, tan, tanh, sigmoid, relu, erf = ew.sin, ew.cos, ew.tan, ew.tanh, ew.sigmoid, ew.relu, ew.erf_op
+sin, cos, tan, tanh = ew.sin, ew.cos, ew.tan, ew.tanh
+sigmoid, relu, erf = ew.sigmoid, ew.relu, ew.erf_op
 clamp = clip = m.clamp
 maximum, minimum, where, sum, mean = m.maximum, m.minimum, m.where, m.sum, m.mean
 reciprocal = ew.reciprocal

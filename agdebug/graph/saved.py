@@ -170,7 +170,8 @@ def version_error_message(saved: SavedTensor, node) -> str:
                        "compute its gradient. The variable in question was changed in there "
                        "or anywhere later. Good luck!")
     return text + ("Hint: enable anomaly detection to find the operation that failed to "
-                   "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+                   "compute its gradient, with "
+                   "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 def _short_name(name: str) -> str:

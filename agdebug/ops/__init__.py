@@ -11,7 +11,8 @@ import warnings
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
-from . import conversion, device, reduce, shape, views  # noqa: F401 - views registers ops
+from . import conversion, index, linalg, nn, reduce, shape
+from . import device, views  # noqa: F401 - they register ops (to_device, CopySlices)
 from .registry import OPS, Op, apply, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply", "apply_inplace", "install"]
@@ -83,12 +84,14 @@ def install() -> None:
         "where": lambda s, cond, other: m.where(cond, s, other),
         "sum": m.sum, "mean": m.mean, "sum_to_size": m.sum_to_size,
         "view": m.view, "reshape": m.reshape, "expand": m.expand, "expand_as": m.expand_as,
-        "view_as": lambda s, o: m.view(s, o.shape), "reshape_as": lambda s, o: m.reshape(s, o.shape),
+        "view_as": lambda s, o: m.view(s, o.shape),
+        "reshape_as": lambda s, o: m.reshape(s, o.shape),
         "clone": lambda s, *, memory_format=None: ew.clone(s),
         "to": _to,
         "add_": m.add_, "sub_": m.sub_, "mul_": m.inplace(ew.mul), "div_": m.div_,
         "clamp_": m.clamp_, "clip_": m.clamp_, "zero_": m.inplace(ew.zero),
-        "fill_": lambda s, value: m.apply_inplace(ew.fill, s, (), {"value": value}), "copy_": m.inplace(ew.copy),
+        "fill_": lambda s, value: m.apply_inplace(ew.fill, s, (), {"value": value}),
+        "copy_": m.inplace(ew.copy),
         "relu_": m.inplace(ew.relu), "sigmoid_": m.inplace(ew.sigmoid),
         "tanh_": m.inplace(ew.tanh), "exp_": m.inplace(ew.exp), "neg_": m.inplace(ew.neg),
         "pow_": lambda s, e: m.apply_inplace(ew.pow_scalar, s, (), {"exponent": e}),
@@ -115,8 +118,6 @@ def functions() -> dict:
 
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
-from . import nn
-from . import index, linalg
 _OP_MODULES = [reduce, shape, conversion, nn, index, linalg]
 
 

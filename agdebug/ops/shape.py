@@ -259,6 +259,6 @@ def unbind_vjp(ctx, *grads):
 
 
 # Argument handling (torch's signatures) lives apart; it needs the ops above to exist.
-from . import shape_args
+from . import shape_args  # noqa: E402 - it needs the ops above
 
 FUNCTIONS, METHODS, stack = shape_args.FUNCTIONS, shape_args.METHODS, shape_args.stack

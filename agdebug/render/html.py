@@ -72,7 +72,8 @@ _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>@TITLE@</title>
 <style>
 body{font-family:Helvetica,Arial,sans-serif;margin:0;display:flex;flex-direction:column;height:100vh}
-#bar{padding:8px;background:#f4f4f4;border-bottom:1px solid #ccc;display:flex;gap:8px;align-items:center}
+#bar{padding:8px;background:#f4f4f4;border-bottom:1px solid #ccc;display:flex;gap:8px;
+align-items:center}
 #bar input[type=range]{flex:1}
 #event{padding:6px 8px;font-family:monospace;font-size:12px;background:#fffbe6;white-space:pre-wrap}
 #main{flex:1;display:flex;overflow:hidden}
