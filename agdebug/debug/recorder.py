@@ -141,10 +141,10 @@ def record(path=None, values: bool = False):
 
     def on_event(event) -> None:
         trace.events.append(event)
-        if writer is not None:
-            writer.write(event)
+        writer.write(event)
 
-    sub = subscribe(on_event, values=values)
+    # In memory only, the list's own append is the subscriber: no Python call per event.
+    sub = subscribe(trace.events.append if writer is None else on_event, values=values)
     try:
         yield trace
     finally:

@@ -39,8 +39,11 @@ WATCH = _Watch()
 
 _lock = threading.RLock()
 _subscribers: list[Subscription] = []
+# What ``publish`` calls: a tuple replaced (never mutated) under the lock, so delivering an
+# event reads one reference instead of taking the lock and copying the list.
+_callbacks: tuple = ()
 _seq = itertools.count(1)
-# Observers of on/off transitions (the probe installs gc.callbacks and finalizers).
+# Observers of on/off transitions (the probe installs gc.callbacks, watches node lifetimes).
 _on_change: list[Callable[[bool], None]] = []
 
 
@@ -90,6 +93,8 @@ def subscribe(callback: Callable, values: bool = False) -> Subscription:
 
 
 def _refresh() -> None:
+    global _callbacks
+    _callbacks = tuple(s.callback for s in _subscribers)
     was_on = WATCH.on
     WATCH.values = any(s.values for s in _subscribers)
     WATCH.on = bool(_subscribers)
@@ -100,10 +105,8 @@ def _refresh() -> None:
 
 def publish(event) -> None:
     """Hand ``event`` to every subscriber, in subscription order."""
-    with _lock:
-        subscribers = list(_subscribers)
-    for sub in subscribers:
-        sub.callback(event)
+    for callback in _callbacks:
+        callback(event)
 
 
 def on_change(fn: Callable[[bool], None]) -> None:

@@ -15,13 +15,18 @@ from __future__ import annotations
 
 import collections
 import gc
+import linecache
 import sys
 import threading
 import weakref
 
+import numpy as np
+
 from ..backend import device_of_array, get_dtype
+from . import bus as _bus
 from . import records as r
-from .bus import WATCH, _lock, next_seq, on_change, publish
+from .bus import WATCH, _lock, on_change, publish
+from .bus import _seq as _bus_seq
 
 __all__ = [
     "accumulator_created",
@@ -42,50 +47,108 @@ __all__ = [
 ]
 
 PREVIEW = 6
+_NDARRAY = np.ndarray   # exactly: CuPy's test double subclasses it
 
 
 class _Emitting:
-    busy = False
-    pending: collections.deque = collections.deque()  # noqa: RUF012 - one queue, by design
-    origin: threading.Thread | None = None    # the thread that emitted the event in delivery
+    """Delivery state: whether an event is being delivered, what waits, and whose it is."""
+
+    __slots__ = ("busy", "origin", "pending")
+
+    def __init__(self):
+        self.busy = False
+        self.pending: collections.deque = collections.deque()
+        self.origin: threading.Thread | None = None   # emitter of the event in delivery
 
 
-def _emit(cls, **fields) -> None:
+_EMITTING = _Emitting()
+_acquire, _release = _lock.acquire, _lock.release
+
+
+def _emit(cls, *values, **fields) -> None:
+    # The per-step events pass their fields positionally, in the record's order after
+    # ``seq``: binding ten keywords costs more than building the record itself.
     # A GC pass or a finalizer can fire while an event is being built or delivered:
     # its event is queued and published right after, so ``seq`` stays in stream order.
     # Another thread never waits for the lock: the publishing thread may be paused inside
     # a subscriber (the live stepper) until that very thread (a UI) says go on, so the
     # event is queued for the publisher to deliver; the loop re-checks after release.
-    _Emitting.pending.append((cls, fields, threading.current_thread()))
-    while _Emitting.pending and _lock.acquire(blocking=False):
+    # The common case (nothing queued, lock free, not re-entered) skips the queue.
+    state = _EMITTING
+    if state.pending or not _acquire(False):
+        state.pending.append((cls, values, fields, threading.current_thread()))
+        _deliver_pending()
+        return
+    try:
+        if state.busy:
+            state.pending.append((cls, values, fields, threading.current_thread()))
+            return
+        state.busy = True
         try:
-            if _Emitting.busy:
-                return
-            _Emitting.busy = True
-            try:
-                while _Emitting.pending:
-                    queued, queued_fields, _Emitting.origin = _Emitting.pending.popleft()
-                    publish(queued(seq=next_seq(), **queued_fields))
-            finally:
-                _Emitting.busy = False
-                _Emitting.origin = None
+            event = cls(next(_bus_seq), *values, **fields)
+            for callback in _bus._callbacks:
+                callback(event)
+            if state.pending:
+                _drain()
         finally:
-            _lock.release()
+            state.busy = False
+    finally:
+        _release()
+    if state.pending:
+        _deliver_pending()
+
+
+def _deliver_pending() -> None:
+    state = _EMITTING
+    while state.pending and _acquire(False):
+        try:
+            if state.busy:
+                return
+            state.busy = True
+            try:
+                _drain()
+            finally:
+                state.busy = False
+        finally:
+            _release()
+
+
+def _drain() -> None:
+    state = _EMITTING
+    pending = state.pending
+    try:
+        while pending:
+            queued, queued_values, queued_fields, state.origin = pending.popleft()
+            publish(queued(next(_bus_seq), *queued_values, **queued_fields))
+    finally:
+        state.origin = None
 
 
 def origin_thread() -> threading.Thread:
     """The thread whose step the event being delivered records (not always the caller)."""
-    return _Emitting.origin or threading.current_thread()
+    # ``origin`` is None while delivering an event the delivering thread emitted itself.
+    return _EMITTING.origin or threading.current_thread()
 
 
 # ----------------------------------------------------------------------------- summaries
 
 def tensor_id(t) -> int:
-    tid = t._id
-    if not tid:
+    return t._id or _new_id(t)
+
+
+class _Lazy:
+    stable_id = None    # agdebug.tensor.stable_id, looked up on first use
+
+
+def _new_id(t) -> int:
+    stable_id = _Lazy.stable_id
+    if stable_id is None:
         from ..tensor import stable_id  # the tensor layer owns the id counter
-        tid = stable_id(t)
-    return tid
+        _Lazy.stable_id = stable_id
+    return stable_id(t)
+
+
+_DTYPE_NAMES: dict = {}   # numpy/cupy dtype -> agdebug's name for it
 
 
 def summarize(t) -> r.TensorSummary | None:
@@ -93,10 +156,14 @@ def summarize(t) -> r.TensorSummary | None:
     if t is None:
         return None
     data = t._data
-    stats = _stats(data) if WATCH.values else None
+    dtype = data.dtype
     # numpy's dtype.name is slow (it formats the name each time): our dtype table has it.
-    return r.TensorSummary(tensor_id(t), data.shape, get_dtype(data.dtype).name,
-                           str(device_of_array(data)), data.nbytes, stats)
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = get_dtype(dtype).name
+    device = "cpu" if type(data) is _NDARRAY else str(device_of_array(data))
+    return r.TensorSummary(t._id or _new_id(t), data.shape, name, device, data.nbytes,
+                           _stats(data) if WATCH.values else None)
 
 
 def _stats(data) -> r.Stats:
@@ -118,29 +185,53 @@ def _num(v) -> float:
 
 
 def _summaries(tensors) -> tuple:
-    return tuple(summarize(t) if hasattr(t, "_data") else None for t in tensors)
+    # Lists, not generators: tuple() of a short list is several times cheaper.
+    return tuple([summarize(t) if hasattr(t, "_data") else None for t in tensors])
 
 
 def _edges(node) -> tuple:
-    return tuple((fn._id if fn is not None else 0, int(nr)) for fn, nr in node.next_functions)
+    return tuple([(fn._id if fn is not None else 0, int(nr)) for fn, nr in node.next_functions])
 
 
 def _saved(node) -> tuple:
     saved = node._saved
     if not saved:
         return ()
-    out = []
-    for name, s in saved.items():
-        tensor = getattr(s, "_tensor", None)
-        data = getattr(s, "_data", None)
-        if tensor is not None:
-            data = tensor._data
-        shape = data.shape if data is not None else ()
-        dtype = (get_dtype(data.dtype).name if data is not None
-                 else type(getattr(s, "value", None)).__name__)
-        tid = tensor_id(tensor) if tensor is not None else _weak_id(s)
-        out.append(r.SavedSummary(name, tid, shape, dtype, int(s.nbytes)))
-    return tuple(out)
+    return tuple([_saved_summary(name, s) for name, s in saved.items()])
+
+
+def _saved_summary(name: str, s) -> r.SavedSummary:
+    # getattr with a default raises and catches inside for a missing attribute: skip the
+    # ones this kind of saved value (a SavedTensor, a SavedScalar) can never have.
+    absent = _ABSENT.get(type(s))
+    if absent is None:
+        absent = _absent(type(s))
+    tensor = None if "_tensor" in absent else getattr(s, "_tensor", None)
+    data = None if "_data" in absent else getattr(s, "_data", None)
+    if tensor is not None:
+        data = tensor._data
+    if data is not None:
+        shape, dtype = data.shape, get_dtype(data.dtype).name
+    else:
+        shape, dtype = (), type(None if "value" in absent else getattr(s, "value", None)).__name__
+    if tensor is not None:
+        tid = tensor_id(tensor)
+    else:
+        tid = 0 if "_weak" in absent else _weak_id(s)
+    return r.SavedSummary(name, tid, shape, dtype, int(s.nbytes))
+
+
+_ABSENT: dict[type, frozenset] = {}   # saved-value class -> attributes it never has
+
+
+def _absent(cls) -> frozenset:
+    names = ("_tensor", "_data", "_weak", "value")
+    if cls.__dictoffset__ or hasattr(cls, "__getattr__"):   # instances may have any
+        found = frozenset()
+    else:
+        found = frozenset(n for n in names if not hasattr(cls, n))
+    _ABSENT[cls] = found
+    return found
 
 
 def _weak_id(saved) -> int:
@@ -167,10 +258,10 @@ def node_created(node, args: tuple, outputs) -> None:
     """An op node was recorded for ``args`` -> ``outputs``."""
     _watch_lifetime(node)
     op = getattr(node, "op", None)
-    _emit(r.NodeCreated, node=node._id, name=node.name(),
-          op=getattr(op, "name", "") or "", edges=_edges(node), inputs=_summaries(args),
-          outputs=_summaries(outputs), saved=_saved(node), attrs=_attrs(node),
-          source=user_line())
+    # node, name, op, edges, inputs, outputs, saved, attrs, leaf, source
+    _emit(r.NodeCreated, node._id, node.name(), getattr(op, "name", "") or "", _edges(node),
+          _summaries(args), _summaries(outputs), _saved(node), _attrs(node), None,
+          user_line())
 
 
 _PACKAGE = __file__.rsplit("events", 1)[0]   # ".../agdebug/", with its separator
@@ -180,19 +271,31 @@ _DEMOS = _PACKAGE + "demos"
 def user_line() -> str:
     """``file.py:12: y = x * w``: the first line outside agdebug on this thread's stack.
 
-    Only frames are walked (no source is read unless one is found, and linecache
-    caches it), so it is cheap enough to run for every node while watching.
+    Only frames are walked, and each (file, line) is formatted once per recording, so it
+    is cheap enough to run for every node while watching.
     """
-    import linecache
     frame = sys._getframe(2)
     while frame is not None:
         name = frame.f_code.co_filename
         if not name.startswith(_PACKAGE) or name.startswith(_DEMOS):
-            text = linecache.getline(name, frame.f_lineno).strip()
-            short = name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
-            return f"{short}:{frame.f_lineno}: {text}" if text else f"{short}:{frame.f_lineno}"
+            key = (name, frame.f_lineno)
+            line = _LINES.get(key)
+            if line is None:
+                if len(_LINES) >= 4096:
+                    _LINES.clear()
+                line = _LINES[key] = _format_line(*key)
+            return line
         frame = frame.f_back
     return ""
+
+
+_LINES: dict[tuple[str, int], str] = {}   # (file, line number) -> user_line's text
+
+
+def _format_line(name: str, number: int) -> str:
+    text = linecache.getline(name, number).strip()
+    short = name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+    return f"{short}:{number}: {text}" if text else f"{short}:{number}"
 
 
 def accumulator_created(acc, leaf) -> None:
@@ -204,11 +307,17 @@ def accumulator_created(acc, leaf) -> None:
 
 # ----------------------------------------------------------------------------- lifetime
 
+class _NodeRef(weakref.ref):
+    """A weak reference to a watched node that knows the node's id (and nothing more)."""
+
+    __slots__ = ("node_id",)
+
+
 class _Lifetimes:
-    """Finalizers of watched nodes, and whether a cyclic GC pass is running."""
+    """Weak references to watched nodes, and whether a cyclic GC pass is running."""
 
     def __init__(self):
-        self.finalizers: dict[int, weakref.finalize] = {}
+        self.refs: dict[int, _NodeRef] = {}
         self.in_gc = 0
 
 
@@ -217,16 +326,18 @@ _LIFE = _Lifetimes()
 
 def _watch_lifetime(node) -> None:
     node_id = node._id
-    if node_id not in _LIFE.finalizers:
-        # The callback gets only the id: the finalizer must not keep the node alive.
-        fin = _LIFE.finalizers[node_id] = weakref.finalize(node, _node_freed, node_id)
-        fin.atexit = False
+    if node_id not in _LIFE.refs:
+        # A bare weakref with a callback (cheaper than weakref.finalize); the dict keeps it
+        # alive so its callback runs, and dropping it (watching stops) cancels the callback.
+        ref = _LIFE.refs[node_id] = _NodeRef(node, _node_freed)
+        ref.node_id = node_id
 
 
-def _node_freed(node_id: int) -> None:
-    _LIFE.finalizers.pop(node_id, None)
+def _node_freed(ref: _NodeRef) -> None:
+    node_id = ref.node_id
+    _LIFE.refs.pop(node_id, None)
     if WATCH.on:
-        _emit(r.NodeFreed, node=node_id, by="gc" if _LIFE.in_gc else "refcount")
+        _emit(r.NodeFreed, node_id, "gc" if _LIFE.in_gc else "refcount")
 
 
 def _gc_callback(phase: str, info: dict) -> None:
@@ -249,9 +360,8 @@ def _watching_changed(on: bool) -> None:
         gc.callbacks.remove(_gc_callback)
     _LIFE.in_gc = 0
     _CYCLES.clear()
-    finalizers, _LIFE.finalizers = _LIFE.finalizers, {}
-    for fin in finalizers.values():
-        fin.detach()
+    _LIFE.refs = {}     # dead references never call back
+    _LINES.clear()      # a later recording rereads source lines that may have changed
 
 
 on_change(_watching_changed)
@@ -315,22 +425,23 @@ def backward_planned(task, nodes: list) -> None:
 def node_started(node, grads, runs: bool = True) -> None:
     run = _run()
     run.current = node._id
-    _emit(r.NodeStarted, node=node._id, name=node.name(), grads=_summaries(grads),
-          runs=bool(runs))
+    _emit(r.NodeStarted, node._id, node.name(), _summaries(grads), bool(runs))
 
 
 def node_finished(node, outputs) -> None:
-    _emit(r.NodeFinished, node=node._id, grads=_summaries(outputs or ()))
+    _emit(r.NodeFinished, node._id, _summaries(outputs or ()))
 
 
 def buffer_accumulated(source, fn, nr: int, grad, remaining: int) -> None:
     """``grad`` (from ``source``) went into slot ``nr`` of ``fn``'s input buffer."""
     counts = _run().contributions
-    key = (fn._id, int(nr))
+    nr = int(nr)
+    key = (fn._id, nr)
+    count = counts.get(key, 0)
     if grad is not None:
-        counts[key] = counts.get(key, 0) + 1
-    _emit(r.BufferAccumulated, node=fn._id, slot=int(nr), source=source._id,
-          grad=summarize(grad), contributions=counts.get(key, 0), remaining=int(remaining))
+        count = counts[key] = count + 1
+    # node, slot, source, grad, contributions, remaining
+    _emit(r.BufferAccumulated, fn._id, nr, source._id, summarize(grad), count, int(remaining))
 
 
 def grad_accumulated(acc, leaf, old) -> None:
@@ -368,10 +479,13 @@ def saved_released(node) -> None:
     saved = node._saved
     if not saved or node._released:
         return
-    live = [(k, s) for k, s in saved.items() if not s.released]
-    if live:
-        _emit(r.SavedReleased, node=node._id, names=tuple(k for k, _ in live),
-              nbytes=int(sum(s.nbytes for _, s in live)))
+    names, nbytes = [], 0
+    for k, s in saved.items():
+        if not s.released:
+            names.append(k)
+            nbytes += s.nbytes
+    if names:
+        _emit(r.SavedReleased, node._id, tuple(names), int(nbytes))
 
 
 def failed_at(node, exc: BaseException) -> None:

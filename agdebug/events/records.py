@@ -52,7 +52,38 @@ __all__ = [
     "event_from_dict",
 ]
 
-_frozen = dataclass(frozen=True, slots=True)
+def _frozen(cls):
+    """``@dataclass(frozen=True, slots=True)``, with a cheaper ``__init__``.
+
+    The generated one sets each field through ``object.__setattr__``; the engine builds
+    several records per step while watching, so this one calls the slots' own setters
+    (same signature, defaults and result: a frozen dataclass, nothing else changes).
+    """
+    cls = dataclass(frozen=True, slots=True)(cls)
+    fields = dataclasses.fields(cls)
+    scope = {f"_set_{f.name}": _slot(cls, f.name).__set__ for f in fields}
+    params = []
+    for f in fields:
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            scope[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+    body = "".join(f"    _set_{f.name}(self, {f.name})\n" for f in fields) or "    pass\n"
+    exec(f"def __init__(self, {', '.join(params)}):\n{body}", scope)  # noqa: S102 - fixed text
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__doc__ = cls.__init__.__doc__
+    cls.__init__ = init
+    return cls
+
+
+def _slot(cls, name: str):
+    """The slot descriptor of ``name`` (on ``cls`` or the base class that declares it)."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__.get("__slots__", ()):
+            return klass.__dict__[name]
+    raise TypeError(f"{cls.__name__}.{name} is not a slot")
 
 
 class RecordError(ValueError):
