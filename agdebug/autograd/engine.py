@@ -243,7 +243,8 @@ def _evaluate(task: GraphTask, node, grads: list, captures, needed):
         return node.apply(grads)
     if WATCH.on:
         probe.node_started(node, grads, needed is None or node in needed)
-    grads = _call_tensor_pre_hooks(task, node, grads)
+    if node._hooks is not None or type(node) is AccumulateGrad:   # most nodes have none
+        grads = _call_tensor_pre_hooks(task, node, grads)
     if captures and node in captures:
         for nr, index in captures[node]:
             task.captured[index] = grads[nr]
@@ -309,31 +310,35 @@ def _xp_of(t: Tensor):
     return xp_of(t._data)
 
 
-def _validate(node, outputs: tuple) -> tuple:
+def _validate(node, outputs: tuple) -> list:
     """Sum broadcast gradients back to their input's shape; cast to its dtype."""
-    result = []
-    for i, ((fn, nr), grad) in enumerate(zip(node.next_functions, outputs)):
-        if fn is None or grad is None:
-            result.append(None)
+    result = list(outputs)
+    edges = node.next_functions
+    for i, grad in enumerate(outputs):
+        if grad is None:
+            continue
+        fn, nr = edges[i]
+        if fn is None:
+            result[i] = None
             continue
         if not isinstance(grad, Tensor):
             raise TypeError(f"function {node.name()} returned a gradient of type "
                             f"{type(grad).__name__} at index {i}; expected a Tensor or None")
         shape, dtype = fn._out_meta[nr]
-        if grad._data.shape != shape:
-            if not _expandable(shape, grad._data.shape):
+        data = grad._data
+        if data.shape != shape:
+            if not _expandable(shape, data.shape):
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(grad._data.shape)} but expected shape compatible with "
-                    f"{list(shape)}")
+                    f"{list(data.shape)} but expected shape compatible with {list(shape)}")
             grad = grad.sum_to_size(shape)
         if grad._data.dtype != dtype:
             grad = to_dtype(grad, dtype=dtype)
         if ANOMALY.enabled and ANOMALY.check_nan and _has_nan(grad):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                "output.")
-        result.append(grad)
-    return tuple(result)
+        result[i] = grad
+    return result
 
 
 def _expandable(shape: tuple, target: tuple) -> bool:
@@ -432,7 +437,7 @@ def _call_pre_hooks(task: GraphTask, node, grads: list) -> list:
 def _call_post_hooks(task: GraphTask, node, outputs: tuple, grads: list) -> tuple:
     for hook in list(node._hooks.post.values()):
         _share(task, outputs)
-        result = hook(outputs, tuple(grads))
+        result = hook(tuple(outputs), tuple(grads))
         if WATCH.on:
             probe.hook_called("post", node, hook, result)
         if result is not None:
