@@ -232,8 +232,7 @@ def result_dtype(a, b, a_dim: int, b_dim: int) -> np.dtype:
     pa, pb = _priority(a_dim), _priority(b_dim)
     if pa == pb:
         return promote_types(da, db)
-    (hi, hi_dim), (lo, lo_dim) = ((da, a_dim), (db, b_dim)) if pa > pb else ((db, b_dim),
-                                                                            (da, a_dim))
+    hi, (lo, lo_dim) = (da, (db, b_dim)) if pa > pb else (db, (da, a_dim))
     if _CATEGORY[lo.kind] <= _CATEGORY[hi.kind]:
         return hi
     if lo_dim == -1 and lo.kind == "f":

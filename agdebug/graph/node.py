@@ -18,7 +18,6 @@ import math
 from ..events import WATCH, probe
 from .anomaly_flag import ANOMALY
 from .hooks import add_hook
-from .saved import SavedTensor
 
 __all__ = ["Node", "OpNode", "AccumulateGrad", "GraphRoot", "next_id", "LEAVES"]
 
@@ -115,12 +114,6 @@ class Node:
             return None   # declared, but not needed by any gradient this node computes
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def saved_tensors_info(self) -> list[tuple[str, int, bool]]:
-        """(name, nbytes, released) for each saved tensor: what the inspector lists."""
-        if self._saved is None:
-            return []
-        return [(k, s.nbytes, s.released) for k, s in self._saved.items()]
-
     def release_variables(self) -> None:
         """Free the saved tensors (after the node ran without ``retain_graph``)."""
         if WATCH.on:
@@ -140,12 +133,6 @@ class Node:
     def sequence_key(self) -> float:
         """Execution priority: higher runs first among ready nodes."""
         return self._id
-
-    def tensor_pre_hooks(self, output_nr: int):
-        hooks = self._hooks
-        if hooks is None:
-            return None
-        return hooks.tensor_pre.get(output_nr)
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
@@ -217,9 +204,6 @@ class AccumulateGrad(Node):
     def sequence_key(self) -> float:
         return math.inf  # torch gives accumulators UINT64_MAX: they run as soon as ready
 
-    def tensor_pre_hooks(self, output_nr: int):
-        return self.variable._backward_hooks
-
     def apply(self, grads):
         raise RuntimeError("AccumulateGrad is run by the engine, which owns the accumulation")
 
@@ -235,7 +219,3 @@ class GraphRoot(Node):
 
     def apply(self, grads):
         return self._grads
-
-
-def saved_tensor(tensor, is_output: bool) -> SavedTensor:
-    return SavedTensor(tensor, is_output)
