@@ -194,7 +194,7 @@ def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     """Make the node, save what the derivative needs, wrap outputs as its results."""
     edges = tuple([_edge(a) for a in args])
     outs = [o if type(o) is np.ndarray or backend.is_array(o) else xp.asarray(o) for o in outs]
-    node = op.node_class(edges, tuple([(o.shape, o.dtype) for o in outs]))
+    node = op.node_class(edges, _meta(outs))
     if len(outs) == 1 and not op.nondiff_outputs:
         wrapped = [Tensor._wrap(outs[0], node, 0)]
     else:
@@ -206,6 +206,27 @@ def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     if WATCH.on:
         probe.node_created(node, args, wrapped)
     return wrapped
+
+
+_META_CACHE: dict = {}
+
+
+def _meta(outs) -> tuple:
+    """((shape, dtype), ...) of the outputs, shared between nodes for single outputs.
+
+    Every object a node keeps alive is one more for Python's cyclic GC to track and
+    scan; sharing the (few) distinct metadata tuples keeps that count per node low.
+    """
+    if len(outs) != 1:
+        return tuple([(o.shape, o.dtype) for o in outs])
+    o = outs[0]
+    key = (o.shape, o.dtype)
+    meta = _META_CACHE.get(key)
+    if meta is None:
+        meta = (key,)
+        if len(_META_CACHE) < 4096:   # bounded: a program with endless shapes just misses
+            _META_CACHE[key] = meta
+    return meta
 
 
 def _edge(a):
