@@ -208,6 +208,7 @@ def _execute(task: GraphTask, graph_root) -> None:
     deps = task.deps
     needed = task.needed
     captures = task.captures
+    create_graph = task.create_graph
     buffers: dict = {}
     tie = itertools.count()
     ready = [(0, 0, graph_root)]
@@ -228,13 +229,31 @@ def _execute(task: GraphTask, graph_root) -> None:
                 buf = buffers[fn] = [None] * len(fn._out_meta)
             if grad is not None:
                 old = buf[nr]
-                buf[nr] = grad if old is None else old + grad
+                buf[nr] = grad if old is None else _sum(old, grad, create_graph)
             remaining = deps[fn] - 1
             deps[fn] = remaining
             if WATCH.on:
                 probe.buffer_accumulated(node, fn, nr, grad, remaining)
             if remaining == 0:
                 push(ready, (-fn.sequence_key(), next(tie), fn))
+
+
+def _sum(old: Tensor, grad: Tensor, create_graph: bool) -> Tensor:
+    """Add a gradient into an input buffer (both already have the input's shape and dtype).
+
+    With create_graph the sum is an op of the graph; without, it is plain array addition
+    (torch's InputBuffer::add), which skips the op machinery on this hot path.
+    """
+    if create_graph:
+        return old + grad
+    return Tensor._wrap(_add_arrays(old._data, grad._data))
+
+
+def _add_arrays(a, b):
+    total = a + b
+    if type(total) is not type(a):   # numpy gives a scalar, not a 0-d array, for 0-d operands
+        total = xp_of(a).asarray(total)
+    return total
 
 
 def _evaluate(task: GraphTask, node, grads: list, captures, needed):
@@ -473,7 +492,7 @@ def accumulate_grad(task: GraphTask, acc: AccumulateGrad, grad) -> None:
     elif not MODE.grad_enabled:
         # In place for the user (the .grad object is kept); a fresh array underneath,
         # so that a failed backward can put the old one back without a copy.
-        old._data = old._data + grad._data
+        old._data = _add_arrays(old._data, grad._data)
         old._vc.value += 1
     else:
         leaf._grad = old + grad

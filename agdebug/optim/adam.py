@@ -44,10 +44,10 @@ class Adam(Optimizer):
     def _update(self, p, grad, group, state) -> None:
         if not state:
             state["step"] = Tensor._wrap(np.array(0.0, dtype=np.float32))
-            state["exp_avg"] = Tensor._wrap(p._data * 0)
-            state["exp_avg_sq"] = Tensor._wrap(p._data * 0)
+            state["exp_avg"] = Tensor._wrap(xp_of(p._data).zeros_like(p._data))
+            state["exp_avg_sq"] = Tensor._wrap(xp_of(p._data).zeros_like(p._data))
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = Tensor._wrap(p._data * 0)
+                state["max_exp_avg_sq"] = Tensor._wrap(xp_of(p._data).zeros_like(p._data))
         beta1, beta2 = group["betas"]
         g = -grad if group["maximize"] else grad
         if group["weight_decay"]:

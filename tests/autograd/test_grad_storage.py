@@ -41,3 +41,26 @@ def test_a_fresh_transposed_gradient_is_stolen_without_a_copy():
     (x @ w.t()).sum().backward()  # TBackward0 hands over a view of a gradient nobody holds
     assert w.grad.tolist() == [[4.0] * 3] * 2
     assert w.grad.numpy().base is not None
+
+
+def test_zero_dim_gradients_accumulate_as_arrays():
+    # numpy turns 0-d + 0-d into a scalar; .grad must stay a real 0-d tensor
+    x = ag.tensor(2.0, requires_grad=True)
+    (x * x).backward()
+    (x * x).backward()
+    assert x.grad.item() == 8.0 and (x.grad * 2).item() == 16.0
+    y = x * 1
+    (y + y).backward()            # two contributions summed in y's input buffer
+    assert x.grad.item() == 10.0
+
+
+def test_optimizers_step_zero_dim_parameters():
+    for make in (lambda p: ag.optim.SGD([p], lr=0.1, momentum=0.9),
+                 lambda p: ag.optim.Adam([p], lr=0.1)):
+        p = ag.tensor(1.0, requires_grad=True)
+        opt = make(p)
+        for _ in range(2):
+            opt.zero_grad()
+            (p * p).backward()
+            opt.step()
+        assert p.item() < 1.0
