@@ -77,8 +77,10 @@ def test_a_script_that_raises_on_import_is_reported_not_lost(tmp_path):
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: app.outcome is not None)
             assert app.outcome.error == "ValueError: boom at import"
-            await pilot.pause()
-            assert app.query_one("#bottom", TabbedContent).active == "tab-output"
+            # the UI shows the outcome a moment later (a posted message): wait for it
+            await until(pilot, lambda: app.query_one("#bottom", TabbedContent).active
+                        == "tab-output" and "boom at import" in "\n".join(
+                            app.query_one("#output").lines))
             shown = "\n".join(app.query_one("#output").lines)
             assert "bad.py" in shown and "boom at import" in shown
             assert "stepping.py" not in shown          # the runner's frames are dropped
