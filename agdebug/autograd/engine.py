@@ -156,8 +156,7 @@ def _mark_needed(task: GraphTask, nodes: list, input_edges: list, accumulate_gra
     task.captured = [None] * len(input_edges)
     task.captures = captures
     needed = set()
-    # Reverse discovery order visits children before parents only for trees; iterate
-    # to a fixed point instead, with a post-order walk that never recurses.
+    # A node is needed if it is a target or leads to one: decide children first.
     for node in _post_order(nodes[0]):
         if node in targets or any(
                 fn is not None and (fn in needed or fn in captures)
@@ -188,8 +187,8 @@ def _precheck(task: GraphTask, nodes: list) -> None:
     """Fail before touching anything if a node to run lost or changed its saved tensors."""
     needed = task.needed
     for node in nodes:
-        if node._saved is None or (needed is not None and node not in needed):
-            continue
+        if not node._saved or (needed is not None and node not in needed):
+            continue   # saved nothing (torch: no SavedVariable, so no error) or will not run
         try:
             if node._released:
                 raise RuntimeError(SAVED_FREED_MESSAGE)
