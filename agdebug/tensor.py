@@ -7,7 +7,6 @@ autograd attributes (``grad``, ``grad_fn``, ``requires_grad``, hooks...).
 
 from __future__ import annotations
 
-import itertools
 import warnings
 import weakref
 
@@ -20,8 +19,6 @@ from .graph.hooks import add_hook
 from .graph.node import AccumulateGrad
 
 __all__ = ["Tensor", "Size", "VersionCounter"]
-
-_tensor_ids = itertools.count(1)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -454,10 +451,3 @@ def _check_grad_assignment(t: Tensor, value) -> None:
             f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of "
             f"size '{list(t._data.shape)}'. Please ensure that the gradient and the tensor are "
             "the same size")
-
-
-def stable_id(t: Tensor) -> int:
-    """The tensor's id for events, assigned on first use (never ``id()``)."""
-    if not t._id:
-        t._id = next(_tensor_ids)
-    return t._id

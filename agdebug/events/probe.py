@@ -4,8 +4,8 @@ It turns tensors and nodes into plain summaries on the spot and keeps no
 reference to either: node lifetimes are observed with ``weakref.finalize``
 (the callback holds only the node's id) and GC passes with ``gc.callbacks``.
 Objects are read duck-typed (``_data``, ``_id``, ``next_functions``...), so the
-events layer imports nothing above it; the one exception is the lazy lookup of
-``agdebug.tensor.stable_id``, which owns the tensor id counter.
+events layer imports nothing above it. Tensor ids are assigned here (``tensor_id``),
+the first time a tensor appears in an event.
 
 Values (preview and statistics) are computed only when a subscriber asked for
 them (``WATCH.values``): on a GPU they cost a device sync.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import gc
+import itertools
 import linecache
 import sys
 import threading
@@ -136,16 +137,13 @@ def tensor_id(t) -> int:
     return t._id or _new_id(t)
 
 
-class _Lazy:
-    stable_id = None    # agdebug.tensor.stable_id, looked up on first use
+_tensor_ids = itertools.count(1)
 
 
 def _new_id(t) -> int:
-    stable_id = _Lazy.stable_id
-    if stable_id is None:
-        from ..tensor import stable_id  # the tensor layer owns the id counter
-        _Lazy.stable_id = stable_id
-    return stable_id(t)
+    # Tensor ids are assigned here, on first sight while watching: events own them.
+    t._id = tid = next(_tensor_ids)
+    return tid
 
 
 _DTYPE_NAMES: dict = {}   # numpy/cupy dtype -> agdebug's name for it

@@ -3,7 +3,7 @@
 Records are plain data (ints, strings, tuples, nested summaries): never a live
 tensor or node, so that watching the engine cannot keep anything alive. Nodes
 and tensors are named by stable ids the library assigns (``node._id`` and
-``agdebug.tensor.stable_id``), never by ``id()``.
+``agdebug.events.probe.tensor_id``), never by ``id()``.
 
 Every record has a ``seq`` (its place in the stream) and a class-level
 ``kind`` in snake_case, which is also its name in trace files:
