@@ -334,8 +334,8 @@ def tanh_backward(xp, grad, output):
 @tanh_backward.vjp
 def tanh_backward_vjp(ctx, grad_grad):
     r = ctx.output
-    grad_grad_in = grad_grad * (1 - r * r) if needs(ctx, 0) else None
-    grad_result = grad_grad * ctx.grad * r * -2 if needs(ctx, 1) else None
+    grad_grad_in = tanh_backward(grad_grad, r) if needs(ctx, 0) else None   # linear in grad
+    grad_result = grad_grad * ctx.grad * (r * -2) if needs(ctx, 1) else None
     return grad_grad_in, grad_result
 
 
@@ -360,7 +360,7 @@ def sigmoid_backward(xp, grad, output):
 @sigmoid_backward.vjp
 def sigmoid_backward_vjp(ctx, grad_grad):
     r = ctx.output
-    grad_grad_in = grad_grad * r * (1 - r) if needs(ctx, 0) else None
+    grad_grad_in = sigmoid_backward(grad_grad, r) if needs(ctx, 0) else None   # linear in grad
     grad_result = grad_grad * ctx.grad * (1 - 2 * r) if needs(ctx, 1) else None
     return grad_grad_in, grad_result
 
