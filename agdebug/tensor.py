@@ -258,6 +258,15 @@ class Tensor:
         self._retains_grad = True
         self._grad_fn._hook_table().retains_grad[self._output_nr] = weakref.ref(self)
 
+    def _gradient_edge(self) -> tuple:
+        """``(node, input_nr)`` that this tensor's gradient flows into: its ``grad_fn``,
+        or its accumulator for a leaf; ``(None, 0)`` when it gets no gradient."""
+        if not self._requires_grad:
+            return (None, 0)
+        if self._grad_fn is None:
+            return (self._grad_accumulator(), 0)
+        return (self._grad_fn, self._output_nr)
+
     def _grad_accumulator(self) -> AccumulateGrad | None:
         """The leaf's accumulator, made on demand and held by the graph, not by the leaf."""
         if self._grad_fn is not None or not self._requires_grad:

@@ -171,12 +171,10 @@ def _backward_input_edge(t):
     if not isinstance(t, Tensor):
         raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
                            f"{type(t).__name__}")
-    if t.grad_fn is None:
-        if not t.requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        return (t._grad_accumulator(), 0)
-    t.retain_grad()   # torch does this: the non-leaf input's .grad gets the gradient
-    return (t.grad_fn, t.output_nr)
+    if not t.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    t.retain_grad()   # torch does this: a non-leaf input's .grad gets the gradient
+    return t._gradient_edge()
 
 
 def _grad_input_edge(t):
@@ -187,9 +185,7 @@ def _grad_input_edge(t):
                            f"{type(t).__name__}")
     if not t.requires_grad:
         raise RuntimeError("One of the differentiated Tensors does not require grad")
-    if t.grad_fn is None:
-        return (t._grad_accumulator(), 0)
-    return (t.grad_fn, t.output_nr)
+    return t._gradient_edge()
 
 
 # ----------------------------------------------------------------------------- results

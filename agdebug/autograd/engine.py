@@ -62,7 +62,7 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
     returned (``autograd.grad``) instead of being accumulated.
     """
     task = GraphTask(keep_graph, create_graph)
-    edges = tuple(_root_edge(t) for t in roots)
+    edges = tuple(t._gradient_edge() for t in roots)
     for g in grads:
         if g is not None:
             task.shared.add(_owner_id(g._data))
@@ -98,13 +98,6 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
     if WATCH.on:
         probe.backward_finished()
     return task.captured
-
-
-def _root_edge(t: Tensor):
-    fn = t._grad_fn
-    if fn is not None:
-        return (fn, t._output_nr)
-    return (t._grad_accumulator(), 0)
 
 
 # ----------------------------------------------------------------------------- preparation

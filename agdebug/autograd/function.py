@@ -212,7 +212,8 @@ class Function(metaclass=FunctionMeta):
         """Run ``forward`` without recording, then record one node for all its outputs."""
         needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         record = MODE.grad_enabled and any(needs)
-        edges = tuple(_edge(a) if record else (None, 0) for a in args if isinstance(a, Tensor))
+        edges = tuple(a._gradient_edge() if record else (None, 0)
+                      for a in args if isinstance(a, Tensor))
         ctx = cls._backward_cls(edges, needs, tuple(isinstance(a, Tensor) for a in args))
         with no_grad():
             output = _run_forward(cls, ctx, args, kwargs)
@@ -232,14 +233,6 @@ def _run_forward(cls, ctx, args: tuple, kwargs: dict):
     output = cls.forward(*args, **kwargs)
     cls.setup_context(ctx, args, output)
     return output
-
-
-def _edge(a: Tensor) -> tuple:
-    if not a._requires_grad:
-        return (None, 0)
-    if a._grad_fn is None:
-        return (a._grad_accumulator(), 0)
-    return (a._grad_fn, a._output_nr)
 
 
 def _attach_outputs(ctx: BackwardCFunction, args: tuple, outs) -> list:

@@ -30,9 +30,7 @@ def get_gradient_edge(tensor) -> GradientEdge:
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
-    if tensor.grad_fn is not None:
-        return GradientEdge(tensor.grad_fn, tensor.output_nr)
-    return GradientEdge(tensor._grad_accumulator(), 0)
+    return GradientEdge(*tensor._gradient_edge())
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -230,12 +230,7 @@ def _meta(outs) -> tuple:
 
 
 def _edge(a):
-    if isinstance(a, Tensor) and a._requires_grad:
-        fn = a._grad_fn
-        if fn is None:
-            return (a._grad_accumulator(), 0)
-        return (fn, a._output_nr)
-    return _NO_EDGE
+    return a._gradient_edge() if isinstance(a, Tensor) else _NO_EDGE
 
 
 def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:

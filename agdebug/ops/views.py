@@ -86,21 +86,13 @@ def rebase_view(view: Tensor, result: Tensor) -> None:
     """Write ``result`` (the in-place op's output) through ``view`` and rebase both histories."""
     base = view._base
     region = region_of(view._data, base._data)
-    base_edge = _edge_of(base)
+    base_edge = base._gradient_edge()
     write_into(view, result._data)
     node = CopySlices(base_edge, result._grad_fn, region, tuple(view._data.shape),
                       (base._data.shape, base._data.dtype))
     base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
     reread = as_strided_region(base, region=region, base_shape=base._data.shape)
     view._grad_fn, view._output_nr, view._requires_grad = reread._grad_fn, 0, True
-
-
-def _edge_of(base: Tensor) -> tuple:
-    if not base._requires_grad:
-        return (None, 0)
-    if base._grad_fn is None:
-        return (base._grad_accumulator(), 0)
-    return (base._grad_fn, base._output_nr)
 
 
 def region_of(view, base):
