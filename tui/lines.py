@@ -18,7 +18,15 @@ __all__ = ["LineList", "TextView"]
 _MARK = Style(bgcolor="#264f78", color="#ffffff", bold=True)
 
 
-class LineList(ScrollView, can_focus=True):
+class _LineView(ScrollView):
+    """A scrolling Line-API view that reads its base style once per repaint."""
+
+    def render_lines(self, crop):
+        self._base = self.rich_style     # once per repaint, not once per line
+        return super().render_lines(crop)
+
+
+class LineList(_LineView, can_focus=True):
     """Rows from ``line(i) -> (text, Style)``; ``mark`` is highlighted and kept in view."""
 
     class Picked(Message):
@@ -53,10 +61,6 @@ class LineList(ScrollView, can_focus=True):
         if index < top or index >= top + height:
             self.scroll_to(y=max(0, index - height // 2), animate=False, immediate=True)
 
-    def render_lines(self, crop):
-        self._base = self.rich_style     # once per repaint, not once per line
-        return super().render_lines(crop)
-
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         index = int(self.scroll_offset.y) + y
@@ -75,7 +79,7 @@ class LineList(ScrollView, can_focus=True):
             self.post_message(self.Picked(self, index))
 
 
-class TextView(ScrollView, can_focus=True):
+class TextView(_LineView, can_focus=True):
     """Rich ``Text``, wrapped to the width and drawn line by line: updating it never
     re-lays out the screen (a ``Static`` of changing height would)."""
 
@@ -100,10 +104,6 @@ class TextView(ScrollView, can_focus=True):
     def on_resize(self, event) -> None:
         if self.text is not None:
             self._wrap()
-
-    def render_lines(self, crop):
-        self._base = self.rich_style     # once per repaint, not once per line
-        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

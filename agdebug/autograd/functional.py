@@ -209,13 +209,20 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         elif len(outputs) != 1 or outputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function "
                                "returns a single Tensor with a single element.")
+    return _final_product(outputs, outputs, inputs, v, inputs, "back", strict,
+                          create_graph, is_outputs_tuple, is_inputs_tuple)
+
+
+def _final_product(outputs, of, wrt, v, like, stage: str, strict: bool, create_graph: bool,
+                   is_outputs_tuple: bool, is_result_tuple: bool) -> tuple:
+    """The last vector product of vjp/jvp/vhp/hvp, then torch's post-processing."""
     with set_grad_enabled(True if create_graph else MODE.grad_enabled):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
+        grad_res = _autograd_grad(of, wrt, v, create_graph=create_graph)
+        result = _fill_in_zeros(grad_res, like, strict, create_graph, stage)
     outputs = _grad_postprocess(outputs, create_graph)
     result = _grad_postprocess(result, create_graph)
     return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+            _tuple_postprocess(result, is_result_tuple))
 
 
 def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -245,13 +252,8 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         grad_outputs = tuple(_zeros_like(out).requires_grad_(True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(True if create_graph else MODE.grad_enabled):
-        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_outputs_tuple))
+    return _final_product(outputs, grad_inputs, grad_outputs, v, outputs, "back_trick", strict,
+                          create_graph, is_outputs_tuple, is_outputs_tuple)
 
 
 # ----------------------------------------------------------------------------- jacobian
@@ -397,13 +399,8 @@ def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     with enable_grad():
         is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, jac = _second_order_prelude(
             func, inputs, v, create_graph, strict, "vhp")
-    with set_grad_enabled(True if create_graph else MODE.grad_enabled):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    return _final_product(outputs, jac, inputs, v, inputs, "double_back", strict,
+                          create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -421,10 +418,5 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         grad_jac = tuple(_zeros_like(inp).requires_grad_(True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
-    with set_grad_enabled(True if create_graph else MODE.grad_enabled):
-        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    return _final_product(outputs, double_back, grad_jac, v, inputs, "double_back_trick", strict,
+                          create_graph, is_outputs_tuple, is_inputs_tuple)
