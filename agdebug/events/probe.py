@@ -199,41 +199,20 @@ def _saved(node) -> tuple:
 
 
 def _saved_summary(name: str, s) -> r.SavedSummary:
-    # getattr with a default raises and catches inside for a missing attribute: skip the
-    # ones this kind of saved value (a SavedTensor, a SavedScalar) can never have.
-    absent = _ABSENT.get(type(s))
-    if absent is None:
-        absent = _absent(type(s))
-    tensor = None if "_tensor" in absent else getattr(s, "_tensor", None)
-    data = None if "_data" in absent else getattr(s, "_data", None)
-    if tensor is not None:
-        data = tensor._data
+    if not hasattr(type(s), "release"):   # a saved Python value (a number, or None)
+        return r.SavedSummary(name, 0, (), type(s).__name__, 0)
+    tensor = s._tensor   # a SavedTensor: the tensor, or (a saved output) its array
+    data = tensor._data if tensor is not None else s._data
     if data is not None:
         shape, dtype = data.shape, get_dtype(data.dtype).name
-    else:
-        shape, dtype = (), type(None if "value" in absent else getattr(s, "value", None)).__name__
-    if tensor is not None:
-        tid = tensor_id(tensor)
-    else:
-        tid = 0 if "_weak" in absent else _weak_id(s)
+    else:                # packed by saved-tensor hooks, or released
+        shape, dtype = (), "NoneType"
+    tid = tensor_id(tensor) if tensor is not None else _weak_id(s)
     return r.SavedSummary(name, tid, shape, dtype, int(s.nbytes))
 
 
-_ABSENT: dict[type, frozenset] = {}   # saved-value class -> attributes it never has
-
-
-def _absent(cls) -> frozenset:
-    names = ("_tensor", "_data", "_weak", "value")
-    if cls.__dictoffset__ or hasattr(cls, "__getattr__"):   # instances may have any
-        found = frozenset()
-    else:
-        found = frozenset(n for n in names if not hasattr(cls, n))
-    _ABSENT[cls] = found
-    return found
-
-
 def _weak_id(saved) -> int:
-    ref = getattr(saved, "_weak", None)
+    ref = saved._weak
     tensor = ref() if ref is not None else None
     return tensor_id(tensor) if tensor is not None else 0
 
@@ -479,9 +458,9 @@ def saved_released(node) -> None:
         return
     names, nbytes = [], 0
     for k, s in saved.items():
-        if not s.released:
+        if not getattr(s, "released", False):   # a saved Python value has no flag of its own
             names.append(k)
-            nbytes += s.nbytes
+            nbytes += getattr(s, "nbytes", 0)
     if names:
         _emit(r.SavedReleased, node._id, tuple(names), int(nbytes))
 

@@ -18,6 +18,7 @@ import math
 from ..events import WATCH, probe
 from .anomaly_flag import ANOMALY
 from .hooks import add_hook
+from .saved import SAVED_FREED_MESSAGE, SavedTensor
 
 __all__ = ["Node", "OpNode", "AccumulateGrad", "GraphRoot", "next_id", "LEAVES"]
 
@@ -47,7 +48,7 @@ class Node:
         self.next_functions = next_functions
         self._id = next_id()
         self._out_meta = out_meta      # ((shape, array dtype), ...) per forward output
-        self._saved = None             # {name: SavedTensor} or None
+        self._saved = None             # {name: SavedTensor or a saved Python value} or None
         self._attrs = None             # {name: value} non-tensor state for the derivative
         self._hooks = None
         self._metadata = None
@@ -95,7 +96,7 @@ class Node:
         # ``_saved`` and ``_attrs`` are slots always set in __init__: plain access is safe.
         saved = self._saved
         if saved is not None and name in saved:
-            return saved[name].unpack(self)
+            return self._unpack(saved[name])
         attrs = self._attrs
         if attrs is not None and name in attrs:
             return attrs[name]
@@ -104,7 +105,7 @@ class Node:
             bare = name[7:]
             bare = getattr(type(self), "torch_names", {}).get(bare, bare)
             if saved is not None and bare in saved:
-                return saved[bare].unpack(self)
+                return self._unpack(saved[bare])
             if attrs is not None and bare in attrs:
                 return attrs[bare]
         defaults = getattr(type(self), "defaults", None)
@@ -114,6 +115,13 @@ class Node:
             return None   # declared, but not needed by any gradient this node computes
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def _unpack(self, saved):
+        if type(saved) is SavedTensor:
+            return saved.unpack(self)
+        if self._released:   # a saved Python value goes with the node's saved tensors
+            raise RuntimeError(SAVED_FREED_MESSAGE)
+        return saved
+
     def release_variables(self) -> None:
         """Free the saved tensors (after the node ran without ``retain_graph``)."""
         if WATCH.on:
@@ -121,12 +129,14 @@ class Node:
         self._released = True
         if self._saved is not None:
             for saved in self._saved.values():
-                saved.release()
+                if type(saved) is SavedTensor:
+                    saved.release()
 
     def check_saved_versions(self) -> None:
         if self._saved is not None:
             for saved in self._saved.values():
-                saved.check_version(self)
+                if type(saved) is SavedTensor:
+                    saved.check_version(self)
 
     # -- engine interface ----------------------------------------------------------------------
 

@@ -8,6 +8,11 @@ torch's "Trying to backward through the graph a second time" error.
 A forward *output* saved by its own node is kept as its array plus a weak
 reference to the tensor, never the tensor itself: the tensor holds the node
 (``grad_fn``), so holding the tensor back would form a reference cycle.
+
+A Python number (or ``None``, an absent optional input) is saved as itself: the
+node's ``_released`` flag says whether it is still there. torch saves it as a
+wrapped tensor, so ``(x * 2)`` cannot be backpropagated twice there either;
+a plain value costs no extra object for Python's cyclic GC to track per op.
 """
 
 from __future__ import annotations
@@ -177,28 +182,3 @@ def version_error_message(saved: SavedTensor, node) -> str:
 def _short_name(name: str) -> str:
     """torch names the op, not the node, here: ``AddBackward0`` -> ``Add``."""
     return re.sub(r"Backwards?\d*$", "", name)
-
-
-class SavedScalar:
-    """A Python number saved for backward (torch saves it as a wrapped tensor).
-
-    Saving it matters: ``(x * 2)`` cannot be backpropagated twice in torch either.
-    """
-
-    __slots__ = ("value", "released")
-    nbytes = 0
-
-    def __init__(self, value):
-        self.value = value
-        self.released = False
-
-    def unpack(self, node):
-        if self.released:
-            raise RuntimeError(SAVED_FREED_MESSAGE)
-        return self.value
-
-    def check_version(self, node) -> None:
-        pass
-
-    def release(self) -> None:
-        self.released = True

@@ -28,7 +28,7 @@ from .. import backend
 from ..events import WATCH, probe
 from ..graph.grad_mode import MODE
 from ..graph.node import OpNode
-from ..graph.saved import SavedScalar, SavedTensor
+from ..graph.saved import SavedTensor
 from ..tensor import Tensor
 
 __all__ = ["Op", "defop", "OPS", "apply", "apply_inplace"]
@@ -251,7 +251,7 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
             if isinstance(value, Tensor):
                 saved[name] = SavedTensor(value, False)
             else:
-                saved[name] = SavedScalar(value)   # None too: an absent optional input
+                saved[name] = value   # a number, or None for an absent optional input
     return saved
 
 
