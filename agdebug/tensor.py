@@ -76,7 +76,7 @@ class Tensor:
     def __init__(self, data=(), requires_grad: bool = False):
         # torch's legacy constructor: always the default float dtype.
         array = np.asarray(data, dtype=backend.DEFAULT_FLOAT.np)
-        _init(self, array, None, 0, VersionCounter())
+        _init(self, array, None, 0, None)
         if requires_grad:
             self.requires_grad_(True)
 
@@ -86,7 +86,7 @@ class Tensor:
     def _wrap(cls, array, grad_fn=None, output_nr: int = 0, version=None) -> Tensor:
         """A tensor around ``array`` (no copy); ``grad_fn`` makes it a non-leaf."""
         t = object.__new__(cls)
-        _init(t, array, grad_fn, output_nr, VersionCounter() if version is None else version)
+        _init(t, array, grad_fn, output_nr, version)
         return t
 
     @classmethod
@@ -179,7 +179,19 @@ class Tensor:
     @property
     def _version(self) -> int:
         """How many in-place changes this storage has seen (shared with views)."""
-        return self._vc.value
+        return self._vc.value if self._vc is not None else 0
+
+    def _version_counter(self) -> VersionCounter:
+        """The counter shared with views, made on first need: most tensors never need one,
+        and not making it spares Python's cyclic GC one object per op."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = VersionCounter()
+        return vc
+
+    def _bump_version(self) -> None:
+        """Record an in-place change of the storage."""
+        self._version_counter().value += 1
 
     # -- autograd attributes ------------------------------------------------------------------
 
@@ -322,7 +334,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, outside the graph."""
-        t = Tensor._wrap(self._data, None, 0, self._vc)
+        t = Tensor._wrap(self._data, None, 0, self._version_counter())
         t._base = self._base if self._base is not None else self
         return t
 
@@ -410,7 +422,7 @@ def _rebuild(array, requires_grad):
     return Tensor._wrap(array).requires_grad_(requires_grad)
 
 
-def _init(t: Tensor, array, grad_fn, output_nr: int, version: VersionCounter) -> None:
+def _init(t: Tensor, array, grad_fn, output_nr: int, version: VersionCounter | None) -> None:
     t._data = array
     t._requires_grad = grad_fn is not None
     t._grad = None

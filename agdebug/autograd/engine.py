@@ -27,7 +27,7 @@ from ..backend import xp_of
 from ..events import WATCH, probe
 from ..graph.anomaly_flag import ANOMALY
 from ..graph.grad_mode import MODE
-from ..graph.node import AccumulateGrad, GraphRoot
+from ..graph.node import AccumulateGrad, GraphRoot, OpNode
 from ..graph.saved import SAVED_FREED_MESSAGE
 from ..ops.elementwise import to_dtype
 from ..tensor import Tensor
@@ -201,6 +201,7 @@ def _execute(task: GraphTask, graph_root) -> None:
     needed = task.needed
     captures = task.captures
     create_graph = task.create_graph
+    keep_graph = task.keep_graph
     buffers: dict = {}
     tie = itertools.count()
     ready = [(0, 0, graph_root)]
@@ -209,9 +210,18 @@ def _execute(task: GraphTask, graph_root) -> None:
     while ready:
         node = pop(ready)[2]
         grads = buffers.pop(node)
-        outputs = _evaluate(task, node, grads, captures, needed)
-        if outputs is None:
-            continue
+        if (node._hooks is None and isinstance(node, OpNode) and not WATCH.on
+                and not ANOMALY.enabled and not (captures and node in captures)
+                and (needed is None or node in needed)):
+            # The common case, without the calls that hooks, captures, events and
+            # anomaly mode need (most nodes have none of them).
+            outputs = _apply(node, grads)
+            if not keep_graph:
+                node.release_variables()
+        else:
+            outputs = _evaluate(task, node, grads, captures, needed)
+            if outputs is None:
+                continue
         for (fn, nr), grad in zip(node.next_functions, outputs):
             if fn is None or (needed is not None and fn not in needed
                               and fn not in captures):
@@ -323,14 +333,10 @@ def _xp_of(t: Tensor):
 
 def _validate(node, outputs: tuple) -> list:
     """Sum broadcast gradients back to their input's shape; cast to its dtype."""
-    result = list(outputs)
-    edges = node.next_functions
-    for i, grad in enumerate(outputs):
-        if grad is None:
-            continue
-        fn, nr = edges[i]
-        if fn is None:
-            result[i] = None
+    result = []
+    for i, (grad, (fn, nr)) in enumerate(zip(outputs, node.next_functions)):
+        if grad is None or fn is None:
+            result.append(None)
             continue
         if not isinstance(grad, Tensor):
             raise TypeError(f"function {node.name()} returned a gradient of type "
@@ -348,7 +354,7 @@ def _validate(node, outputs: tuple) -> list:
         if ANOMALY.enabled and ANOMALY.check_nan and _has_nan(grad):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                "output.")
-        result[i] = grad
+        result.append(grad)
     return result
 
 
@@ -485,7 +491,7 @@ def accumulate_grad(task: GraphTask, acc: AccumulateGrad, grad) -> None:
         # In place for the user (the .grad object is kept); a fresh array underneath,
         # so that a failed backward can put the old one back without a copy.
         old._data = _add_arrays(old._data, grad._data)
-        old._vc.value += 1
+        old._bump_version()
     else:
         leaf._grad = old + grad
     if WATCH.on:

@@ -262,7 +262,7 @@ def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentia
         target = o                      # rebased in place: ``y is x`` after mark_dirty
     elif is_input or o._grad_fn is not None or o._requires_grad:
         # torch returns a view of an input returned as-is: same storage and version.
-        target = Tensor._wrap(o._data, None, 0, o._vc)
+        target = Tensor._wrap(o._data, None, 0, o._version_counter())
         target._base = o._base if o._base is not None else o
     else:
         target = o

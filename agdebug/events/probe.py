@@ -67,26 +67,32 @@ _acquire, _release = _lock.acquire, _lock.release
 
 
 def _emit(cls, *values, **fields) -> None:
-    # The per-step events pass their fields positionally, in the record's order after
-    # ``seq``: binding ten keywords costs more than building the record itself.
-    # A GC pass or a finalizer can fire while an event is being built or delivered:
-    # its event is queued and published right after, so ``seq`` stays in stream order.
+    """Build a ``cls`` record from its fields after ``seq`` and publish it."""
+    _send(cls(0, *values, **fields))
+
+
+def _send(event) -> None:
+    # Records are built with seq 0 and stamped here, under the lock, as they enter the stream
+    # (before any subscriber sees them): ``seq`` follows delivery order, whichever thread
+    # built the record. Building outside the lock also spares the hot path a starred call.
+    # A GC pass or a finalizer can fire while an event is being delivered: its event is
+    # queued and published right after, so ``seq`` stays in stream order.
     # Another thread never waits for the lock: the publishing thread may be paused inside
     # a subscriber (the live stepper) until that very thread (a UI) says go on, so the
     # event is queued for the publisher to deliver; the loop re-checks after release.
     # The common case (nothing queued, lock free, not re-entered) skips the queue.
     state = _EMITTING
     if state.pending or not _acquire(False):
-        state.pending.append((cls, values, fields, threading.current_thread()))
+        state.pending.append((event, threading.current_thread()))
         _deliver_pending()
         return
     try:
         if state.busy:
-            state.pending.append((cls, values, fields, threading.current_thread()))
+            state.pending.append((event, threading.current_thread()))
             return
         state.busy = True
         try:
-            event = cls(next(_bus_seq), *values, **fields)
+            _stamp(event, next(_bus_seq))
             for callback in _bus._callbacks:
                 callback(event)
             if state.pending:
@@ -97,6 +103,9 @@ def _emit(cls, *values, **fields) -> None:
         _release()
     if state.pending:
         _deliver_pending()
+
+
+_stamp = r.Event.seq.__set__   # the slot's own setter: records are frozen to everyone else
 
 
 def _deliver_pending() -> None:
@@ -119,8 +128,9 @@ def _drain() -> None:
     pending = state.pending
     try:
         while pending:
-            queued, queued_values, queued_fields, state.origin = pending.popleft()
-            publish(queued(next(_bus_seq), *queued_values, **queued_fields))
+            event, state.origin = pending.popleft()
+            _stamp(event, next(_bus_seq))
+            publish(event)
     finally:
         state.origin = None
 

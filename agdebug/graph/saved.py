@@ -88,8 +88,8 @@ class SavedTensor:
                  "_is_output", "_output_nr", "_packed", "_unpack_hook", "released", "nbytes")
 
     def __init__(self, tensor, is_output: bool):
-        self._version = tensor._vc
-        self._saved_version = tensor._vc.value
+        self._version = tensor._version_counter()
+        self._saved_version = self._version.value
         self._is_output = is_output
         self._output_nr = tensor._output_nr
         self.released = False

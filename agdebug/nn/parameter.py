@@ -22,7 +22,7 @@ class Parameter(Tensor):
             data = creation.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor as data, got {type(data).__name__}")
-        _init(self, data._data, None, 0, data._vc)
+        _init(self, data._data, None, 0, data._version_counter())
         if requires_grad:
             self.requires_grad_(True)
 

@@ -403,7 +403,7 @@ def _write(self: Tensor, key: tuple, value) -> None:
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")
     _put(xp, self._data, key, arrays[1], False)
-    self._vc.value += 1
+    self._bump_version()
 
 
 def _check_value_shape(self: Tensor, key: tuple, value) -> None:

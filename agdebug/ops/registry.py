@@ -260,7 +260,7 @@ def _share_view_state(base: Tensor, outs: list) -> None:
     root = base._base if base._base is not None else base
     for t in outs:
         if t._data.base is not None:
-            t._vc = base._vc
+            t._vc = base._version_counter()
             t._base = root
 
 
@@ -322,4 +322,4 @@ def write_into(target: Tensor, array) -> None:
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")
     data[...] = array
-    target._vc.value += 1
+    target._bump_version()

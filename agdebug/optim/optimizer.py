@@ -85,4 +85,4 @@ class Optimizer:
 def subtract_from_param(p: Tensor, delta) -> None:
     """``p -= delta`` in ``p``'s own array (views see it) and bump its version: an in-place op."""
     p._data -= delta
-    p._vc.value += 1
+    p._bump_version()

@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..debug.cycles import cycle_edges
 
@@ -54,51 +55,57 @@ class DotOptions:
 
 def to_dot(state, options: DotOptions | None = None) -> str:
     """The DOT text of ``state``."""
-    return _build(state, options or DotOptions()).text()
+    return _build(state, options or DotOptions(), _Writer()).text()
 
 
 def dot_elements(state, options: DotOptions | None = None) -> list[tuple[str, dict]]:
     """``(key, attributes)`` of every node and edge ``to_dot`` writes, in order."""
-    return _build(state, options or DotOptions()).elements
+    return _build(state, options or DotOptions(), _Writer(elements=[])).elements
 
 
-def _build(state, opts: DotOptions) -> _Writer:
+def _build(state, opts: DotOptions, out: _Writer) -> _Writer:
     frame = opts.layout is not None
     universe = opts.layout.nodes if frame else state.nodes
     keep = _visible(universe, state, opts)
     chains = _chains(universe, keep, state) if len(keep) > opts.max_nodes and not frame else {}
-    out = _Writer()
     out.line("digraph agdebug {")
     out.line('  graph [rankdir=TB, fontname="Helvetica", fontsize=11, nodesep=0.3, ranksep=0.35'
              + (f", label={_q(opts.title)}, labelloc=t" if opts.title else "") + "];")
     out.line('  node [fontname="Helvetica", fontsize=10, style=filled, shape=box];')
     out.line('  edge [fontname="Helvetica", fontsize=9, arrowsize=0.6];')
-    for node_id in sorted(keep):
+    order = sorted(keep)
+    for node_id in order:
         if node_id in chains:
             continue
         _draw_node(out, universe[node_id], state, opts, frame)
     _draw_chains(out, chains, universe)
     _draw_outputs(out, universe, keep, chains, state)
-    _draw_edges(out, universe, keep, chains, state, opts, frame)
+    _draw_edges(out, universe, order, keep, chains, state, opts, frame)
     _draw_leaf_links(out, state, keep, opts, frame)
     out.line("}")
     return out
 
 
 class _Writer:
-    def __init__(self):
-        self.lines: list[str] = []
+    """Collects DOT lines, and the ``(key, attrs)`` elements when given a list for them."""
 
-        self.elements: list[tuple[str, dict]] = []
+    def __init__(self, elements: list | None = None):
+        self.lines: list[str] = []
+        self.elements = elements
 
     def line(self, text: str) -> None:
         self.lines.append(text)
 
     def element(self, key: str, attrs: dict) -> None:
-        """A node (``n3``) or edge (``n3 -> n2``) with its attributes."""
-        attrs = {k: v for k, v in attrs.items() if v is not None}
-        self.elements.append((key, attrs))
-        self.lines.append(f"  {key} " + _attrs(**attrs) if attrs else f"  {key}")
+        """A node (``n3``) or edge (``n3 -> n2``) with its attributes.
+
+        Every value is already a DOT string, so ``"=".join`` of each pair writes it."""
+        if self.elements is not None:
+            self.elements.append((key, attrs))
+        if attrs:
+            self.lines.append(f"  {key} [{', '.join(map('='.join, attrs.items()))}]")
+        else:
+            self.lines.append(f"  {key}")
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
@@ -114,8 +121,8 @@ def _html(text: str) -> str:
             .replace('"', "&quot;"))
 
 
-def _attrs(**attrs) -> str:
-    return "[" + ", ".join(f"{k}={v}" for k, v in attrs.items() if v is not None) + "]"
+# Labels repeat (every MulBackward0 of a [4] tensor, every "[4]" edge): quote each once.
+_q_label = lru_cache(maxsize=4096)(_q)
 
 
 # ----------------------------------------------------------------------------- selection
@@ -190,6 +197,21 @@ def _stats_text(summary) -> str:
     return text
 
 
+_DESCRIBED: dict = {}   # (shape, dtype, device) -> summary.describe()
+
+
+def _describe(summary) -> str:
+    """``summary.describe()``, which reads only shape, dtype and device: cached on those, as a
+    graph shows the same few kinds of tensor on thousands of nodes."""
+    key = (summary.shape, summary.dtype, summary.device)
+    text = _DESCRIBED.get(key)
+    if text is None:
+        if len(_DESCRIBED) >= 4096:
+            _DESCRIBED.clear()   # bounded: a long session can see many shapes
+        text = _DESCRIBED[key] = summary.describe()
+    return text
+
+
 def short_name(name: str) -> str:
     """``torch::autograd::AccumulateGrad`` -> ``AccumulateGrad``: what a diagram shows."""
     return name.rpartition("::")[2]
@@ -199,28 +221,41 @@ def _node_label(node, opts: DotOptions, frame: bool) -> str:
     lines = [short_name(node.name)]
     out = _output_summary(node)
     if out is not None:
-        lines.append(out.describe())
+        lines.append(_describe(out))
     if opts.attrs:
         lines.extend(f"{k}={v}" for k, v in node.attrs)
     return "\n".join(lines)
 
 
-def _node_style(node_id: int, state, opts: DotOptions) -> dict:
-    node = state.nodes.get(node_id)
-    if node is None:
-        return {"style": "invis"}
-    status = node.status
+_INVISIBLE = {"style": "invis"}
+
+
+@lru_cache(maxsize=None)
+def _status_style(status: str) -> dict:
+    """The fill and outline of a node with ``status`` (shared: copy before changing it)."""
+    freed = status == "freed"
     style = {"fillcolor": _q(STATUS_COLORS.get(status, "#ffffff")),
-             "style": _q("filled,dashed" if status == "freed" else "filled")}
-    if status == "freed":
+             "style": _q("filled,dashed" if freed else "filled")}
+    if freed:
         style["fontcolor"] = _q("#888888")
         style["color"] = _q("#999999")
-    if node.hooks:
-        style["color"] = _q("#7b2cbf")
-        style["penwidth"] = "2"
-    if node_id == state.current:
-        style["color"] = _q("#d00000")
-        style["penwidth"] = "3"
+    return style
+
+
+def _node_style(node_id: int, state) -> dict:
+    node = state.nodes.get(node_id)
+    if node is None:
+        return _INVISIBLE
+    style = _status_style(node.status)
+    current = node_id == state.current
+    if node.hooks or current:
+        style = dict(style)
+        if node.hooks:
+            style["color"] = _q("#7b2cbf")
+            style["penwidth"] = "2"
+        if current:
+            style["color"] = _q("#d00000")
+            style["penwidth"] = "3"
     return style
 
 
@@ -228,14 +263,17 @@ def _tooltip(node) -> str:
     parts = [f"{node.name} n{node.id}", f"status: {node.status}"]
     if node.op:
         parts.append(f"op: {node.op}")
-    parts.extend(f"in {s.describe()}" for s in node.inputs if s is not None)
-    parts.extend(f"grad in: {g.describe()} {_stats_text(g)}".strip()
-                 for g in node.grads_in if g is not None)
+    for s in node.inputs:
+        if s is not None:
+            parts.append(f"in {_describe(s)}")
+    for g in node.grads_in:
+        if g is not None:
+            parts.append(f"grad in: {_describe(g)} {_stats_text(g)}".strip())
     if node.hooks:
         parts.append("hooks: " + ", ".join(node.hooks))
     if node.saved:
-        parts.append("saved: " + ", ".join(s.name + (" (released)" if s.released else "")
-                                            for s in node.saved))
+        parts.append("saved: " + ", ".join([s.name + (" (released)" if s.released else "")
+                                            for s in node.saved]))
     if node.error:
         parts.append("error: " + node.error)
     if node.freed_by:
@@ -250,8 +288,8 @@ def _draw_node(out: _Writer, node, state, opts: DotOptions, frame: bool) -> None
         extra = [_stats_text(g) for g in live.grads_in if g is not None]
         label = "\n".join([label, *[f"grad {e}" for e in extra if e]])
     shape = "ellipse" if node.is_accumulator else "box"
-    out.element(f"n{node.id}", dict(label=_q(label), shape=shape, tooltip=_q(_tooltip(live)),
-                                        **_node_style(node.id, state, opts)))
+    out.element(f"n{node.id}", {"label": _q_label(label), "shape": shape,
+                                "tooltip": _q(_tooltip(live)), **_node_style(node.id, state)})
     if node.leaf is not None:
         _draw_leaf(out, node, state)
     if opts.saved:
@@ -272,23 +310,38 @@ def _draw_leaf(out: _Writer, node, state) -> None:
                                                      arrowhead="none"))
 
 
+def _saved_style(gone: bool) -> dict:
+    """A saved tensor's box: struck out and greyed once released."""
+    return {"style": _q("filled,dashed" if gone else "filled"),
+            "fillcolor": _q("#f0f0f0" if gone else "#fff8e1"),
+            "fontcolor": _q("#999999" if gone else "#333333"),
+            "color": _q("#bbbbbb" if gone else "#a68a00")}
+
+
+@lru_cache(maxsize=4096)
+def _saved_text(name: str, shape: tuple, dtype: str) -> str:
+    """``self: [2] float32``, HTML-escaped; every node of one op saves alike."""
+    return _html(f"{name}: {list(shape)} {dtype}")
+
+
+_SAVED_STYLES = {False: _saved_style(False), True: _saved_style(True)}
+_SAVED_LINK_COLOR = _q("#a68a00")
+
+
 def _draw_saved(out: _Writer, node, live, state) -> None:
     hidden = node.id not in state.nodes
     freed = live.status == "freed"
     for i, saved in enumerate(node.saved):
         now = live.saved[i] if i < len(live.saved) else saved
         gone = now.released or freed
-        text = _html(f"{saved.name}: {list(saved.shape)} {saved.dtype}")
+        text = _saved_text(saved.name, saved.shape, saved.dtype)
         label = f"<<S>{text}</S>>" if gone else f"<{text}>"
-        style = ({"style": "invis"} if hidden else
-                 {"style": _q("filled,dashed" if gone else "filled"),
-                  "fillcolor": _q("#f0f0f0" if gone else "#fff8e1"),
-                  "fontcolor": _q("#999999" if gone else "#333333"),
-                  "color": _q("#bbbbbb" if gone else "#a68a00")})
-        out.element(f"s{node.id}_{i}", dict(label=label, shape="note", fontsize="8",
-                                               **style))
-        out.element(f"s{node.id}_{i} -> n{node.id}", dict(
-            style="invis" if hidden else "dotted", arrowhead="none", color=_q("#a68a00")))
+        style = _INVISIBLE if hidden else _SAVED_STYLES[gone]
+        out.element(f"s{node.id}_{i}", {"label": label, "shape": "note", "fontsize": "8",
+                                        **style})
+        out.element(f"s{node.id}_{i} -> n{node.id}", {
+            "style": "invis" if hidden else "dotted", "arrowhead": "none",
+            "color": _SAVED_LINK_COLOR})
 
 
 def _draw_chains(out: _Writer, chains: dict, universe) -> None:
@@ -313,50 +366,59 @@ def _draw_outputs(out: _Writer, universe, keep, chains, state) -> None:
         out.element(f"o{summary.id}", dict(label=_q(f"output t{summary.id}\n"
                                                        f"{summary.describe()}"),
                                               shape="oval", **style))
-        out.element(f"o{summary.id} -> n{node_id}", dict(
-            style="invis" if node_id not in state.nodes else None))
+        hidden = node_id not in state.nodes
+        out.element(f"o{summary.id} -> n{node_id}", {"style": "invis"} if hidden else {})
 
 
 # ----------------------------------------------------------------------------- edges
+
+@lru_cache(maxsize=1024)
+def _shape_text(shape: tuple) -> str:
+    """``[2, 3]``: a graph repeats a few shapes on many edges."""
+    return str(list(shape))
+
 
 def _edge_label(universe, child: int, nr: int) -> str:
     target = universe.get(child)
     if target is None:
         return ""
     if target.leaf is not None:
-        return str(list(target.leaf.shape))
+        return _shape_text(target.leaf.shape)
     if nr < len(target.outputs):
-        return str(list(target.outputs[nr].shape))
+        return _shape_text(target.outputs[nr].shape)
     return ""
 
 
-def _draw_edges(out: _Writer, universe, keep, chains, state, opts, frame: bool) -> None:
+def _draw_edges(out: _Writer, universe, order, keep, chains, state, opts, frame: bool) -> None:
     red = cycle_edges(state.cycles)
+    values = opts.values and not frame
     drawn = set()
-    for node_id in sorted(keep):
-        node = universe[node_id]
+    for node_id in order:
         src = f"c{chains[node_id][0]}" if node_id in chains else f"n{node_id}"
-        for i, (child, nr) in enumerate(node.edges):
+        live = state.nodes.get(node_id)
+        for i, (child, nr) in enumerate(universe[node_id].edges):
             if child == 0 or child not in keep:
                 continue
             dst = f"c{chains[child][0]}" if child in chains else f"n{child}"
             if src == dst or (src, dst, nr) in drawn:
                 continue
             drawn.add((src, dst, nr))
-            out.element(f"{src} -> {dst}", _edge_attrs(universe, node_id, i, child, nr, state,
-                                                         opts, frame, (node_id, child) in red))
+            label = _edge_label(universe, child, nr)
+            if values and live is not None and i < len(live.grads_out):
+                stats = _stats_text(live.grads_out[i])
+                label = f"{label}\n{stats}" if stats else label
+            hidden = live is None or child not in state.nodes
+            out.element(f"{src} -> {dst}", _edge_attrs(label, hidden, (node_id, child) in red))
 
 
-def _edge_attrs(universe, node_id, i, child, nr, state, opts, frame, on_cycle) -> dict:
-    label = _edge_label(universe, child, nr)
-    live = state.nodes.get(node_id)
-    if opts.values and not frame and live is not None and i < len(live.grads_out):
-        stats = _stats_text(live.grads_out[i])
-        label = f"{label}\n{stats}" if stats else label
-    hidden = live is None or child not in state.nodes
-    return dict(label=_q(label), style="invis" if hidden else None,
-                  color=_q("#d00000") if on_cycle else None,
-                  penwidth="2" if on_cycle else None)
+def _edge_attrs(label: str, hidden: bool, on_cycle: bool) -> dict:
+    attrs = {"label": _q_label(label)}
+    if hidden:
+        attrs["style"] = "invis"
+    if on_cycle:
+        attrs["color"] = _q("#d00000")
+        attrs["penwidth"] = "2"
+    return attrs
 
 
 def _draw_leaf_links(out: _Writer, state, keep, opts, frame: bool) -> None:
