@@ -213,16 +213,16 @@ def _execute(task: GraphTask, graph_root) -> None:
         if (node._hooks is None and isinstance(node, OpNode) and not WATCH.on
                 and not ANOMALY.enabled and not (captures and node in captures)
                 and (needed is None or node in needed)):
-            # The common case, without the calls that hooks, captures, events and
-            # anomaly mode need (most nodes have none of them).
-            outputs = _apply(node, grads)
+            # The common case, without the calls that hooks, captures, events and anomaly
+            # mode need (most nodes have none); its outputs are validated as they are sent.
+            outputs = _call_backward(node, grads)
             if not keep_graph:
                 node.release_variables()
         else:
             outputs = _evaluate(task, node, grads, captures, needed)
             if outputs is None:
                 continue
-        for (fn, nr), grad in zip(node.next_functions, outputs):
+        for i, ((fn, nr), grad) in enumerate(zip(node.next_functions, outputs)):
             if fn is None or (needed is not None and fn not in needed
                               and fn not in captures):
                 continue
@@ -230,6 +230,10 @@ def _execute(task: GraphTask, graph_root) -> None:
             if buf is None:
                 buf = buffers[fn] = [None] * len(fn._out_meta)
             if grad is not None:
+                shape, dtype = fn._out_meta[nr]
+                data = grad._data
+                if data.shape != shape or data.dtype != dtype:
+                    grad = _conform(node, i, grad, shape, dtype)
                 old = buf[nr]
                 buf[nr] = grad if old is None else _sum(old, grad, create_graph)
             remaining = deps[fn] - 1
@@ -237,7 +241,13 @@ def _execute(task: GraphTask, graph_root) -> None:
             if WATCH.on:
                 probe.buffer_accumulated(node, fn, nr, grad, remaining)
             if remaining == 0:
-                push(ready, (-fn.sequence_key(), next(tie), fn))
+                # Highest sequence number first; accumulators have the largest (torch's
+                # UINT64_MAX), so they run as soon as they are ready, in the order they became so.
+                key = _FIRST if type(fn) is AccumulateGrad else -fn._id
+                push(ready, (key, next(tie), fn))
+
+
+_FIRST = -float("inf")
 
 
 def _sum(old: Tensor, grad: Tensor, create_graph: bool) -> Tensor:
@@ -297,7 +307,18 @@ def _call_function(task: GraphTask, node, grads: list):
     return outputs
 
 
-def _apply(node, grads: list) -> tuple:
+def _apply(node, grads: list) -> list:
+    """Run the node's function; its gradients validated against its inputs."""
+    outputs = _call_backward(node, grads)
+    result = [None if grad is None or fn is None else _conform(node, i, grad, *fn._out_meta[nr])
+              for i, ((fn, nr), grad) in enumerate(zip(node.next_functions, outputs))]
+    if ANOMALY.enabled and ANOMALY.check_nan:
+        _check_nan(node, result)
+    return result
+
+
+def _call_backward(node, grads: list) -> tuple:
+    """The node's gradients for its inputs, one per edge (not yet validated)."""
     if len(grads) == 1:
         if grads[0] is None:
             return (None,) * len(node.next_functions)
@@ -313,7 +334,7 @@ def _apply(node, grads: list) -> tuple:
     if len(outputs) != len(node.next_functions):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(node.next_functions)}, got {len(outputs)})")
-    return _validate(node, outputs)
+    return outputs
 
 
 def _materialize(node, grads: list) -> list:
@@ -331,31 +352,28 @@ def _xp_of(t: Tensor):
     return xp_of(t._data)
 
 
-def _validate(node, outputs: tuple) -> list:
-    """Sum broadcast gradients back to their input's shape; cast to its dtype."""
-    result = []
-    for i, (grad, (fn, nr)) in enumerate(zip(outputs, node.next_functions)):
-        if grad is None or fn is None:
-            result.append(None)
-            continue
-        if not isinstance(grad, Tensor):
-            raise TypeError(f"function {node.name()} returned a gradient of type "
-                            f"{type(grad).__name__} at index {i}; expected a Tensor or None")
-        shape, dtype = fn._out_meta[nr]
-        data = grad._data
-        if data.shape != shape:
-            if not _expandable(shape, data.shape):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(data.shape)} but expected shape compatible with {list(shape)}")
-            grad = grad.sum_to_size(shape)
-        if grad._data.dtype != dtype:
-            grad = to_dtype(grad, dtype=dtype)
-        if ANOMALY.enabled and ANOMALY.check_nan and _has_nan(grad):
+def _conform(node, i: int, grad, shape: tuple, dtype) -> Tensor:
+    """Sum a broadcast gradient back to its input's shape; cast it to the input's dtype."""
+    if not isinstance(grad, Tensor):
+        raise TypeError(f"function {node.name()} returned a gradient of type "
+                        f"{type(grad).__name__} at index {i}; expected a Tensor or None")
+    data = grad._data
+    if data.shape != shape:
+        if not _expandable(shape, data.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"{list(data.shape)} but expected shape compatible with {list(shape)}")
+        grad = grad.sum_to_size(shape)
+    if grad._data.dtype != dtype:
+        grad = to_dtype(grad, dtype=dtype)
+    return grad
+
+
+def _check_nan(node, outputs: tuple) -> None:
+    for i, grad in enumerate(outputs):
+        if grad is not None and _has_nan(grad):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                "output.")
-        result.append(grad)
-    return result
 
 
 def _expandable(shape: tuple, target: tuple) -> bool:

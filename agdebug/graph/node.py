@@ -13,7 +13,6 @@ Ownership is torch's: a node holds the nodes of its inputs; an
 from __future__ import annotations
 
 import itertools
-import math
 
 from ..events import WATCH, probe
 from .anomaly_flag import ANOMALY
@@ -140,10 +139,6 @@ class Node:
 
     # -- engine interface ----------------------------------------------------------------------
 
-    def sequence_key(self) -> float:
-        """Execution priority: higher runs first among ready nodes."""
-        return self._id
-
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
         return tuple(fn is not None for fn, _ in self.next_functions)
@@ -176,6 +171,22 @@ class OpNode(Node):
     def apply(self, grads):
         return self.op.backward(self, *grads)
 
+    @staticmethod
+    def field(name: str, fallback) -> property:
+        """``ctx.<name>`` for one of the op's saved values or attributes, looked up directly:
+        derivatives read them on every backward, and the ``__getattr__`` route starts with
+        a failed lookup, which costs more than the rest of the read. ``fallback`` is the
+        forward's default, or None for a value saved only when a gradient needs it."""
+        def get(self):
+            saved = self._saved
+            if saved is not None and name in saved:
+                return self._unpack(saved[name])
+            attrs = self._attrs
+            if attrs is not None and name in attrs:
+                return attrs[name]
+            return fallback
+        return property(get)
+
 
 # -- leaves --------------------------------------------------------------------------------
 
@@ -185,6 +196,9 @@ class OpNode(Node):
 # cycle leaf -> .grad -> grad_fn -> ... -> AccumulateGrad -> leaf is invisible to the
 # cyclic GC and leaks until ``leaf.grad = None``, exactly as the torch docs warn.
 LEAVES: dict[int, object] = {}
+
+# torch gives accumulators the largest sequence number: among ready nodes they run first.
+_ACCUMULATOR_SEQUENCE_NR = 2 ** 64 - 1
 
 
 class AccumulateGrad(Node):
@@ -211,8 +225,8 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
-    def sequence_key(self) -> float:
-        return math.inf  # torch gives accumulators UINT64_MAX: they run as soon as ready
+    def _sequence_nr(self) -> int:
+        return _ACCUMULATOR_SEQUENCE_NR
 
     def apply(self, grads):
         raise RuntimeError("AccumulateGrad is run by the engine, which owns the accumulation")

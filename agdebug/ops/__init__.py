@@ -13,9 +13,9 @@ from . import elementwise as ew
 from . import methods as m
 from . import conversion, gather, index, linalg, nn, reduce, shape
 from . import device, views  # noqa: F401 - they register ops (to_device, CopySlices)
-from .registry import OPS, Op, apply, apply_inplace, defop
+from .registry import OPS, Op, apply_inplace, defop
 
-__all__ = ["OPS", "Op", "defop", "apply", "apply_inplace", "install"]
+__all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
 
 # torch computes log(0), 0/0, sqrt(-1)... silently (inf and nan are the answers); NumPy
 # warns. Silence NumPy's RuntimeWarnings raised from the op modules only, at no cost per op

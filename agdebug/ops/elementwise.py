@@ -20,7 +20,10 @@ def promote(a, b):
     if a_is_array and b_is_array:
         if a.dtype == b.dtype:
             return a, b
-    elif a_is_array and _keeps_dtype(a, b) or b_is_array and _keeps_dtype(b, a):
+    elif a_is_array:   # a Python scalar of the array's kind (or lower) keeps its dtype
+        if type(b) in _WEAK_KINDS.get(a.dtype.kind, ()):
+            return a, b
+    elif b_is_array and type(a) in _WEAK_KINDS.get(b.dtype.kind, ()):
         return a, b
     dt = result_dtype(a, b, a.ndim if a_is_array else -1, b.ndim if b_is_array else -1)
     if a_is_array and a.dtype != dt:
@@ -31,11 +34,6 @@ def promote(a, b):
 
 
 _WEAK_KINDS = {"f": (float, int, bool), "i": (int, bool), "u": (int, bool), "b": (bool,)}
-
-
-def _keeps_dtype(array, scalar) -> bool:
-    """A Python scalar of the array's category (or lower) leaves its dtype alone."""
-    return type(scalar) in _WEAK_KINDS.get(array.dtype.kind, ())
 
 
 def to_float(x):

@@ -31,7 +31,7 @@ from ..graph.node import OpNode
 from ..graph.saved import SavedTensor
 from ..tensor import Tensor
 
-__all__ = ["Op", "defop", "OPS", "apply", "apply_inplace"]
+__all__ = ["Op", "defop", "OPS", "apply_inplace"]
 
 OPS: dict[str, Op] = {}
 _CPP_NODES = {"CopySlices": "torch::autograd::CopySlices",
@@ -52,6 +52,7 @@ class Op:
         self.outputs = outputs              # an int, or "many" for a list (split, chunk)
         self.nondiff_outputs = frozenset(nondiff_outputs)
         self.extras = tuple(extras)         # extra arrays the forward returns to be saved
+        self.single = outputs == 1 and not extras and not nondiff_outputs
         signature = inspect.signature(forward).parameters
         # Positional inputs (edges of the node) have no default; keywords are attributes.
         params = [k for k, p in list(signature.items())[1:]
@@ -62,10 +63,12 @@ class Op:
         save_names = frozenset(spec[0] for spec in self.save_specs)
         # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``)
         torch_names = dict(zip(("self", "other"), params))
+        fields = {n: OpNode.field(n, defaults.get(n)) for n in (*save_names, *defaults)
+                  if not hasattr(OpNode, n)}
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
                                                  "defaults": defaults,
                                                  "torch_names": torch_names,
-                                                 "save_names": save_names})
+                                                 "save_names": save_names, **fields})
         if node in _CPP_NODES:   # torch's C++-only nodes report a qualified name()
             self.node_class.name = lambda _self, _n=_CPP_NODES[node]: _n
 
@@ -75,7 +78,33 @@ class Op:
         return fn
 
     def __call__(self, *args, **attrs):
-        return apply(self, args, attrs)
+        """Run the op on tensors/scalars; record a node when a gradient may be needed."""
+        arrays, needs_grad, xp = _unwrap(args)
+        if xp is np:
+            result = self.forward(xp, *arrays, **attrs)
+        else:
+            with xp.cuda.Device(_cuda_index(args)):   # results land on the inputs' GPU
+                result = self.forward(xp, *arrays, **attrs)
+        recording = needs_grad and self.differentiable and MODE.grad_enabled
+        if self.single:   # the common case, without list building
+            out = _record_one(self, args, attrs, result, xp) if recording else \
+                _as_tensor(result, xp)
+            if self.view:
+                _share_view_state(args[0], (out,))
+            return out
+        extras = None
+        if self.extras:
+            result, *extras = result
+        outs = result if self.outputs != 1 else (result,)
+        if recording:
+            wrapped = _record(self, args, attrs, outs, extras, xp)
+        else:
+            wrapped = [_as_tensor(o, xp) for o in outs]
+        if self.view:
+            _share_view_state(args[0], wrapped)
+        if self.outputs == 1:
+            return wrapped[0]
+        return tuple(wrapped) if self.outputs != "many" else list(wrapped)
 
     def __repr__(self) -> str:
         return f"<op {self.name} -> {self.node_class.__name__}>"
@@ -109,37 +138,6 @@ def defop(name: str, node: str, **options):
 
 
 # ----------------------------------------------------------------------------- running ops
-
-def apply(op: Op, args: tuple, attrs: dict):
-    """Run ``op`` on tensors/scalars; record a node when a gradient may be needed."""
-    arrays, needs_grad, xp = _unwrap(args)
-    if xp is np:
-        result = op.forward(xp, *arrays, **attrs)
-    else:
-        with xp.cuda.Device(_cuda_index(args)):   # results land on the inputs' GPU
-            result = op.forward(xp, *arrays, **attrs)
-    if op.outputs == 1 and not op.extras:   # the common case, without list building
-        if needs_grad and op.differentiable and MODE.grad_enabled:
-            out = _record(op, args, attrs, (result,), None, xp)[0]
-        else:
-            out = _as_tensor(result, xp)
-        if op.view:
-            _share_view_state(args[0], (out,))
-        return out
-    extras = None
-    if op.extras:
-        result, *extras = result
-    outs = result if op.outputs != 1 else (result,)
-    if not (needs_grad and op.differentiable and MODE.grad_enabled):
-        wrapped = [_as_tensor(o, xp) for o in outs]
-    else:
-        wrapped = _record(op, args, attrs, outs, extras, xp)
-    if op.view:
-        _share_view_state(args[0], wrapped)
-    if op.outputs == 1:
-        return wrapped[0]
-    return tuple(wrapped) if op.outputs != "many" else list(wrapped)
-
 
 def _unwrap(args: tuple):
     arrays = []
@@ -182,55 +180,65 @@ def _raise_device_mismatch(args) -> None:
 
 
 def _as_tensor(array, xp) -> Tensor:
-    if type(array) is not np.ndarray and not backend.is_array(array):
-        array = xp.asarray(array)
-    t = Tensor._wrap(array)
+    t = Tensor._wrap(_as_array(array, xp))
     if MODE.inference:
         t._inference = True
     return t
 
 
+def _record_one(op: Op, args: tuple, attrs: dict, result, xp) -> Tensor:
+    """``_record`` for the common single output, without building lists."""
+    result = _as_array(result, xp)
+    node = op.node_class(_edges(args), _meta_one(result))
+    out = Tensor._wrap(result, node, 0)
+    _complete(op, node, args, attrs, (out,), None)
+    return out
+
+
 def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     """Make the node, save what the derivative needs, wrap outputs as its results."""
-    edges = tuple([_edge(a) for a in args])
-    outs = [o if type(o) is np.ndarray or backend.is_array(o) else xp.asarray(o) for o in outs]
-    node = op.node_class(edges, _meta(outs))
-    if len(outs) == 1 and not op.nondiff_outputs:
-        wrapped = [Tensor._wrap(outs[0], node, 0)]
-    else:
-        wrapped = [Tensor._wrap(o) if i in op.nondiff_outputs else Tensor._wrap(o, node, i)
-                   for i, o in enumerate(outs)]
+    outs = [_as_array(o, xp) for o in outs]
+    meta = _meta_one(outs[0]) if len(outs) == 1 else tuple([(o.shape, o.dtype) for o in outs])
+    node = op.node_class(_edges(args), meta)
+    wrapped = [Tensor._wrap(o) if i in op.nondiff_outputs else Tensor._wrap(o, node, i)
+               for i, o in enumerate(outs)]
+    _complete(op, node, args, attrs, wrapped, extras)
+    return wrapped
+
+
+def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
+    """Give a new node its attributes and saved values, and announce it."""
     node._attrs = attrs
     if op.save_specs:
         node._saved = _save(op, node, args, wrapped, extras)
     if WATCH.on:
         probe.node_created(node, args, wrapped)
-    return wrapped
+
+
+def _as_array(value, xp):
+    return value if type(value) is np.ndarray or backend.is_array(value) else xp.asarray(value)
+
+
+def _edges(args: tuple) -> tuple:
+    return tuple([a._gradient_edge() if isinstance(a, Tensor) else _NO_EDGE for a in args])
 
 
 _META_CACHE: dict = {}
 
 
-def _meta(outs) -> tuple:
-    """((shape, dtype), ...) of the outputs, shared between nodes for single outputs.
+def _meta_one(array) -> tuple:
+    """``((shape, dtype),)`` of a single output, shared between nodes.
 
     Every object a node keeps alive is one more for Python's cyclic GC to track and
     scan; sharing the (few) distinct metadata tuples keeps that count per node low.
     """
-    if len(outs) != 1:
-        return tuple([(o.shape, o.dtype) for o in outs])
-    o = outs[0]
-    key = (o.shape, o.dtype)
+    key = (array.shape, array.dtype)
     meta = _META_CACHE.get(key)
     if meta is None:
         meta = (key,)
         if len(_META_CACHE) < 4096:   # bounded: a program with endless shapes just misses
             _META_CACHE[key] = meta
     return meta
-
-
-def _edge(a):
-    return a._gradient_edge() if isinstance(a, Tensor) else _NO_EDGE
 
 
 def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
@@ -294,7 +302,7 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
     if any(spec[1] == "arg" and spec[2] == 0 for spec in op.save_specs):  # may save old self
         first = Tensor._wrap(target._data.copy(), target._grad_fn, target._output_nr)
         first._requires_grad = target._requires_grad
-    result = apply(op, (first, *args), attrs)
+    result = op(first, *args, **attrs)
     node = result._grad_fn
     if target._base is not None:
         from .views import rebase_view   # CopySlices: the write changes the base too
