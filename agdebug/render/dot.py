@@ -87,7 +87,10 @@ def _build(state, opts: DotOptions, out: _Writer) -> _Writer:
 
 
 class _Writer:
-    """Collects DOT lines, and the ``(key, attrs)`` elements when given a list for them."""
+    """Collects DOT lines, and the ``(key, attrs)`` elements when given a list for them.
+
+    Attributes come as DOT ``key=value`` fragments: written as they are, and split at
+    the first ``=`` (keys never hold one) only when the elements are asked for."""
 
     def __init__(self, elements: list | None = None):
         self.lines: list[str] = []
@@ -96,16 +99,11 @@ class _Writer:
     def line(self, text: str) -> None:
         self.lines.append(text)
 
-    def element(self, key: str, attrs: dict) -> None:
-        """A node (``n3``) or edge (``n3 -> n2``) with its attributes.
-
-        Every value is already a DOT string, so ``"=".join`` of each pair writes it."""
+    def element(self, key: str, *attrs: str) -> None:
+        """A node (``n3``) or edge (``n3 -> n2``) with its ``key=value`` attributes."""
         if self.elements is not None:
-            self.elements.append((key, attrs))
-        if attrs:
-            self.lines.append(f"  {key} [{', '.join(map('='.join, attrs.items()))}]")
-        else:
-            self.lines.append(f"  {key}")
+            self.elements.append((key, dict(a.split("=", 1) for a in attrs)))
+        self.lines.append(f"  {key} [{', '.join(attrs)}]" if attrs else f"  {key}")
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
@@ -123,6 +121,14 @@ def _html(text: str) -> str:
 
 # Labels repeat (every MulBackward0 of a [4] tensor, every "[4]" edge): quote each once.
 _q_label = lru_cache(maxsize=4096)(_q)
+
+
+def _style(**attrs: str) -> tuple[str, ...]:
+    """``key=value`` fragments for attributes that many elements share, made once."""
+    return tuple(f"{k}={v}" for k, v in attrs.items())
+
+
+_INVISIBLE = _style(style="invis")
 
 
 # ----------------------------------------------------------------------------- selection
@@ -227,36 +233,29 @@ def _node_label(node, opts: DotOptions, frame: bool) -> str:
     return "\n".join(lines)
 
 
-_INVISIBLE = {"style": "invis"}
-
-
 @lru_cache(maxsize=None)
-def _status_style(status: str) -> dict:
-    """The fill and outline of a node with ``status`` (shared: copy before changing it)."""
-    freed = status == "freed"
-    style = {"fillcolor": _q(STATUS_COLORS.get(status, "#ffffff")),
-             "style": _q("filled,dashed" if freed else "filled")}
+def _status_style(fill: str, freed: bool, hooks: bool, current: bool) -> tuple[str, ...]:
+    """Filled by status (greyed and dashed once freed); outlined purple when hooks fired, red
+    and wider for the current node. A few combinations cover every node: made once each."""
+    attrs = {"fillcolor": _q(fill), "style": _q("filled,dashed" if freed else "filled")}
     if freed:
-        style["fontcolor"] = _q("#888888")
-        style["color"] = _q("#999999")
-    return style
+        attrs["fontcolor"] = _q("#888888")
+        attrs["color"] = _q("#999999")
+    if hooks:
+        attrs["color"] = _q("#7b2cbf")
+        attrs["penwidth"] = "2"
+    if current:
+        attrs["color"] = _q("#d00000")
+        attrs["penwidth"] = "3"
+    return _style(**attrs)
 
 
-def _node_style(node_id: int, state) -> dict:
+def _node_style(node_id: int, state) -> tuple[str, ...]:
     node = state.nodes.get(node_id)
     if node is None:
         return _INVISIBLE
-    style = _status_style(node.status)
-    current = node_id == state.current
-    if node.hooks or current:
-        style = dict(style)
-        if node.hooks:
-            style["color"] = _q("#7b2cbf")
-            style["penwidth"] = "2"
-        if current:
-            style["color"] = _q("#d00000")
-            style["penwidth"] = "3"
-    return style
+    return _status_style(STATUS_COLORS.get(node.status, "#ffffff"), node.status == "freed",
+                         bool(node.hooks), node_id == state.current)
 
 
 def _tooltip(node) -> str:
@@ -288,12 +287,21 @@ def _draw_node(out: _Writer, node, state, opts: DotOptions, frame: bool) -> None
         extra = [_stats_text(g) for g in live.grads_in if g is not None]
         label = "\n".join([label, *[f"grad {e}" for e in extra if e]])
     shape = "ellipse" if node.is_accumulator else "box"
-    out.element(f"n{node.id}", {"label": _q_label(label), "shape": shape,
-                                "tooltip": _q(_tooltip(live)), **_node_style(node.id, state)})
+    out.element(f"n{node.id}", f"label={_q_label(label)}", f"shape={shape}",
+                f"tooltip={_q(_tooltip(live))}", *_node_style(node.id, state))
     if node.leaf is not None:
         _draw_leaf(out, node, state)
     if opts.saved:
         _draw_saved(out, node, live, state)
+
+
+_LEAF = _style(fillcolor=_q(LEAF_COLOR), style="filled")
+# leaf -> its AccumulateGrad, saved tensor -> its node: dotted, no arrowhead; by ``hidden``
+_LINKS = {hidden: _style(style="invis" if hidden else "dotted", arrowhead="none")
+          for hidden in (False, True)}
+_SAVED_LINKS = {hidden: _style(style="invis" if hidden else "dotted", arrowhead="none",
+                               color=_q("#a68a00"))
+                for hidden in (False, True)}
 
 
 def _draw_leaf(out: _Writer, node, state) -> None:
@@ -303,29 +311,29 @@ def _draw_leaf(out: _Writer, node, state) -> None:
     tip = f"leaf t{leaf.id}"
     if view is not None and view.grad is not None:
         tip += f"\n.grad {view.grad.describe()} {_stats_text(view.grad)}".rstrip()
-    style = {"style": "invis"} if hidden else {"fillcolor": _q(LEAF_COLOR), "style": "filled"}
-    out.element(f"t{leaf.id}", dict(label=_q(f"leaf t{leaf.id}\n{leaf.describe()}"),
-                                        shape="box", tooltip=_q(tip), **style))
-    out.element(f"n{node.id} -> t{leaf.id}", dict(style="invis" if hidden else "dotted",
-                                                     arrowhead="none"))
+    label = _q(f"leaf t{leaf.id}\n{leaf.describe()}")
+    out.element(f"t{leaf.id}", f"label={label}", "shape=box", f"tooltip={_q(tip)}",
+                *(_INVISIBLE if hidden else _LEAF))
+    out.element(f"n{node.id} -> t{leaf.id}", *_LINKS[hidden])
 
 
-def _saved_style(gone: bool) -> dict:
+def _saved_style(gone: bool) -> tuple[str, ...]:
     """A saved tensor's box: struck out and greyed once released."""
-    return {"style": _q("filled,dashed" if gone else "filled"),
-            "fillcolor": _q("#f0f0f0" if gone else "#fff8e1"),
-            "fontcolor": _q("#999999" if gone else "#333333"),
-            "color": _q("#bbbbbb" if gone else "#a68a00")}
+    return _style(shape="note", fontsize="8", style=_q("filled,dashed" if gone else "filled"),
+                  fillcolor=_q("#f0f0f0" if gone else "#fff8e1"),
+                  fontcolor=_q("#999999" if gone else "#333333"),
+                  color=_q("#bbbbbb" if gone else "#a68a00"))
+
+
+# by ``gone`` (released or freed); None: hidden
+_SAVED = {False: _saved_style(False), True: _saved_style(True),
+          None: _style(shape="note", fontsize="8", style="invis")}
 
 
 @lru_cache(maxsize=4096)
 def _saved_text(name: str, shape: tuple, dtype: str) -> str:
-    """``self: [2] float32``, HTML-escaped; every node of one op saves alike."""
+    """``self: [2] float32``, HTML-escaped: every node of one op saves alike."""
     return _html(f"{name}: {list(shape)} {dtype}")
-
-
-_SAVED_STYLES = {False: _saved_style(False), True: _saved_style(True)}
-_SAVED_LINK_COLOR = _q("#a68a00")
 
 
 def _draw_saved(out: _Writer, node, live, state) -> None:
@@ -336,12 +344,11 @@ def _draw_saved(out: _Writer, node, live, state) -> None:
         gone = now.released or freed
         text = _saved_text(saved.name, saved.shape, saved.dtype)
         label = f"<<S>{text}</S>>" if gone else f"<{text}>"
-        style = _INVISIBLE if hidden else _SAVED_STYLES[gone]
-        out.element(f"s{node.id}_{i}", {"label": label, "shape": "note", "fontsize": "8",
-                                        **style})
-        out.element(f"s{node.id}_{i} -> n{node.id}", {
-            "style": "invis" if hidden else "dotted", "arrowhead": "none",
-            "color": _SAVED_LINK_COLOR})
+        out.element(f"s{node.id}_{i}", f"label={label}", *_SAVED[None if hidden else gone])
+        out.element(f"s{node.id}_{i} -> n{node.id}", *_SAVED_LINKS[hidden])
+
+
+_CHAIN = _style(shape="box3d", fillcolor=_q("#f5f5f5"), style="filled")
 
 
 def _draw_chains(out: _Writer, chains: dict, universe) -> None:
@@ -349,8 +356,11 @@ def _draw_chains(out: _Writer, chains: dict, universe) -> None:
     for _, run in sorted(runs.items()):
         first, last = universe[run[0]], universe[run[-1]]
         label = f"{len(run)} nodes\n{short_name(first.name)} ... {short_name(last.name)}"
-        out.element(f"c{run[0]}", dict(label=_q(label), shape="box3d",
-                                          fillcolor=_q("#f5f5f5"), style="filled"))
+        out.element(f"c{run[0]}", f"label={_q(label)}", *_CHAIN)
+
+
+_OUTPUTS = {False: _style(shape="oval", fillcolor=_q(OUTPUT_COLOR), style="filled"),
+            True: _style(shape="oval", style="invis")}   # by ``hidden``
 
 
 def _draw_outputs(out: _Writer, universe, keep, chains, state) -> None:
@@ -361,13 +371,10 @@ def _draw_outputs(out: _Writer, universe, keep, chains, state) -> None:
         if node.is_accumulator or node_id in chains or not node.outputs:
             continue
         summary = node.outputs[0]
-        style = ({"style": "invis"} if node_id not in state.nodes else
-                 {"fillcolor": _q(OUTPUT_COLOR), "style": "filled"})
-        out.element(f"o{summary.id}", dict(label=_q(f"output t{summary.id}\n"
-                                                       f"{summary.describe()}"),
-                                              shape="oval", **style))
         hidden = node_id not in state.nodes
-        out.element(f"o{summary.id} -> n{node_id}", {"style": "invis"} if hidden else {})
+        label = _q(f"output t{summary.id}\n{summary.describe()}")
+        out.element(f"o{summary.id}", f"label={label}", *_OUTPUTS[hidden])
+        out.element(f"o{summary.id} -> n{node_id}", *(_INVISIBLE if hidden else ()))
 
 
 # ----------------------------------------------------------------------------- edges
@@ -408,17 +415,19 @@ def _draw_edges(out: _Writer, universe, order, keep, chains, state, opts, frame:
                 stats = _stats_text(live.grads_out[i])
                 label = f"{label}\n{stats}" if stats else label
             hidden = live is None or child not in state.nodes
-            out.element(f"{src} -> {dst}", _edge_attrs(label, hidden, (node_id, child) in red))
+            out.element(f"{src} -> {dst}", f"label={_q_label(label)}",
+                        *_EDGES[hidden, (node_id, child) in red])
 
 
-def _edge_attrs(label: str, hidden: bool, on_cycle: bool) -> dict:
-    attrs = {"label": _q_label(label)}
-    if hidden:
-        attrs["style"] = "invis"
+def _edge_style(hidden: bool, on_cycle: bool) -> tuple[str, ...]:
+    attrs = {"style": "invis"} if hidden else {}
     if on_cycle:
-        attrs["color"] = _q("#d00000")
-        attrs["penwidth"] = "2"
-    return attrs
+        attrs.update(color=_q("#d00000"), penwidth="2")
+    return _style(**attrs)
+
+
+_EDGES = {(hidden, on_cycle): _edge_style(hidden, on_cycle)      # by (hidden, on a cycle)
+          for hidden in (False, True) for on_cycle in (False, True)}
 
 
 def _draw_leaf_links(out: _Writer, state, keep, opts, frame: bool) -> None:
@@ -433,9 +442,11 @@ def _draw_leaf_links(out: _Writer, state, keep, opts, frame: bool) -> None:
     for (leaf_id, fn), on_cycle in sorted(links.items()):
         if fn not in (opts.layout.nodes if frame else state.nodes):
             continue
-        attrs = {"label": _q(".grad"), "style": "dashed", "constraint": "false"}
-        if on_cycle is None:
-            attrs["style"] = "invis"
-        elif on_cycle:
-            attrs.update(color=_q("#d00000"), fontcolor=_q("#d00000"), penwidth="2")
-        out.element(f"t{leaf_id} -> n{fn}", dict(**attrs))
+        out.element(f"t{leaf_id} -> n{fn}", *_LEAF_LINKS[on_cycle])
+
+
+# .grad links by ``on_cycle``; None: reserved for a later frame (invisible)
+_LEAF_LINKS = {None: _style(label=_q(".grad"), style="invis", constraint="false"),
+               False: _style(label=_q(".grad"), style="dashed", constraint="false"),
+               True: _style(label=_q(".grad"), style="dashed", constraint="false",
+                            color=_q("#d00000"), fontcolor=_q("#d00000"), penwidth="2")}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agdebug.debug.state import EMPTY, reduce
 from agdebug.events import records as r
-from agdebug.render.dot import DotOptions, to_dot
+from agdebug.render.dot import DotOptions, dot_elements, to_dot
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -102,3 +102,28 @@ def test_large_graphs_collapse_or_focus():
     drawn = {line.split()[0] for line in focused.splitlines()
              if line.startswith("  n") and "->" not in line and not line.startswith("  node")}
     assert drawn == {"n148", "n149", "n150", "n151", "n152"}
+
+
+def test_elements_match_the_text():
+    """dot_elements splits each ``key=value`` at its first ``=``: values may hold more."""
+    state = _state(_small_events())
+    opts = DotOptions(attrs=True, values=True)   # SumBackward0's label holds "dim=None"
+    text = to_dot(state, opts)
+    assert "dim=None" in text
+    lines = text.splitlines()
+    for key, attrs in dot_elements(state, opts):
+        pairs = ", ".join(f"{k}={v}" for k, v in attrs.items())
+        assert (f"  {key} [{pairs}]" if attrs else f"  {key}") in lines
+    assert dot_elements(state, opts)[0][1]["shape"] == "ellipse"
+
+
+def test_tensor_text_depends_only_on_shape_dtype_device():
+    """to_dot caches ``describe()`` on (shape, dtype, device); the rest must not change it."""
+    stats = r.Stats((1.0,), 1.0, 2.0, 1.5, 2.2, 0, 0)
+    assert _t(1).describe() == r.TensorSummary(9, (2,), "float32", "cpu", 64, stats).describe()
+    cpu = _small_events()[:2]
+    gpu = [r.NodeCreated(seq=1, node=1, name="AccumulateGrad", op="", edges=(), inputs=(),
+                         outputs=(), saved=(), attrs=(),
+                         leaf=r.TensorSummary(1, (2,), "float32", "cuda:0", 8)), cpu[1]]
+    assert 'n1 [label="AccumulateGrad\\n[2] float32", ' in to_dot(_state(cpu))
+    assert 'n1 [label="AccumulateGrad\\n[2] float32 cuda:0", ' in to_dot(_state(gpu))
