@@ -159,18 +159,42 @@ def _new_id(t) -> int:
 _DTYPE_NAMES: dict = {}   # numpy/cupy dtype -> agdebug's name for it
 
 
+def _dtype_name(dtype) -> str:
+    # numpy's dtype.name is slow (it formats the name each time): our dtype table has it.
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = get_dtype(dtype).name
+    return name
+
+
+# Tensor id -> its last summary without values. A tensor is usually summarized again a
+# step later (an op's output is the next op's input; a gradient leaves one node and enters
+# the next), and a frozen summary can be shared by events: reusing it saves building a
+# record and gives the cyclic GC fewer objects to scan. It is reused only while everything
+# it says still holds; a summary with values never is (they can change in place).
+_SHARED: dict[int, r.TensorSummary] = {}
+
+
 def summarize(t) -> r.TensorSummary | None:
     """A tensor's summary (``None`` for ``None``), with values when asked for."""
     if t is None:
         return None
     data = t._data
-    dtype = data.dtype
-    # numpy's dtype.name is slow (it formats the name each time): our dtype table has it.
-    name = _DTYPE_NAMES.get(dtype)
-    if name is None:
-        name = _DTYPE_NAMES[dtype] = get_dtype(dtype).name
+    tid = t._id or _new_id(t)
+    if type(data) is not _NDARRAY or WATCH.values:
+        return _summary(tid, data)
+    summary = _SHARED.get(tid)
+    if (summary is None or summary.shape != data.shape or summary.nbytes != data.nbytes
+            or summary.dtype != _DTYPE_NAMES.get(data.dtype)):
+        if len(_SHARED) >= 4096:   # bounded: ids never repeat, old entries are just dropped
+            _SHARED.clear()
+        summary = _SHARED[tid] = _summary(tid, data)
+    return summary
+
+
+def _summary(tid: int, data) -> r.TensorSummary:
     device = "cpu" if type(data) is _NDARRAY else str(device_of_array(data))
-    return r.TensorSummary(t._id or _new_id(t), data.shape, name, device, data.nbytes,
+    return r.TensorSummary(tid, data.shape, _dtype_name(data.dtype), device, data.nbytes,
                            _stats(data) if WATCH.values else None)
 
 
@@ -198,7 +222,9 @@ def _summaries(tensors) -> tuple:
 
 
 def _edges(node) -> tuple:
-    return tuple([(fn._id if fn is not None else 0, int(nr)) for fn, nr in node.next_functions])
+    # ``(0, 0)`` is a constant: no new tuple for an input that needs no gradient.
+    return tuple([(fn._id, int(nr)) if fn is not None else (0, 0) if not nr else (0, int(nr))
+                  for fn, nr in node.next_functions])
 
 
 def _saved(node) -> tuple:
@@ -210,15 +236,28 @@ def _saved(node) -> tuple:
 
 def _saved_summary(name: str, s) -> r.SavedSummary:
     if not hasattr(type(s), "release"):   # a saved Python value (a number, or None)
-        return r.SavedSummary(name, 0, (), type(s).__name__, 0)
+        return _value_summary(name, type(s))
     tensor = s._tensor   # a SavedTensor: the tensor, or (a saved output) its array
     data = tensor._data if tensor is not None else s._data
     if data is not None:
-        shape, dtype = data.shape, get_dtype(data.dtype).name
+        shape, dtype = data.shape, _dtype_name(data.dtype)
     else:                # packed by saved-tensor hooks, or released
         shape, dtype = (), "NoneType"
     tid = tensor_id(tensor) if tensor is not None else _weak_id(s)
     return r.SavedSummary(name, tid, shape, dtype, int(s.nbytes))
+
+
+_VALUE_SUMMARIES: dict[tuple[str, type], r.SavedSummary] = {}
+
+
+def _value_summary(name: str, kind: type) -> r.SavedSummary:
+    # A saved Python value is summarized by its name and type alone: one shared record each.
+    summary = _VALUE_SUMMARIES.get((name, kind))
+    if summary is None:
+        if len(_VALUE_SUMMARIES) >= 1024:
+            _VALUE_SUMMARIES.clear()
+        summary = _VALUE_SUMMARIES[name, kind] = r.SavedSummary(name, 0, (), kind.__name__, 0)
+    return summary
 
 
 def _weak_id(saved) -> int:
@@ -243,12 +282,13 @@ def _short_repr(value) -> str:
 
 def node_created(node, args: tuple, outputs) -> None:
     """An op node was recorded for ``args`` -> ``outputs``."""
-    _watch_lifetime(node)
+    node_id, name, edges = node._id, node.name(), _edges(node)
+    _watch_lifetime(node, node_id, name, edges)
     op = getattr(node, "op", None)
-    # node, name, op, edges, inputs, outputs, saved, attrs, leaf, source
-    _emit(r.NodeCreated, node._id, node.name(), getattr(op, "name", "") or "", _edges(node),
-          _summaries(args), _summaries(outputs), _saved(node), _attrs(node), None,
-          user_line())
+    # seq, node, name, op, edges, inputs, outputs, saved, attrs, leaf, source
+    _send(r.NodeCreated(0, node_id, name, getattr(op, "name", "") or "", edges,
+                        _summaries(args), _summaries(outputs), _saved(node), _attrs(node), None,
+                        user_line()))
 
 
 _PACKAGE = __file__.rsplit("events", 1)[0]   # ".../agdebug/", with its separator
@@ -258,13 +298,16 @@ _DEMOS = _PACKAGE + "demos"
 def user_line() -> str:
     """``file.py:12: y = x * w``: the first line outside agdebug on this thread's stack.
 
-    Only frames are walked, and each (file, line) is formatted once per recording, so it
-    is cheap enough to run for every node while watching.
+    Only frames are walked, each file is classified once and each (file, line) formatted
+    once per recording, so it is cheap enough to run for every node while watching.
     """
     frame = sys._getframe(2)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not name.startswith(_PACKAGE) or name.startswith(_DEMOS):
+        inside = _INSIDE.get(name)
+        if inside is None:
+            inside = _inside(name)
+        if not inside:
             key = (name, frame.f_lineno)
             line = _LINES.get(key)
             if line is None:
@@ -277,6 +320,14 @@ def user_line() -> str:
 
 
 _LINES: dict[tuple[str, int], str] = {}   # (file, line number) -> user_line's text
+_INSIDE: dict[str, bool] = {}             # file -> whether user_line walks past it
+
+
+def _inside(name: str) -> bool:
+    if len(_INSIDE) >= 4096:
+        _INSIDE.clear()
+    inside = _INSIDE[name] = name.startswith(_PACKAGE) and not name.startswith(_DEMOS)
+    return inside
 
 
 def _format_line(name: str, number: int) -> str:
@@ -287,17 +338,20 @@ def _format_line(name: str, number: int) -> str:
 
 def accumulator_created(acc, leaf) -> None:
     """A leaf got its AccumulateGrad."""
-    _watch_lifetime(acc)
-    _emit(r.NodeCreated, node=acc._id, name=acc.name(), op="", edges=(), inputs=(),
-          outputs=(), saved=(), attrs=(), leaf=summarize(leaf))
+    node_id, name = acc._id, acc.name()
+    _watch_lifetime(acc, node_id, name, ())
+    _send(r.NodeCreated(0, node_id, name, "", (), (), (), (), (), summarize(leaf)))
 
 
 # ----------------------------------------------------------------------------- lifetime
 
 class _NodeRef(weakref.ref):
-    """A weak reference to a watched node that knows the node's id (and nothing more)."""
+    """A weak reference to a watched node with its id, name and edges (plain data only).
 
-    __slots__ = ("node_id",)
+    ``backward_planned`` reads the name and edges from here instead of the node again.
+    """
+
+    __slots__ = ("edges", "name", "node_id")
 
 
 class _Lifetimes:
@@ -311,20 +365,19 @@ class _Lifetimes:
 _LIFE = _Lifetimes()
 
 
-def _watch_lifetime(node) -> None:
-    node_id = node._id
+def _watch_lifetime(node, node_id: int, name: str, edges: tuple) -> None:
     if node_id not in _LIFE.refs:
         # A bare weakref with a callback (cheaper than weakref.finalize); the dict keeps it
         # alive so its callback runs, and dropping it (watching stops) cancels the callback.
         ref = _LIFE.refs[node_id] = _NodeRef(node, _node_freed)
-        ref.node_id = node_id
+        ref.node_id, ref.name, ref.edges = node_id, name, edges
 
 
 def _node_freed(ref: _NodeRef) -> None:
     node_id = ref.node_id
     _LIFE.refs.pop(node_id, None)
     if WATCH.on:
-        _emit(r.NodeFreed, node_id, "gc" if _LIFE.in_gc else "refcount")
+        _send(r.NodeFreed(0, node_id, "gc" if _LIFE.in_gc else "refcount"))
 
 
 def _gc_callback(phase: str, info: dict) -> None:
@@ -349,6 +402,7 @@ def _watching_changed(on: bool) -> None:
     _CYCLES.clear()
     _LIFE.refs = {}     # dead references never call back
     _LINES.clear()      # a later recording rereads source lines that may have changed
+    _SHARED.clear()
 
 
 on_change(_watching_changed)
@@ -369,7 +423,7 @@ class _Run:
     def __init__(self, api: str):
         self.api = api
         self.current = 0
-        self.contributions: dict[tuple[int, int], int] = {}
+        self.contributions: dict = {}   # node id (slot 0) or (node id, slot) -> count
         self.failed = False
 
 
@@ -391,44 +445,50 @@ def backward_started(graph_root, input_edges, keep_graph: bool, create_graph: bo
     inputs = None
     if input_edges is not None:
         inputs = tuple(fn._id if fn is not None else 0 for fn, _ in input_edges)
-    _emit(r.BackwardStarted, api=api, roots=tuple(fn._id for fn, _ in graph_root.next_functions
-                                                  if fn is not None),
-          grads=_summaries(graph_root._grads), inputs=inputs, retain_graph=bool(keep_graph),
-          create_graph=bool(create_graph))
+    roots = tuple(fn._id for fn, _ in graph_root.next_functions if fn is not None)
+    # seq, api, roots, grads, inputs, retain_graph, create_graph
+    _send(r.BackwardStarted(0, api, roots, _summaries(graph_root._grads), inputs,
+                            bool(keep_graph), bool(create_graph)))
 
 
 def backward_planned(task, nodes: list) -> None:
     """Dependencies are counted and ``inputs=`` pruning done: the plan of this run."""
     deps, needed, captures = task.deps, task.needed, task.captures or {}
+    refs = _LIFE.refs
     planned = []
     for node in nodes[1:]:   # nodes[0] is the GraphRoot
         runs = needed is None or node in needed
         if runs or node in captures:
-            planned.append(r.PlannedNode(node._id, node.name(), int(deps.get(node, 0)), runs,
-                                         _edges(node)))
-    _emit(r.BackwardPlanned, nodes=tuple(planned))
+            ref = refs.get(node._id)   # a node watched since its creation: name and edges known
+            name, edges = (ref.name, ref.edges) if ref is not None else (node.name(),
+                                                                         _edges(node))
+            planned.append(r.PlannedNode(node._id, name, int(deps.get(node, 0)), runs, edges))
+    _send(r.BackwardPlanned(0, tuple(planned)))
 
 
 def node_started(node, grads, runs: bool = True) -> None:
-    run = _run()
-    run.current = node._id
-    _emit(r.NodeStarted, node._id, node.name(), _summaries(grads), bool(runs))
+    node_id = node._id
+    _run().current = node_id
+    ref = _LIFE.refs.get(node_id)   # a watched node's name is known: no call into the node
+    name = ref.name if ref is not None else node.name()
+    _send(r.NodeStarted(0, node_id, name, _summaries(grads), bool(runs)))
 
 
 def node_finished(node, outputs) -> None:
-    _emit(r.NodeFinished, node._id, _summaries(outputs or ()))
+    _send(r.NodeFinished(0, node._id, _summaries(outputs or ())))
 
 
 def buffer_accumulated(source, fn, nr: int, grad, remaining: int) -> None:
     """``grad`` (from ``source``) went into slot ``nr`` of ``fn``'s input buffer."""
     counts = _run().contributions
-    nr = int(nr)
-    key = (fn._id, nr)
+    node_id, nr = fn._id, int(nr)
+    key = (node_id, nr) if nr else node_id   # most slots are 0: no key tuple for those
     count = counts.get(key, 0)
     if grad is not None:
         count = counts[key] = count + 1
-    # node, slot, source, grad, contributions, remaining
-    _emit(r.BufferAccumulated, fn._id, nr, source._id, summarize(grad), count, int(remaining))
+    # seq, node, slot, source, grad, contributions, remaining
+    _send(r.BufferAccumulated(0, node_id, nr, source._id, summarize(grad), count,
+                              int(remaining)))
 
 
 def grad_accumulated(acc, leaf, old) -> None:
@@ -472,7 +532,7 @@ def saved_released(node) -> None:
             names.append(k)
             nbytes += getattr(s, "nbytes", 0)
     if names:
-        _emit(r.SavedReleased, node._id, tuple(names), int(nbytes))
+        _send(r.SavedReleased(0, node._id, tuple(names), int(nbytes)))
 
 
 def failed_at(node, exc: BaseException) -> None:

@@ -55,13 +55,16 @@ __all__ = [
 def _frozen(cls):
     """``@dataclass(frozen=True, slots=True)``, with a cheaper ``__init__``.
 
-    The generated one sets each field through ``object.__setattr__``; the engine builds
-    several records per step while watching, so this one calls the slots' own setters
-    (same signature, defaults and result: a frozen dataclass, nothing else changes).
+    A frozen class refuses plain assignment, so the generated ``__init__`` sets each field
+    through ``object.__setattr__``: a call per field, and the engine builds several records
+    per step while watching. This one turns the new instance into a twin class that has the
+    same slots and allows assignment, assigns the fields, and turns it back (same signature,
+    defaults and result: a frozen dataclass, nothing else changes). Record classes are final:
+    a subclass needs ``@_frozen`` of its own.
     """
     cls = dataclass(frozen=True, slots=True)(cls)
     fields = dataclasses.fields(cls)
-    scope = {f"_set_{f.name}": _slot(cls, f.name).__set__ for f in fields}
+    scope = {"_open": _open_twin(cls), "_frozen_cls": cls, "_become": _SET_CLASS}
     params = []
     for f in fields:
         if f.default is dataclasses.MISSING:
@@ -69,8 +72,10 @@ def _frozen(cls):
         else:
             scope[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
-    body = "".join(f"    _set_{f.name}(self, {f.name})\n" for f in fields) or "    pass\n"
-    exec(f"def __init__(self, {', '.join(params)}):\n{body}", scope)  # noqa: S102 - fixed text
+    body = "".join(f"    self.{f.name} = {f.name}\n" for f in fields)
+    text = (f"def __init__(self, {', '.join(params)}):\n    _become(self, _open)\n{body}"
+            "    self.__class__ = _frozen_cls\n")
+    exec(text, scope)  # noqa: S102 - fixed text
     init = scope["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__ = cls.__init__.__doc__
@@ -78,12 +83,18 @@ def _frozen(cls):
     return cls
 
 
-def _slot(cls, name: str):
-    """The slot descriptor of ``name`` (on ``cls`` or the base class that declares it)."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__.get("__slots__", ()):
-            return klass.__dict__[name]
-    raise TypeError(f"{cls.__name__}.{name} is not a slot")
+_SET_CLASS = object.__dict__["__class__"].__set__   # ``obj.__class__ = c``, past __setattr__
+
+
+def _open_twin(cls) -> type:
+    """A subclass of ``cls`` with no slots of its own whose instances accept assignment.
+
+    Both ``__setattr__`` and ``__delattr__`` must be object's own: then CPython gives the
+    twin the generic attribute setter, and ``self.x = v`` stores straight into the slot.
+    """
+    return type(f"_Open{cls.__name__}", (cls,), {
+        "__slots__": (), "__setattr__": object.__setattr__,
+        "__delattr__": object.__delattr__, "__module__": cls.__module__})
 
 
 class RecordError(ValueError):

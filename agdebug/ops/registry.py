@@ -81,7 +81,7 @@ class Op:
         """Run the op on tensors/scalars; record a node when a gradient may be needed."""
         arrays, needs_grad, xp = _unwrap(args)
         if xp is np:
-            result = self.forward(xp, *arrays, **attrs)
+            result = self.forward(xp, *arrays, **attrs) if attrs else self.forward(xp, *arrays)
         else:
             with xp.cuda.Device(_cuda_index(args)):   # results land on the inputs' GPU
                 result = self.forward(xp, *arrays, **attrs)
@@ -150,7 +150,8 @@ def _unwrap(args: tuple):
                 first_type = type(data)
             elif type(data) is not first_type:
                 _raise_device_mismatch(args)
-            needs_grad = needs_grad or a._requires_grad
+            if a._requires_grad:
+                needs_grad = True
             arrays.append(data)
         else:
             arrays.append(a)
