@@ -85,8 +85,21 @@ class Tensor:
     @classmethod
     def _wrap(cls, array, grad_fn=None, output_nr: int = 0, version=None) -> Tensor:
         """A tensor around ``array`` (no copy); ``grad_fn`` makes it a non-leaf."""
+        # The stores of _init, written out: this runs for every op's result.
         t = object.__new__(cls)
-        _init(t, array, grad_fn, output_nr, version)
+        t._data = array
+        t._requires_grad = grad_fn is not None
+        t._grad = None
+        t._grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._vc = version
+        t._base = None
+        t._acc = None
+        t._backward_hooks = None
+        t._post_acc_hooks = None
+        t._retains_grad = False
+        t._id = 0
+        t._inference = False
         return t
 
     @classmethod

@@ -150,30 +150,30 @@ def _mark_needed(task: GraphTask, nodes: list, input_edges: list, accumulate_gra
     task.captures = captures
     needed = set()
     # A node is needed if it is a target or leads to one: decide children first.
-    for node in _post_order(nodes[0]):
-        if node in targets or any(
-                fn is not None and (fn in needed or fn in captures)
-                for fn, _ in node.next_functions):
+    for node in reversed(_topological_order(nodes[0], task.deps)):
+        if node in targets:
             needed.add(node)
+            continue
+        for fn, _ in node.next_functions:
+            if fn is not None and (fn in needed or fn in captures):
+                needed.add(node)
+                break
     task.needed = needed
 
 
-def _post_order(root) -> list:
-    """Children before parents, iteratively (graphs can be a million nodes deep)."""
-    out = []
-    seen = {root}
-    stack = [(root, iter(root.next_functions))]
-    while stack:
-        node, children = stack[-1]
-        for fn, _ in children:
-            if fn is not None and fn not in seen:
-                seen.add(fn)
-                stack.append((fn, iter(fn.next_functions)))
-                break
-        else:
-            stack.pop()
-            out.append(node)
-    return out
+def _topological_order(root, deps: dict) -> list:
+    """Every node after all the nodes with an edge into it (Kahn's algorithm on the
+    dependency counts); iterative, since graphs can be a million nodes deep."""
+    remaining = dict(deps)
+    order = [root]
+    for node in order:   # the list grows as nodes become free
+        for fn, _ in node.next_functions:
+            if fn is not None:
+                left = remaining[fn] - 1
+                remaining[fn] = left
+                if left == 0:
+                    order.append(fn)
+    return order
 
 
 def _precheck(task: GraphTask, nodes: list) -> None:
