@@ -216,7 +216,7 @@ def _execute(task: GraphTask, graph_root) -> None:
             # The common case, without the calls that hooks, captures, events and anomaly
             # mode need (most nodes have none); its outputs are validated as they are sent.
             outputs = _call_backward(node, grads)
-            if not keep_graph:
+            if not keep_graph and node._saved is not None:   # nothing to free otherwise
                 node.release_variables()
         else:
             outputs = _evaluate(task, node, grads, captures, needed)
