@@ -87,13 +87,8 @@ class Op:
                 result = self.forward(xp, *arrays, **attrs)
         recording = needs_grad and self.differentiable and MODE.grad_enabled
         if self.single:   # the common case, without list building
-            if recording:
-                out = _record_one(self, args, attrs, result, xp)
-            else:   # _as_tensor, written out: the backward's ops all come this way
-                out = Tensor._wrap(result if type(result) is np.ndarray else
-                                   _as_array(result, xp))
-                if MODE.inference:
-                    out._inference = True
+            out = _record_one(self, args, attrs, result, xp) if recording else \
+                _as_tensor(result, xp)
             if self.view:
                 _share_view_state(args[0], (out,))
             return out
