@@ -1,11 +1,13 @@
 """The adapter the engine calls (behind ``if WATCH.on:``) to publish events.
 
 It turns tensors and nodes into plain summaries on the spot and keeps no
-reference to either: node lifetimes are observed with ``weakref.finalize``
-(the callback holds only the node's id) and GC passes with ``gc.callbacks``.
+reference to either: node lifetimes are observed with weak references (whose
+callback knows only the node's id) and GC passes with ``gc.callbacks``.
 Objects are read duck-typed (``_data``, ``_id``, ``next_functions``...), so the
 events layer imports nothing above it. Tensor ids are assigned here (``tensor_id``),
-the first time a tensor appears in an event.
+the first time a tensor appears in an event. It runs several times per engine step
+while watching, so it reuses what it can prove unchanged (a tensor's summary, a
+node's name and edges) instead of building it again.
 
 Values (preview and statistics) are computed only when a subscriber asked for
 them (``WATCH.values``): on a GPU they cost a device sync.
@@ -26,7 +28,7 @@ import numpy as np
 from ..backend import device_of_array, get_dtype
 from . import bus as _bus
 from . import records as r
-from .bus import WATCH, _lock, on_change, publish
+from .bus import WATCH, on_change, publish
 from .bus import _seq as _bus_seq
 
 __all__ = [
@@ -50,20 +52,33 @@ __all__ = [
 PREVIEW = 6
 _NDARRAY = np.ndarray   # exactly: CuPy's test double subclasses it
 
+# The records built at every step, through their fastest builders (``records.builder``).
+_TensorSummary = r.builder(r.TensorSummary)
+_SavedSummary = r.builder(r.SavedSummary)
+_NodeCreated = r.builder(r.NodeCreated)
+_PlannedNode = r.builder(r.PlannedNode)
+_NodeStarted = r.builder(r.NodeStarted)
+_NodeFinished = r.builder(r.NodeFinished)
+_BufferAccumulated = r.builder(r.BufferAccumulated)
+_SavedReleased = r.builder(r.SavedReleased)
+_NodeFreed = r.builder(r.NodeFreed)
+
 
 class _Emitting:
-    """Delivery state: whether an event is being delivered, what waits, and whose it is."""
+    """Delivery state: what waits to be delivered, and whose event is being delivered."""
 
-    __slots__ = ("busy", "origin", "pending")
+    __slots__ = ("origin", "pending")
 
     def __init__(self):
-        self.busy = False
         self.pending: collections.deque = collections.deque()
         self.origin: threading.Thread | None = None   # emitter of the event in delivery
 
 
 _EMITTING = _Emitting()
-_acquire, _release = _lock.acquire, _lock.release
+# Whoever takes the one key delivers; nobody ever waits for it. ``dict.pop(key, None)`` takes
+# it atomically (one C call under the GIL), without ``Lock.acquire(False)``'s per-call
+# argument parsing: delivery happens several times per engine step.
+_TURN: dict[str, bool] = {"turn": True}
 
 
 def _emit(cls, *values, **fields) -> None:
@@ -72,35 +87,28 @@ def _emit(cls, *values, **fields) -> None:
 
 
 def _send(event) -> None:
-    # Records are built with seq 0 and stamped here, under the lock, as they enter the stream
-    # (before any subscriber sees them): ``seq`` follows delivery order, whichever thread
-    # built the record. Building outside the lock also spares the hot path a starred call.
+    # Records are built with seq 0 and stamped here, in delivery order, as they enter the
+    # stream (before any subscriber sees them), whichever thread built them. Building
+    # outside the turn also spares the hot path a starred call.
     # A GC pass or a finalizer can fire while an event is being delivered: its event is
     # queued and published right after, so ``seq`` stays in stream order.
-    # Another thread never waits for the lock: the publishing thread may be paused inside
+    # Another thread never waits for its turn: the delivering thread may be paused inside
     # a subscriber (the live stepper) until that very thread (a UI) says go on, so the
-    # event is queued for the publisher to deliver; the loop re-checks after release.
-    # The common case (nothing queued, lock free, not re-entered) skips the queue.
+    # event is queued for the deliverer; the loop re-checks after giving the turn back.
+    # The common case (nothing queued, nobody delivering) skips the queue.
     state = _EMITTING
-    if state.pending or not _acquire(False):
+    if state.pending or _TURN.pop("turn", None) is None:
         state.pending.append((event, threading.current_thread()))
         _deliver_pending()
         return
     try:
-        if state.busy:
-            state.pending.append((event, threading.current_thread()))
-            return
-        state.busy = True
-        try:
-            _stamp(event, next(_bus_seq))
-            for callback in _bus._callbacks:
-                callback(event)
-            if state.pending:
-                _drain()
-        finally:
-            state.busy = False
+        _stamp(event, next(_bus_seq))
+        for callback in _bus._callbacks:
+            callback(event)
+        if state.pending:
+            _drain()
     finally:
-        _release()
+        _TURN["turn"] = True
     if state.pending:
         _deliver_pending()
 
@@ -110,17 +118,11 @@ _stamp = r.Event.seq.__set__   # the slot's own setter: records are frozen to ev
 
 def _deliver_pending() -> None:
     state = _EMITTING
-    while state.pending and _acquire(False):
+    while state.pending and _TURN.pop("turn", None) is not None:
         try:
-            if state.busy:
-                return
-            state.busy = True
-            try:
-                _drain()
-            finally:
-                state.busy = False
+            _drain()
         finally:
-            _release()
+            _TURN["turn"] = True
 
 
 def _drain() -> None:
@@ -194,8 +196,16 @@ def summarize(t) -> r.TensorSummary | None:
 
 def _summary(tid: int, data) -> r.TensorSummary:
     device = "cpu" if type(data) is _NDARRAY else str(device_of_array(data))
-    return r.TensorSummary(tid, data.shape, _dtype_name(data.dtype), device, data.nbytes,
-                           _stats(data) if WATCH.values else None)
+    shape = data.shape   # a new tuple on each read: keep one per distinct shape
+    shape = _SHAPES.setdefault(shape, shape) if len(_SHAPES) < 4096 else shape
+    return _TensorSummary(tid, shape, _dtype_name(data.dtype), device, data.nbytes,
+                          _stats(data) if WATCH.values else None)
+
+
+# Shapes and name tuples kept once each: every object an event holds is one more for the
+# cyclic GC to track and scan while the trace lives, and most runs repeat a few shapes.
+_SHAPES: dict[tuple, tuple] = {}
+_NAMES: dict[tuple, tuple] = {}
 
 
 def _stats(data) -> r.Stats:
@@ -216,26 +226,38 @@ def _num(v) -> float:
     return float(abs(v)) if isinstance(v, complex) else float(v)
 
 
+# The helpers below loop into a list rather than use a comprehension: in Python 3.11 a
+# comprehension is a function call of its own, and these run a few times per step on one or
+# two items each. Lists, not generators: tuple() of a short list is several times cheaper.
+
 def _summaries(tensors) -> tuple:
-    # Lists, not generators: tuple() of a short list is several times cheaper.
-    return tuple([summarize(t) if hasattr(t, "_data") else None for t in tensors])
+    out = []
+    for t in tensors:
+        out.append(summarize(t) if hasattr(t, "_data") else None)
+    return tuple(out)
 
 
 def _edges(node) -> tuple:
-    # ``(0, 0)`` is a constant: no new tuple for an input that needs no gradient.
-    return tuple([(fn._id, int(nr)) if fn is not None else (0, 0) if not nr else (0, int(nr))
-                  for fn, nr in node.next_functions])
+    out = []
+    for fn, nr in node.next_functions:
+        # ``(0, 0)`` is a constant: no new tuple for an input that needs no gradient.
+        out.append((fn._id, int(nr)) if fn is not None else (0, int(nr)) if nr else (0, 0))
+    return tuple(out)
 
 
-def _saved(node) -> tuple:
-    saved = node._saved
-    if not saved:
-        return ()
-    return tuple([_saved_summary(name, s) for name, s in saved.items()])
+def _saved(saved: dict) -> tuple:
+    out = []
+    for name, s in saved.items():
+        # Asked of the value, not its type: a failed lookup on a type raises inside (slow).
+        if hasattr(s, "release"):   # a SavedTensor
+            out.append(_saved_summary(name, s))
+        else:                       # a saved Python value (a number, or None)
+            out.append(_VALUE_SUMMARIES.get((name, type(s))) or _value_summary(name, type(s)))
+    return tuple(out)
 
 
 def _saved_summary(name: str, s) -> r.SavedSummary:
-    if not hasattr(type(s), "release"):   # a saved Python value (a number, or None)
+    if not hasattr(s, "release"):   # a saved Python value (a number, or None)
         return _value_summary(name, type(s))
     tensor = s._tensor   # a SavedTensor: the tensor, or (a saved output) its array
     data = tensor._data if tensor is not None else s._data
@@ -244,7 +266,7 @@ def _saved_summary(name: str, s) -> r.SavedSummary:
     else:                # packed by saved-tensor hooks, or released
         shape, dtype = (), "NoneType"
     tid = tensor_id(tensor) if tensor is not None else _weak_id(s)
-    return r.SavedSummary(name, tid, shape, dtype, int(s.nbytes))
+    return _SavedSummary(name, tid, shape, dtype, int(s.nbytes))
 
 
 _VALUE_SUMMARIES: dict[tuple[str, type], r.SavedSummary] = {}
@@ -256,7 +278,7 @@ def _value_summary(name: str, kind: type) -> r.SavedSummary:
     if summary is None:
         if len(_VALUE_SUMMARIES) >= 1024:
             _VALUE_SUMMARIES.clear()
-        summary = _VALUE_SUMMARIES[name, kind] = r.SavedSummary(name, 0, (), kind.__name__, 0)
+        summary = _VALUE_SUMMARIES[name, kind] = _SavedSummary(name, 0, (), kind.__name__, 0)
     return summary
 
 
@@ -266,10 +288,7 @@ def _weak_id(saved) -> int:
     return tensor_id(tensor) if tensor is not None else 0
 
 
-def _attrs(node) -> tuple:
-    attrs = node._attrs
-    if not attrs:
-        return ()
+def _attrs(attrs: dict) -> tuple:
     return tuple((k, _short_repr(v)) for k, v in sorted(attrs.items()))
 
 
@@ -284,11 +303,11 @@ def node_created(node, args: tuple, outputs) -> None:
     """An op node was recorded for ``args`` -> ``outputs``."""
     node_id, name, edges = node._id, node.name(), _edges(node)
     _watch_lifetime(node, node_id, name, edges)
-    op = getattr(node, "op", None)
+    op, saved, attrs = getattr(node, "op", None), node._saved, node._attrs
     # seq, node, name, op, edges, inputs, outputs, saved, attrs, leaf, source
-    _send(r.NodeCreated(0, node_id, name, getattr(op, "name", "") or "", edges,
-                        _summaries(args), _summaries(outputs), _saved(node), _attrs(node), None,
-                        user_line()))
+    _send(_NodeCreated(0, node_id, name, getattr(op, "name", "") or "", edges,
+                       _summaries(args), _summaries(outputs), _saved(saved) if saved else (),
+                       _attrs(attrs) if attrs else (), None, user_line()))
 
 
 _PACKAGE = __file__.rsplit("events", 1)[0]   # ".../agdebug/", with its separator
@@ -299,15 +318,13 @@ def user_line() -> str:
     """``file.py:12: y = x * w``: the first line outside agdebug on this thread's stack.
 
     Only frames are walked, each file is classified once and each (file, line) formatted
-    once per recording, so it is cheap enough to run for every node while watching.
+    once per recording, so it is cheap enough to run for every node while watching. The
+    walk starts above the probe function's caller, which is the engine by contract.
     """
-    frame = sys._getframe(2)
+    frame = sys._getframe(3)   # 0 here, 1 the probe function, 2 the engine calling it
     while frame is not None:
         name = frame.f_code.co_filename
-        inside = _INSIDE.get(name)
-        if inside is None:
-            inside = _inside(name)
-        if not inside:
+        if name not in _ENGINE_FILES and (name in _USER_FILES or _is_user_file(name)):
             key = (name, frame.f_lineno)
             line = _LINES.get(key)
             if line is None:
@@ -320,14 +337,17 @@ def user_line() -> str:
 
 
 _LINES: dict[tuple[str, int], str] = {}   # (file, line number) -> user_line's text
-_INSIDE: dict[str, bool] = {}             # file -> whether user_line walks past it
+_ENGINE_FILES: set[str] = set()           # files user_line walks past
+_USER_FILES: set[str] = set()             # files user_line stops at
 
 
-def _inside(name: str) -> bool:
-    if len(_INSIDE) >= 4096:
-        _INSIDE.clear()
-    inside = _INSIDE[name] = name.startswith(_PACKAGE) and not name.startswith(_DEMOS)
-    return inside
+def _is_user_file(name: str) -> bool:
+    user = not name.startswith(_PACKAGE) or name.startswith(_DEMOS)
+    known = _USER_FILES if user else _ENGINE_FILES
+    if len(known) >= 4096:
+        known.clear()
+    known.add(name)
+    return user
 
 
 def _format_line(name: str, number: int) -> str:
@@ -340,7 +360,7 @@ def accumulator_created(acc, leaf) -> None:
     """A leaf got its AccumulateGrad."""
     node_id, name = acc._id, acc.name()
     _watch_lifetime(acc, node_id, name, ())
-    _send(r.NodeCreated(0, node_id, name, "", (), (), (), (), (), summarize(leaf)))
+    _send(_NodeCreated(0, node_id, name, "", (), (), (), (), (), summarize(leaf)))
 
 
 # ----------------------------------------------------------------------------- lifetime
@@ -377,7 +397,7 @@ def _node_freed(ref: _NodeRef) -> None:
     node_id = ref.node_id
     _LIFE.refs.pop(node_id, None)
     if WATCH.on:
-        _send(r.NodeFreed(0, node_id, "gc" if _LIFE.in_gc else "refcount"))
+        _send(_NodeFreed(0, node_id, "gc" if _LIFE.in_gc else "refcount"))
 
 
 def _gc_callback(phase: str, info: dict) -> None:
@@ -459,35 +479,40 @@ def backward_planned(task, nodes: list) -> None:
     for node in nodes[1:]:   # nodes[0] is the GraphRoot
         runs = needed is None or node in needed
         if runs or node in captures:
-            ref = refs.get(node._id)   # a node watched since its creation: name and edges known
-            name, edges = (ref.name, ref.edges) if ref is not None else (node.name(),
-                                                                         _edges(node))
-            planned.append(r.PlannedNode(node._id, name, int(deps.get(node, 0)), runs, edges))
+            node_id = node._id
+            ref = refs.get(node_id)
+            if ref is not None:   # watched since its creation: its name and edges are known
+                name, edges = ref.name, ref.edges
+            else:
+                name, edges = node.name(), _edges(node)
+            planned.append(_PlannedNode(node_id, name, int(deps.get(node, 0)), runs, edges))
     _send(r.BackwardPlanned(0, tuple(planned)))
 
 
 def node_started(node, grads, runs: bool = True) -> None:
     node_id = node._id
-    _run().current = node_id
+    stack = _CTX.stack
+    (stack[-1] if stack else _run()).current = node_id
     ref = _LIFE.refs.get(node_id)   # a watched node's name is known: no call into the node
     name = ref.name if ref is not None else node.name()
-    _send(r.NodeStarted(0, node_id, name, _summaries(grads), bool(runs)))
+    _send(_NodeStarted(0, node_id, name, _summaries(grads), bool(runs)))
 
 
 def node_finished(node, outputs) -> None:
-    _send(r.NodeFinished(0, node._id, _summaries(outputs or ())))
+    _send(_NodeFinished(0, node._id, _summaries(outputs or ())))
 
 
 def buffer_accumulated(source, fn, nr: int, grad, remaining: int) -> None:
     """``grad`` (from ``source``) went into slot ``nr`` of ``fn``'s input buffer."""
-    counts = _run().contributions
+    stack = _CTX.stack
+    counts = (stack[-1] if stack else _run()).contributions
     node_id, nr = fn._id, int(nr)
     key = (node_id, nr) if nr else node_id   # most slots are 0: no key tuple for those
     count = counts.get(key, 0)
     if grad is not None:
         count = counts[key] = count + 1
     # seq, node, slot, source, grad, contributions, remaining
-    _send(r.BufferAccumulated(0, node_id, nr, source._id, summarize(grad), count,
+    _send(_BufferAccumulated(0, node_id, nr, source._id, summarize(grad), count,
                               int(remaining)))
 
 
@@ -532,7 +557,9 @@ def saved_released(node) -> None:
             names.append(k)
             nbytes += getattr(s, "nbytes", 0)
     if names:
-        _send(r.SavedReleased(0, node._id, tuple(names), int(nbytes)))
+        names = tuple(names)
+        names = _NAMES.setdefault(names, names) if len(_NAMES) < 4096 else names
+        _send(_SavedReleased(0, node._id, names, int(nbytes)))
 
 
 def failed_at(node, exc: BaseException) -> None:

@@ -1,0 +1,131 @@
+"""The probe's shortcuts (shared summaries, record builders, the delivery turn) record
+exactly what building everything afresh would."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import gc
+import pickle
+
+import pytest
+
+import agdebug as ag
+from agdebug.events import records as r
+from agdebug.events import subscribe
+
+from .scenarios import run
+
+
+def test_builder_makes_the_frozen_record():
+    fields = (7, 3, "MulBackward0", "mul", ((1, 0), (0, 0)), (), (), (), (("alpha", "2"),))
+    built = r.builder(r.NodeCreated)(*fields)
+    plain = r.NodeCreated(*fields)
+    assert type(built) is r.NodeCreated and type(plain) is r.NodeCreated
+    assert built == plain and hash(built) == hash(plain)
+    assert (built.leaf, built.source) == (None, "")   # defaults, as the dataclass declares
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.node = 4
+    assert pickle.loads(pickle.dumps(built)) == built and copy.copy(built) == built
+    assert r.event_from_dict(built.to_dict()) == built
+    assert r.GcPass(seq=1, generation=0, collected=2, uncollectable=0).collected == 2
+
+
+def _summaries(trace):
+    for e in trace.events:
+        for field in ("inputs", "outputs", "grads"):
+            yield from (s for s in getattr(e, field, None) or () if isinstance(s, r.TensorSummary))
+        if getattr(e, "grad", None) is not None:
+            yield e.grad
+
+
+def test_a_summary_is_shared_while_it_holds():
+    def scenario():
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        (y * 3).sum().backward()
+
+    trace = run(scenario)
+    by_id = {}
+    for s in _summaries(trace):
+        by_id.setdefault(s.id, []).append(s)
+    reused = [same for same in by_id.values() if len(same) > 1]
+    assert reused and all(s is same[0] for same in reused for s in same)
+
+
+def test_a_tensor_whose_data_changed_gets_a_new_summary():
+    def scenario():
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.data = ag.tensor([[1.0, 2.0]])                   # another shape, as many bytes
+        y * 3
+        y.data = ag.tensor([[1.0, 2.0]], dtype=ag.int32)   # another dtype, as many bytes
+        y * 3
+
+    made = [e for e in run(scenario).events if e.kind == "node_created" and e.op == "mul"]
+    seen = [made[0].outputs[0], made[1].inputs[0], made[2].inputs[0]]
+    assert len({s.id for s in seen}) == 1
+    assert [(s.shape, s.dtype, s.nbytes) for s in seen] == [
+        ((2,), "float32", 8), ((1, 2), "float32", 8), ((1, 2), "int32", 8)]
+
+
+def test_values_are_summarized_afresh_each_time():
+    def scenario():
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        with ag.no_grad():
+            y.mul_(10)
+        y * 3
+
+    made = [e for e in run(scenario, values=True).events
+            if e.kind == "node_created" and e.op == "mul"]
+    assert made[0].outputs[0].stats.preview == (2.0, 4.0)
+    assert made[1].inputs[0].stats.preview == (20.0, 40.0)
+
+
+_SOURCE = "return t.exp()   # the source line recorded for this op"
+
+
+def _helper(t):
+    return t.exp()   # the source line recorded for this op
+
+
+def test_source_is_the_first_line_outside_the_library():
+    trace = run(lambda: _helper(ag.tensor([1.0], requires_grad=True)))
+    made = next(e for e in trace.events if e.kind == "node_created" and e.op == "exp")
+    line = _helper.__code__.co_firstlineno + 1
+    assert made.source == f"test_probe.py:{line}: {_SOURCE}"
+
+
+def test_saved_tensors_and_saved_values_are_summarized():
+    def scenario():
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        w = ag.tensor([3.0, 4.0], requires_grad=True)
+        (x * w * 2.0).sum().backward()
+
+    trace = run(scenario)
+    made = [e for e in trace.events if e.kind == "node_created" and e.op == "mul"]
+    by_tensors, by_value = made[0], made[1]
+    assert [(s.name, s.shape, s.dtype, s.nbytes) for s in by_tensors.saved] == [
+        ("x", (2,), "float32", 8), ("y", (2,), "float32", 8)]
+    assert [s.tensor for s in by_tensors.saved] == [i.id for i in by_tensors.inputs]
+    assert [(s.name, s.tensor, s.shape, s.dtype, s.nbytes) for s in by_value.saved] == [
+        ("y", 0, (), "float", 0)]
+    released = {e.node: e.names for e in trace.events if e.kind == "saved_released"}
+    assert released[by_tensors.node] == ("x", "y")
+    assert released[by_value.node] == ("y",)
+
+
+def test_an_event_published_during_delivery_comes_next():
+    seen = []
+
+    def subscriber(event):
+        seen.append(event)
+        if event.kind == "node_created" and event.op == "exp":
+            gc.collect()   # its gc_pass event is published while this one is delivered
+
+    with subscribe(subscriber):
+        ag.tensor([1.0], requires_grad=True).exp()
+    exp = next(i for i, e in enumerate(seen) if e.kind == "node_created" and e.op == "exp")
+    assert seen[exp + 1].kind == "gc_pass"
+    assert [e.seq for e in seen] == sorted({e.seq for e in seen})
