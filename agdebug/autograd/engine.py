@@ -210,14 +210,19 @@ def _execute(task: GraphTask, graph_root) -> None:
     while ready:
         node = pop(ready)[2]
         grads = buffers.pop(node)
-        if (node._hooks is None and isinstance(node, OpNode) and not WATCH.on
-                and not ANOMALY.enabled and not (captures and node in captures)
-                and (needed is None or node in needed)):
-            # The common case, without the calls that hooks, captures, events and anomaly
-            # mode need (most nodes have none); its outputs are validated as they are sent.
-            outputs = _call_backward(node, grads)
+        if (node._hooks is None and isinstance(node, OpNode) and not ANOMALY.enabled
+                and not (captures and node in captures) and (needed is None or node in needed)):
+            # The common case, without the calls that hooks, captures and anomaly mode need
+            # (most nodes have none); its outputs are validated as they are sent, or before
+            # an event shows them.
+            watched = WATCH.on
+            if watched:
+                probe.node_started(node, grads)
+            outputs = _apply(node, grads) if watched else _call_backward(node, grads)
             if not keep_graph and node._saved is not None:   # nothing to free otherwise
                 node.release_variables()
+            if watched:
+                probe.node_finished(node, outputs)
         else:
             outputs = _evaluate(task, node, grads, captures, needed)
             if outputs is None:
