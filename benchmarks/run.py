@@ -9,8 +9,9 @@ libraries run interleaved (one run of each per repeat, rotating the order) after
 and the table shows medians: 7 repeats, or 5 with ``--quick``.
 
 ``--quick`` (under two minutes on 2 cores) shrinks W3 to 100,000 nodes, W5 to 512x512 and
-20 iterations, the trace to 10,000 events, leaves out the slowest DOT row, and runs the groups whose tensors are too small
-for BLAS threads to matter (all but W2 and W5) at the first thread count only.
+20 iterations, the trace to 10,000 events, leaves out the slowest DOT row, and runs the
+groups whose tensors are too small for BLAS threads to matter (all but W2 and W5) at the
+first thread count only.
 The worker imports agdebug, NumPy and torch, then ``gc.freeze()``s what they allocated, so
 neither the collection before each timed run nor agdebug's own GC passes walk torch's
 objects (an agdebug user without torch loaded would not pay for them).
