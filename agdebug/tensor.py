@@ -73,19 +73,19 @@ class Tensor:
 
     __array_priority__ = 1000  # numpy defers `ndarray * tensor` to Tensor.__rmul__
 
-    def __init__(self, data=(), requires_grad: bool = False):
+    def __new__(cls, data=(), requires_grad: bool = False):
         # torch's legacy constructor: always the default float dtype.
-        array = np.asarray(data, dtype=backend.DEFAULT_FLOAT.np)
-        _init(self, array, None, 0, None)
+        t = cls._wrap(np.asarray(data, dtype=backend.DEFAULT_FLOAT.np))
         if requires_grad:
-            self.requires_grad_(True)
+            t.requires_grad_(True)
+        return t
 
     # -- construction (internal) ------------------------------------------------------------
 
     @classmethod
     def _wrap(cls, array, grad_fn=None, output_nr: int = 0, version=None) -> Tensor:
         """A tensor around ``array`` (no copy); ``grad_fn`` makes it a non-leaf."""
-        # The stores of _init, written out: this runs for every op's result.
+        # Every tensor is made here (the constructors too): this runs for every op's result.
         t = object.__new__(cls)
         t._data = array
         t._requires_grad = grad_fn is not None
@@ -433,22 +433,6 @@ class Tensor:
 
 def _rebuild(array, requires_grad):
     return Tensor._wrap(array).requires_grad_(requires_grad)
-
-
-def _init(t: Tensor, array, grad_fn, output_nr: int, version: VersionCounter | None) -> None:
-    t._data = array
-    t._requires_grad = grad_fn is not None
-    t._grad = None
-    t._grad_fn = grad_fn
-    t._output_nr = output_nr
-    t._vc = version
-    t._base = None
-    t._acc = None
-    t._backward_hooks = None
-    t._post_acc_hooks = None
-    t._retains_grad = False
-    t._id = 0
-    t._inference = False
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

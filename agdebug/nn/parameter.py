@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import creation
-from ..tensor import Tensor, _init
+from ..tensor import Tensor
 
 
 class Parameter(Tensor):
@@ -17,14 +17,15 @@ class Parameter(Tensor):
     tensor([1., 1.], requires_grad=True)
     """
 
-    def __init__(self, data=None, requires_grad: bool = True):
+    def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:
             data = creation.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor as data, got {type(data).__name__}")
-        _init(self, data._data, None, 0, data._version_counter())
+        p = cls._wrap(data._data, None, 0, data._version_counter())
         if requires_grad:
-            self.requires_grad_(True)
+            p.requires_grad_(True)
+        return p
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
