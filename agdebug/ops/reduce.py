@@ -345,6 +345,7 @@ def amax(xp, x, dim=(), keepdim=False):
 
 @amax.vjp
 def amax_vjp(ctx, grad):
+    """amax's and amin's: the gradient split evenly between the tied extreme values."""
     return (_evenly(grad, ctx.x, ctx.result, ctx.dim, ctx.keepdim),)
 
 
@@ -355,9 +356,7 @@ def amin(xp, x, dim=(), keepdim=False):
     return xp.min(x, axis=_axes(dim, x.ndim), keepdims=keepdim)
 
 
-@amin.vjp
-def amin_vjp(ctx, grad):
-    return (_evenly(grad, ctx.x, ctx.result, ctx.dim, ctx.keepdim),)
+amin.vjp(amax_vjp)
 
 
 def _arg(xp, x, dim, keepdim, largest: bool, name: str):
