@@ -22,6 +22,7 @@ from .saved import SAVED_FREED_MESSAGE, SavedTensor
 __all__ = ["Node", "OpNode", "AccumulateGrad", "GraphRoot", "next_id", "LEAVES"]
 
 _ids = itertools.count(1)
+_MISSING = object()
 next_id = _ids.__next__
 
 
@@ -92,6 +93,25 @@ class Node:
     def __getattr__(self, name: str):
         # Only reached when normal lookup fails: saved tensors and attributes by name,
         # also under torch's ``_saved_<name>`` spelling.
+        value = self._own(name, _MISSING)
+        if value is not _MISSING:
+            return value
+        bare = name
+        if name.startswith("_saved_"):
+            bare = name[7:]
+            bare = getattr(type(self), "torch_names", {}).get(bare, bare)
+            value = self._own(bare, _MISSING)
+            if value is not _MISSING:
+                return value
+        defaults = getattr(type(self), "defaults", None)
+        if defaults is not None and bare in defaults:
+            return defaults[bare]
+        if bare in getattr(type(self), "save_names", ()):
+            return None   # declared, but not needed by any gradient this node computes
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _own(self, name: str, missing):
+        """The saved value (unpacked) or attribute called ``name``; else ``missing``."""
         # ``_saved`` and ``_attrs`` are slots always set in __init__: plain access is safe.
         saved = self._saved
         if saved is not None and name in saved:
@@ -99,20 +119,7 @@ class Node:
         attrs = self._attrs
         if attrs is not None and name in attrs:
             return attrs[name]
-        bare = name
-        if name.startswith("_saved_"):
-            bare = name[7:]
-            bare = getattr(type(self), "torch_names", {}).get(bare, bare)
-            if saved is not None and bare in saved:
-                return self._unpack(saved[bare])
-            if attrs is not None and bare in attrs:
-                return attrs[bare]
-        defaults = getattr(type(self), "defaults", None)
-        if defaults is not None and bare in defaults:
-            return defaults[bare]
-        if bare in getattr(type(self), "save_names", ()):
-            return None   # declared, but not needed by any gradient this node computes
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return missing
 
     def _unpack(self, saved):
         if type(saved) is SavedTensor:
@@ -177,15 +184,7 @@ class OpNode(Node):
         derivatives read them on every backward, and the ``__getattr__`` route starts with
         a failed lookup, which costs more than the rest of the read. ``fallback`` is the
         forward's default, or None for a value saved only when a gradient needs it."""
-        def get(self):
-            saved = self._saved
-            if saved is not None and name in saved:
-                return self._unpack(saved[name])
-            attrs = self._attrs
-            if attrs is not None and name in attrs:
-                return attrs[name]
-            return fallback
-        return property(get)
+        return property(lambda self: self._own(name, fallback))
 
 
 # -- leaves --------------------------------------------------------------------------------
