@@ -318,10 +318,9 @@ def user_line() -> str:
     """``file.py:12: y = x * w``: the first line outside agdebug on this thread's stack.
 
     Only frames are walked, each file is classified once and each (file, line) formatted
-    once per recording, so it is cheap enough to run for every node while watching. The
-    walk starts above the probe function's caller, which is the engine by contract.
+    once per recording, so it is cheap enough to run for every node while watching.
     """
-    frame = sys._getframe(3)   # 0 here, 1 the probe function, 2 the engine calling it
+    frame = sys._getframe(2)   # skip this and its probe caller; engine frames are walked past
     while frame is not None:
         name = frame.f_code.co_filename
         if name not in _ENGINE_FILES and (name in _USER_FILES or _is_user_file(name)):
