@@ -28,6 +28,14 @@ def fake_cuda(monkeypatch):
     return install(monkeypatch, device_count=2)
 
 
+@pytest.fixture(params=["agdebug", "torch"])
+def lib(request):
+    """Run a test once with agdebug and once with torch (skipped where torch is absent)."""
+    if request.param == "torch":
+        return pytest.importorskip("torch")
+    return ag
+
+
 @pytest.fixture
 def torch():
     """The torch oracle; tests using it skip cleanly where torch is not installed."""

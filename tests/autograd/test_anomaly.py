@@ -9,20 +9,10 @@ import pytest
 
 import agdebug as ag
 
+from .torch_texts import FREED
+
 ENABLED = ("Anomaly Detection has been enabled. This mode will increase the runtime and should "
            "only be enabled for debugging.")
-FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
-         "after they have already been freed). Saved intermediate values of the graph are freed "
-         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-         "backward through the graph a second time or if you need to access saved tensors after "
-         "calling backward.")
-
-
-@pytest.fixture(params=["agdebug", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return ag
 
 
 @pytest.fixture(autouse=True)

@@ -14,11 +14,8 @@ import pytest
 
 import agdebug as ag
 
-FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
-         "after they have already been freed). Saved intermediate values of the graph are freed "
-         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-         "backward through the graph a second time or if you need to access saved tensors after "
-         "calling backward.")
+from .torch_texts import FREED
+
 NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"
 SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
 CREATE_GRAPH_WARNING = (

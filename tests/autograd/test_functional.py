@@ -13,13 +13,6 @@ X0 = [[0.5, -1.2], [2.0, 0.3]]
 V0 = [[1.0, 2.0], [-3.0, 0.5]]
 
 
-@pytest.fixture(params=["agdebug", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return ag
-
-
 def t(lib, values, rg=False):
     return lib.tensor(np.array(values, dtype=np.float64), requires_grad=rg)
 

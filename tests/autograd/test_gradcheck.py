@@ -16,13 +16,6 @@ LOW_PRECISION = ("Input #0 requires gradient and is not a double precision float
                  "precision floating point or complex. ")
 
 
-@pytest.fixture(params=["agdebug", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return ag
-
-
 def error_type(lib):
     if lib is ag:
         return GradcheckError
