@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import pathlib
 import subprocess
 import sys
@@ -30,8 +31,11 @@ def test_cnn_example_learns(capsys):
 
 
 def test_examples_run_as_scripts():
+    # This checkout's agdebug, whether or not (and wherever) the package is installed.
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLES.parent)}
     for name in ("mlp", "cnn"):
         done = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py"), "--steps", "3"],
-                              check=False, capture_output=True, text=True, timeout=120)
+                              check=False, capture_output=True, text=True, timeout=120,
+                              env=env)
         assert done.returncode == 0, done.stderr
         assert "final loss" in done.stdout
