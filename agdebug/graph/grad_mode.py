@@ -21,6 +21,28 @@ class _Mode(threading.local):
 MODE = _Mode()
 
 
+class _OpenBlocks:
+    """How many ``inference_mode`` blocks are open, in all threads together.
+
+    Every op result asks whether it is an inference tensor; while this count is zero
+    the answer is no without reading the thread-local mode, which costs more than the
+    rest of the test. A thread's own ``MODE.inference`` still decides when it is not.
+    """
+
+    __slots__ = ("inference", "_lock")
+
+    def __init__(self):
+        self.inference = 0
+        self._lock = threading.Lock()
+
+    def add(self, n: int) -> None:
+        with self._lock:
+            self.inference += n
+
+
+OPEN_BLOCKS = _OpenBlocks()
+
+
 def is_grad_enabled() -> bool:
     """Whether operations record the graph in this thread.
 
@@ -127,11 +149,13 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (MODE.grad_enabled, MODE.inference)
+        OPEN_BLOCKS.add(1)
         if self.mode:
             MODE.grad_enabled, MODE.inference = False, True
 
     def __exit__(self, *exc):
         MODE.grad_enabled, MODE.inference = self.prev
+        OPEN_BLOCKS.add(-1)
         return False
 
     def clone(self):

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import backend
 from ..events import WATCH, probe
-from ..graph.grad_mode import MODE
+from ..graph.grad_mode import MODE, OPEN_BLOCKS
 from ..graph.node import OpNode
 from ..graph.saved import SavedTensor
 from ..tensor import Tensor
@@ -182,7 +182,7 @@ def _raise_device_mismatch(args) -> None:
 
 def _as_tensor(array, xp) -> Tensor:
     t = Tensor._wrap(_as_array(array, xp))
-    if MODE.inference:
+    if OPEN_BLOCKS.inference and MODE.inference:
         t._inference = True
     return t
 
@@ -221,7 +221,15 @@ def _as_array(value, xp):
 
 
 def _edges(args: tuple) -> tuple:
-    return tuple([a._gradient_edge() if isinstance(a, Tensor) else _NO_EDGE for a in args])
+    edges = []
+    for a in args:
+        if not isinstance(a, Tensor):
+            edges.append(_NO_EDGE)
+        elif a._grad_fn is not None:   # a non-leaf: its edge directly, without a call
+            edges.append((a._grad_fn, a._output_nr))
+        else:
+            edges.append(a._gradient_edge())
+    return tuple(edges)
 
 
 _META_CACHE: dict = {}
