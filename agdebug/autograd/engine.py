@@ -105,7 +105,6 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
 def _count_dependencies(task: GraphTask, graph_root) -> list:
     """How many edges point at each reachable node; returns the nodes in discovery order."""
     deps = task.deps
-    seen = {graph_root}
     stack = [graph_root]
     order = []
     while stack:
@@ -114,10 +113,12 @@ def _count_dependencies(task: GraphTask, graph_root) -> list:
         for fn, _ in node.next_functions:
             if fn is None:
                 continue
-            deps[fn] = deps.get(fn, 0) + 1
-            if fn not in seen:
-                seen.add(fn)
+            count = deps.get(fn)
+            if count is None:   # first edge into fn: discovered now
+                deps[fn] = 1
                 stack.append(fn)
+            else:
+                deps[fn] = count + 1
     return order
 
 
