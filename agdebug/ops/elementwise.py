@@ -372,8 +372,25 @@ def relu(xp, x):
 
 @relu.vjp
 def relu_vjp(ctx, grad):
-    # torch's threshold_backward: the gradient at exactly 0 is 0.
-    return (grad * (ctx.result > 0),)
+    return (threshold_backward(grad, ctx.result, threshold=0),)
+
+
+@defop("threshold_backward", node="ThresholdBackwardBackward0", saves=("self",))
+def threshold_backward(xp, grad, self, threshold=0):
+    """``grad`` where ``self > threshold``, else 0 (so the gradient at exactly 0 is 0).
+
+    torch's fused derivative of relu: one pass, and in a create_graph=True graph one
+    node whose edge to ``self`` carries a zero gradient, as torch's does.
+    """
+    return xp.where(self > threshold, grad, 0).astype(grad.dtype, copy=False)
+
+
+@threshold_backward.vjp
+def threshold_backward_vjp(ctx, grad_grad):
+    self = ctx.self
+    grad_grad_in = threshold_backward(grad_grad, self, threshold=ctx.threshold) \
+        if needs(ctx, 0) else None   # linear in grad
+    return grad_grad_in, (grad_grad * 0 if needs(ctx, 1) else None)
 
 
 @defop("leaky_relu", node="LeakyReluBackward0", saves=("x",))

@@ -61,8 +61,9 @@ class Op:
                     if p.default is not inspect.Parameter.empty}
         self.save_specs = tuple(_save_spec(name, s, params, self.extras) for s in saves)
         save_names = frozenset(spec[0] for spec in self.save_specs)
-        # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``)
-        torch_names = dict(zip(("self", "other"), params))
+        # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``),
+        # unless the op names an input ``self`` itself (``threshold_backward(grad, self)``).
+        torch_names = {} if "self" in params else dict(zip(("self", "other"), params))
         fields = {n: OpNode.field(n, defaults.get(n)) for n in (*save_names, *defaults)
                   if not hasattr(OpNode, n)}
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,

@@ -356,3 +356,17 @@ def test_is_grads_batched_wrong_shape():
             "batched, consider using vmap.")
     with raises(RuntimeError, text):
         ag.autograd.grad(x * 2, x, ag.ones(4, 2), is_grads_batched=True)
+
+
+def test_relu_gradient_with_create_graph_is_a_threshold_backward_node(lib):
+    # torch records the fused derivative, whose edge to relu's result carries zeros:
+    # the gradient requires grad and can itself be backpropagated.
+    x = lib.tensor([-1.0, 2.0, 0.0], requires_grad=True)
+    (g,) = lib.autograd.grad(x.relu().sum(), x, create_graph=True)
+    assert g.tolist() == [0.0, 1.0, 0.0]
+    assert g.requires_grad and g.grad_fn.name() == "ThresholdBackwardBackward0"
+    (grad_edge, grad_nr), (result_edge, _) = g.grad_fn.next_functions
+    assert grad_edge is None and result_edge.name() == "ReluBackward0"
+    assert g.grad_fn._saved_threshold == 0
+    g.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]

@@ -57,6 +57,8 @@ CASES = [
     Case("sigmoid_backward", lambda t, g, r: _fused(t, "sigmoid_backward")(g, r),
          [B, POS * 0.4]),
     Case("relu", lambda t, x: x.relu(), [AWAY]),
+    Case("threshold_backward",
+         lambda t, g, s: _fused(t, "threshold_backward")(g, s, threshold=0.5), [B, AWAY]),
     Case("erf", lambda t, x: t.erf(x), [A]),
     Case("clamp", lambda t, x: x.clamp(-0.5, 0.5), [AWAY * 0.9 + 0.05]),
     Case("clamp", lambda t, x: x.clamp(min=0.1), [AWAY], id="clamp_min"),
