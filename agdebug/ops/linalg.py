@@ -92,7 +92,11 @@ def addmm_op(xp, self, mat1, mat2, beta=1, alpha=1):
         product = product * alpha
     if beta == 0:           # torch ignores ``self`` entirely (NaN included) when beta is 0
         return product
-    return product + (self if beta == 1 else self * beta)
+    addend = self if beta == 1 else self * beta
+    if addend.dtype == product.dtype:   # the product is a new array of this op's: add in place
+        product += addend
+        return product
+    return product + addend
 
 
 @addmm_op.vjp
