@@ -382,7 +382,12 @@ def threshold_backward(xp, grad, self, threshold=0):
     torch's fused derivative of relu: one pass, and in a create_graph=True graph one
     node whose edge to ``self`` carries a zero gradient, as torch's does.
     """
-    return xp.where(self > threshold, grad, 0).astype(grad.dtype, copy=False)
+    keep = self > threshold
+    if xp is np and xp.isfinite(grad).all():
+        # The same values, branch-free: on a CPU several times faster than where's
+        # per-element choice. NaN or inf times 0 would be NaN, hence the test.
+        return grad * keep
+    return xp.where(keep, grad, 0).astype(grad.dtype, copy=False)
 
 
 @threshold_backward.vjp

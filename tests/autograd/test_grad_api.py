@@ -370,3 +370,11 @@ def test_relu_gradient_with_create_graph_is_a_threshold_backward_node(lib):
     assert g.grad_fn._saved_threshold == 0
     g.sum().backward()
     assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_relu_gradient_is_zero_where_the_input_was_negative_even_for_nan(lib):
+    x = lib.tensor([-1.0, 2.0, -3.0, 4.0], requires_grad=True)
+    x.relu().backward(lib.tensor([float("nan"), float("nan"), float("inf"), 1.0]))
+    got = x.grad.tolist()
+    assert got[0] == 0.0 and got[2] == 0.0 and got[3] == 1.0
+    assert got[1] != got[1]   # NaN passes where the input was positive
