@@ -377,12 +377,13 @@ def relu_vjp(ctx, grad):
 
 @defop("threshold_backward", node="ThresholdBackwardBackward0", saves=("self",))
 def threshold_backward(xp, grad, self, threshold=0):
-    """``grad`` where ``self > threshold``, else 0 (so the gradient at exactly 0 is 0).
+    """0 where ``self <= threshold``, else ``grad``: the gradient at exactly 0 is 0, and at a
+    NaN input it passes, as in torch.
 
     torch's fused derivative of relu: one pass, and in a create_graph=True graph one
     node whose edge to ``self`` carries a zero gradient, as torch's does.
     """
-    keep = self > threshold
+    keep = ~(self <= threshold)
     if xp is np and xp.isfinite(grad).all():
         # The same values, branch-free: on a CPU several times faster than where's
         # per-element choice. NaN or inf times 0 would be NaN, hence the test.

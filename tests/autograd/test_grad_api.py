@@ -378,3 +378,9 @@ def test_relu_gradient_is_zero_where_the_input_was_negative_even_for_nan(lib):
     got = x.grad.tolist()
     assert got[0] == 0.0 and got[2] == 0.0 and got[3] == 1.0
     assert got[1] != got[1]   # NaN passes where the input was positive
+
+
+def test_relu_gradient_passes_at_a_nan_input(lib):
+    x = lib.tensor([float("nan"), -1.0, 2.0], requires_grad=True)
+    x.relu().backward(lib.ones(3))
+    assert x.grad.tolist() == [1.0, 0.0, 1.0]
