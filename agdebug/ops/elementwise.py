@@ -380,8 +380,8 @@ def threshold_backward(xp, grad, self, threshold=0):
     """0 where ``self <= threshold``, else ``grad``: the gradient at exactly 0 is 0, and at a
     NaN input it passes, as in torch.
 
-    torch's fused derivative of relu: one pass, and in a create_graph=True graph one
-    node whose edge to ``self`` carries a zero gradient, as torch's does.
+    torch's fused derivative of relu: one op, and in a create_graph=True graph one node
+    whose edge to ``self`` carries a zero gradient, as torch's does.
     """
     keep = ~(self <= threshold)
     if xp is np and xp.isfinite(grad).all():
