@@ -250,15 +250,13 @@ def _saved(saved: dict) -> tuple:
     for name, s in saved.items():
         # Asked of the value, not its type: a failed lookup on a type raises inside (slow).
         if hasattr(s, "release"):   # a SavedTensor
-            out.append(_saved_summary(name, s))
+            out.append(_saved_tensor_summary(name, s))
         else:                       # a saved Python value (a number, or None)
-            out.append(_VALUE_SUMMARIES.get((name, type(s))) or _value_summary(name, type(s)))
+            out.append(_value_summary(name, type(s)))
     return tuple(out)
 
 
-def _saved_summary(name: str, s) -> r.SavedSummary:
-    if not hasattr(s, "release"):   # a saved Python value (a number, or None)
-        return _value_summary(name, type(s))
+def _saved_tensor_summary(name: str, s) -> r.SavedSummary:
     tensor = s._tensor   # a SavedTensor: the tensor, or (a saved output) its array
     data = tensor._data if tensor is not None else s._data
     if data is not None:
