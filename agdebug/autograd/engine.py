@@ -110,7 +110,7 @@ def _count_dependencies(task: GraphTask, graph_root) -> list:
     while stack:
         node = stack.pop()
         order.append(node)
-        for fn, _ in node.next_functions:
+        for fn in node._next:
             if fn is None:
                 continue
             count = deps.get(fn)
@@ -155,7 +155,7 @@ def _mark_needed(task: GraphTask, nodes: list, input_edges: list, accumulate_gra
         if node in targets:
             needed.add(node)
             continue
-        for fn, _ in node.next_functions:
+        for fn in node._next:
             if fn is not None and (fn in needed or fn in captures):
                 needed.add(node)
                 break
@@ -168,7 +168,7 @@ def _topological_order(root, deps: dict) -> list:
     remaining = dict(deps)
     order = [root]
     for node in order:   # the list grows as nodes become free
-        for fn, _ in node.next_functions:
+        for fn in node._next:
             if fn is not None:
                 left = remaining[fn] - 1
                 remaining[fn] = left
@@ -228,7 +228,7 @@ def _execute(task: GraphTask, graph_root) -> None:
             outputs = _evaluate(task, node, grads, captures, needed)
             if outputs is None:
                 continue
-        for i, ((fn, nr), grad) in enumerate(zip(node.next_functions, outputs)):
+        for i, (fn, nr, grad) in enumerate(zip(node._next, node._next_nr, outputs)):
             if fn is None or (needed is not None and fn not in needed
                               and fn not in captures):
                 continue
@@ -317,7 +317,7 @@ def _apply(node, grads: list) -> list:
     """Run the node's function; its gradients validated against its inputs."""
     outputs = _call_backward(node, grads)
     result = [None if grad is None or fn is None else _conform(node, i, grad, *fn._out_meta[nr])
-              for i, ((fn, nr), grad) in enumerate(zip(node.next_functions, outputs))]
+              for i, (fn, nr, grad) in enumerate(zip(node._next, node._next_nr, outputs))]
     if ANOMALY.enabled and ANOMALY.check_nan:
         _check_nan(node, result)
     return result
@@ -327,19 +327,19 @@ def _call_backward(node, grads: list) -> tuple:
     """The node's gradients for its inputs, one per edge (not yet validated)."""
     if len(grads) == 1:
         if grads[0] is None:
-            return (None,) * len(node.next_functions)
+            return (None,) * len(node._next)
     else:
         missing = [g is None for g in grads]
         if all(missing):
-            return (None,) * len(node.next_functions)
+            return (None,) * len(node._next)
         if any(missing) and getattr(node, "materialize_grads", True):
             grads = _materialize(node, grads)
     outputs = node.apply(grads)
     if not isinstance(outputs, tuple):
         outputs = tuple(outputs) if isinstance(outputs, list) else (outputs,)
-    if len(outputs) != len(node.next_functions):
+    if len(outputs) != len(node._next):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(node.next_functions)}, got {len(outputs)})")
+                           f"(expected {len(node._next)}, got {len(outputs)})")
     return outputs
 
 
@@ -555,13 +555,14 @@ def _rollback(task: GraphTask) -> None:
 
 
 def _warn_forward_trace(node) -> None:
-    if node._trace is None:
+    trace = node._metadata.get("traceback_") if node._metadata else None
+    if trace is None:
         warnings.warn(f"Error detected in {node.name()}. No forward pass information available."
                       " Enable detect anomaly during forward pass for more information.",
                       UserWarning, stacklevel=2)
         return
     warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
-                  "the error:\n" + "".join(node._trace), UserWarning, stacklevel=2)
+                  "the error:\n" + "".join(trace), UserWarning, stacklevel=2)
 
 
 def _copy_with_graph(grad: Tensor) -> Tensor:

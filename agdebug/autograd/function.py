@@ -31,7 +31,7 @@ import functools
 import warnings
 
 from ..graph.grad_mode import MODE, no_grad
-from ..graph.node import Node
+from ..graph.node import Node, split_edges
 from ..graph.saved import SAVED_FREED_MESSAGE, SavedTensor
 from ..ops.registry import LEAF_INPLACE_MESSAGE
 from ..tensor import Tensor
@@ -77,7 +77,7 @@ class BackwardCFunction(Node, FunctionCtx):
     _forward_cls = None
 
     def __init__(self, edges: tuple, needs_input_grad: tuple, tensor_inputs: tuple):
-        super().__init__(edges, ())
+        super().__init__(*split_edges(edges), ())
         self.to_save = ()
         self.dirty_tensors = ()
         self.non_differentiable = ()
@@ -292,7 +292,7 @@ class Error(Node):
     __slots__ = ("_message",)
 
     def __init__(self, message: str, out_meta: tuple):
-        super().__init__((), out_meta)
+        super().__init__((), (), out_meta)
         self._message = message
 
     def apply(self, grads):

@@ -3,7 +3,7 @@
 It turns tensors and nodes into plain summaries on the spot and keeps no
 reference to either: node lifetimes are observed with weak references (whose
 callback knows only the node's id) and GC passes with ``gc.callbacks``.
-Objects are read duck-typed (``_data``, ``_id``, ``next_functions``...), so the
+Objects are read duck-typed (``_data``, ``_id``, ``_next``...), so the
 events layer imports nothing above it. Tensor ids are assigned here (``tensor_id``),
 the first time a tensor appears in an event. It runs several times per engine step
 while watching, so it reuses what it can prove unchanged (a tensor's summary, a
@@ -239,7 +239,7 @@ def _summaries(tensors) -> tuple:
 
 def _edges(node) -> tuple:
     out = []
-    for fn, nr in node.next_functions:
+    for fn, nr in zip(node._next, node._next_nr):
         # ``(0, 0)`` is a constant: no new tuple for an input that needs no gradient.
         out.append((fn._id, int(nr)) if fn is not None else (0, int(nr)) if nr else (0, 0))
     return tuple(out)
@@ -462,7 +462,7 @@ def backward_started(graph_root, input_edges, keep_graph: bool, create_graph: bo
     inputs = None
     if input_edges is not None:
         inputs = tuple(fn._id if fn is not None else 0 for fn, _ in input_edges)
-    roots = tuple(fn._id for fn, _ in graph_root.next_functions if fn is not None)
+    roots = tuple(fn._id for fn in graph_root._next if fn is not None)
     # seq, api, roots, grads, inputs, retain_graph, create_graph
     _send(r.BackwardStarted(0, api, roots, _summaries(graph_root._grads), inputs,
                             bool(keep_graph), bool(create_graph)))
@@ -602,7 +602,7 @@ def _check_cycle(leaf, grad, acc) -> None:
         if node is acc:
             _report_cycle(leaf, grad, node, parent)
             return
-        for fn, _ in node.next_functions:
+        for fn in node._next:
             if fn is not None and fn not in parent:
                 parent[fn] = node
                 stack.append(fn)

@@ -1,8 +1,14 @@
 """Graph nodes: the backward functions a forward pass records.
 
 ``Node`` is torch's ``grad_fn``: it has ``next_functions`` (edges to the nodes
-that produced its forward inputs), saved tensors, hooks and metadata. Every
-node gets a stable id from one counter (events name nodes by it, never by
+that produced its forward inputs), saved tensors, hooks and metadata. The edges
+are kept as two flat tuples, ``_next`` (the nodes, None where an input gets no
+gradient) and ``_next_nr`` (which output of each), rather than torch's tuple of
+``(node, nr)`` pairs: a pair per edge would be one more object for Python's cyclic
+GC to track and scan for as long as the graph lives, and a graph can have a
+million nodes. ``next_functions`` builds torch's pairs when asked.
+
+Every node gets a stable id from one counter (events name nodes by it, never by
 ``id()``); op nodes also use it as their sequence number, which orders
 execution (highest first).
 
@@ -19,11 +25,31 @@ from .anomaly_flag import ANOMALY
 from .hooks import add_hook
 from .saved import SAVED_FREED_MESSAGE, SavedTensor
 
-__all__ = ["Node", "OpNode", "AccumulateGrad", "GraphRoot", "next_id", "LEAVES"]
+__all__ = ["Node", "OpNode", "AccumulateGrad", "GraphRoot", "next_id", "LEAVES", "split_edges",
+           "shared_nrs"]
 
 _ids = itertools.count(1)
 _MISSING = object()
 next_id = _ids.__next__
+
+_NRS: dict[tuple, tuple] = {}
+
+
+def shared_nrs(nrs: tuple) -> tuple:
+    """One ``_next_nr`` tuple per distinct value, shared by the nodes (nearly all are
+    ``(0,)`` or ``(0, 0)``): one object fewer for the GC to count per node."""
+    shared = _NRS.get(nrs)
+    if shared is None:
+        shared = nrs
+        if len(_NRS) < 4096:   # bounded: a program with endless arities just misses
+            _NRS[nrs] = nrs
+    return shared
+
+
+def split_edges(edges) -> tuple:
+    """``(nodes, nrs)`` from torch-style ``(node, nr)`` pairs, for ``Node.__init__``."""
+    edges = tuple(edges)
+    return tuple(fn for fn, _ in edges), shared_nrs(tuple(nr for _, nr in edges))
 
 
 class _Hooks:
@@ -41,24 +67,33 @@ class _Hooks:
 class Node:
     """A backward function. Subclasses implement ``apply(grads) -> tuple``."""
 
-    __slots__ = ("next_functions", "_id", "_out_meta", "_saved", "_attrs", "_hooks",
-                 "_metadata", "_trace", "_released", "__weakref__")
+    __slots__ = ("_next", "_next_nr", "_id", "_out_meta", "_saved", "_attrs", "_hooks",
+                 "_metadata", "_released", "__weakref__")
 
-    def __init__(self, next_functions: tuple, out_meta: tuple):
-        self.next_functions = next_functions
+    def __init__(self, next_nodes: tuple, next_nrs: tuple, out_meta: tuple):
+        self._next = next_nodes        # per forward input: its node, or None (no gradient)
+        self._next_nr = next_nrs       # per forward input: which output of that node
         self._id = next_id()
         self._out_meta = out_meta      # ((shape, array dtype), ...) per forward output
         self._saved = None             # {name: SavedTensor or a saved Python value} or None
         self._attrs = None             # {name: value} non-tensor state for the derivative
         self._hooks = None
-        self._metadata = None
+        # Anomaly mode keeps the forward's traceback where torch does; otherwise the dict
+        # is made on first use. (No slot of its own: an 11th slot moves every node into
+        # the next allocator size class, which spreads a big graph over twice the memory
+        # and slows every GC pass over it.)
+        self._metadata = {"traceback_": capture_trace()} if ANOMALY.enabled else None
         self._released = False
-        self._trace = capture_trace() if ANOMALY.enabled else None
 
     # -- torch's public surface ------------------------------------------------------------
 
     def name(self) -> str:
         return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """``((node, output_nr), ...)``, one pair per forward input, as torch gives them."""
+        return tuple(zip(self._next, self._next_nr))
 
     def _sequence_nr(self) -> int:
         return self._id
@@ -148,7 +183,7 @@ class Node:
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
-        return tuple(fn is not None for fn, _ in self.next_functions)
+        return tuple(fn is not None for fn in self._next)
 
 
 def capture_trace() -> list[str]:
@@ -206,7 +241,7 @@ class AccumulateGrad(Node):
     __slots__ = ()
 
     def __init__(self, leaf):
-        super().__init__((), ((leaf._data.shape, leaf._data.dtype),))
+        super().__init__((), (), ((leaf._data.shape, leaf._data.dtype),))
         LEAVES[self._id] = leaf
         if WATCH.on:
             probe.accumulator_created(self, leaf)
@@ -237,7 +272,7 @@ class GraphRoot(Node):
     __slots__ = ("_grads",)
 
     def __init__(self, edges: tuple, grads: list):
-        super().__init__(edges, ())
+        super().__init__(*split_edges(edges), ())
         self._grads = grads
 
     def apply(self, grads):

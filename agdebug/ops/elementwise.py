@@ -12,6 +12,7 @@ import numpy as np
 
 from ..backend import result_dtype
 from .registry import defop
+from .util import needs
 
 
 def promote(a, b):
@@ -41,10 +42,6 @@ def to_float(x):
     if hasattr(x, "dtype") and x.dtype.kind in "biu":
         return x.astype(np.float32)
     return x
-
-
-def needs(ctx, i: int) -> bool:
-    return ctx.next_functions[i][0] is not None
 
 
 # ----------------------------------------------------------------------------- arithmetic

@@ -10,10 +10,9 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
-from .elementwise import needs
 from .index import _add_at, _check_bounds, _zeros, copy_slices, type_meta_name
 from .registry import _unwrap, apply_inplace, defop
-from .util import dims_of, input_shape
+from .util import dims_of, input_shape, needs
 
 # ----------------------------------------------------------------------------- gather / scatter
 

@@ -19,9 +19,8 @@ import numpy as np
 from .. import backend
 from ..graph.grad_mode import MODE
 from ..tensor import Tensor
-from .elementwise import needs
 from .registry import LEAF_INPLACE_MESSAGE, _unwrap, apply_inplace, defop
-from .util import dims_of, input_shape
+from .util import dims_of, input_shape, needs
 
 VIEW_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an in-place "
                      "operation.")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from .elementwise import needs
 from .index import type_meta_name
 from .registry import defop
 from .shape import unsafe_view
+from .util import needs
 
 
 def _name(t: Tensor) -> str:

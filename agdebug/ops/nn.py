@@ -13,7 +13,7 @@ import numpy as np
 
 from .elementwise import softplus
 from .registry import defop
-from .util import dims_of, input_shape
+from .util import dims_of, input_shape, needs
 
 # ----------------------------------------------------------------------------- softmax
 
@@ -147,7 +147,7 @@ def binary_cross_entropy_vjp(ctx, grad):
         g = g * ctx.weight
     grad_x = g * (x - target) / (x * (1 - x)).clamp(min=_EPSILON)
     grad_t = None
-    if ctx.next_functions[1][0] is not None:
+    if needs(ctx, 1):
         grad_t = g * ((-x).log1p().clamp(min=-100) - x.log().clamp(min=-100))
     return grad_x, grad_t
 
@@ -182,7 +182,7 @@ def binary_cross_entropy_with_logits_vjp(ctx, grad):
         pw = ctx.pos_weight
         grad_x = g * ((1 - target) - (1 + (pw - 1) * target) * (1 - sig))
         grad_t = g * (-x + (pw - 1) * softplus(-x))
-    return grad_x, grad_t if ctx.next_functions[1][0] is not None else None
+    return grad_x, grad_t if needs(ctx, 1) else None
 
 
 # ----------------------------------------------------------------------------- windows
@@ -264,11 +264,11 @@ def _geometry(ctx) -> dict:
 def conv2d_vjp(ctx, grad):
     x, w, geo = ctx.x, ctx.w, _geometry(ctx)
     grad_x = grad_w = grad_b = None
-    if ctx.next_functions[0][0] is not None:
+    if needs(ctx, 0):
         grad_x = conv2d_input_grad(grad, w, input_hw=tuple(x.shape[2:]), **geo)
-    if ctx.next_functions[1][0] is not None:
+    if needs(ctx, 1):
         grad_w = conv2d_weight_grad(x, grad, weight_size=tuple(w.shape), **geo)
-    if ctx.next_functions[2][0] is not None:
+    if needs(ctx, 2):
         grad_b = grad.sum((0, 2, 3))
     return grad_x, grad_w, grad_b
 
@@ -289,9 +289,9 @@ def conv2d_input_grad(xp, g, w, input_hw=(1, 1), stride=(1, 1), padding=(0, 0, 0
 @conv2d_input_grad.vjp
 def conv2d_input_grad_vjp(ctx, grad):
     g, w, geo = ctx.g, ctx.w, _geometry(ctx)
-    grad_g = conv2d(grad, w, None, **geo) if ctx.next_functions[0][0] is not None else None
+    grad_g = conv2d(grad, w, None, **geo) if needs(ctx, 0) else None
     grad_w = None
-    if ctx.next_functions[1][0] is not None:
+    if needs(ctx, 1):
         grad_w = conv2d_weight_grad(grad, g, weight_size=tuple(w.shape), **geo)
     return grad_g, grad_w
 
@@ -309,9 +309,9 @@ def conv2d_weight_grad(xp, x, g, weight_size=(1, 1, 1, 1), stride=(1, 1), paddin
 def conv2d_weight_grad_vjp(ctx, grad):
     x, g, geo = ctx.x, ctx.g, _geometry(ctx)
     grad_x = grad_g = None
-    if ctx.next_functions[0][0] is not None:
+    if needs(ctx, 0):
         grad_x = conv2d_input_grad(g, grad, input_hw=tuple(x.shape[2:]), **geo)
-    if ctx.next_functions[1][0] is not None:
+    if needs(ctx, 1):
         grad_g = conv2d(x, grad, None, **geo)
     return grad_x, grad_g
 

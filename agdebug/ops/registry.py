@@ -27,7 +27,7 @@ import numpy as np
 from .. import backend
 from ..events import WATCH, probe
 from ..graph.grad_mode import MODE, OPEN_BLOCKS
-from ..graph.node import OpNode
+from ..graph.node import OpNode, shared_nrs
 from ..graph.saved import SavedTensor
 from ..tensor import Tensor
 
@@ -36,7 +36,6 @@ __all__ = ["Op", "defop", "OPS", "apply_inplace"]
 OPS: dict[str, Op] = {}
 _CPP_NODES = {"CopySlices": "torch::autograd::CopySlices",
               "CopyBackwards": "torch::autograd::CopyBackwards"}
-_NO_EDGE = (None, 0)
 
 
 class Op:
@@ -191,7 +190,8 @@ def _as_tensor(array, xp) -> Tensor:
 def _record_one(op: Op, args: tuple, attrs: dict, result, xp) -> Tensor:
     """``_record`` for the common single output, without building lists."""
     result = _as_array(result, xp)
-    node = op.node_class(_edges(args), _meta_one(result))
+    nodes, nrs = _edges(args)
+    node = op.node_class(nodes, nrs, _meta_one(result))
     out = Tensor._wrap(result, node, 0)
     _complete(op, node, args, attrs, (out,), None)
     return out
@@ -201,7 +201,8 @@ def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     """Make the node, save what the derivative needs, wrap outputs as its results."""
     outs = [_as_array(o, xp) for o in outs]
     meta = _meta_one(outs[0]) if len(outs) == 1 else tuple([(o.shape, o.dtype) for o in outs])
-    node = op.node_class(_edges(args), meta)
+    nodes, nrs = _edges(args)
+    node = op.node_class(nodes, nrs, meta)
     wrapped = [Tensor._wrap(o) if i in op.nondiff_outputs else Tensor._wrap(o, node, i)
                for i, o in enumerate(outs)]
     _complete(op, node, args, attrs, wrapped, extras)
@@ -222,15 +223,31 @@ def _as_array(value, xp):
 
 
 def _edges(args: tuple) -> tuple:
-    edges = []
+    """``(nodes, nrs)``: the new node's edges, one per positional input."""
+    nodes = []
+    numbered = False   # does an input come from a later output of its node (nr > 0)?
     for a in args:
         if not isinstance(a, Tensor):
-            edges.append(_NO_EDGE)
-        elif a._grad_fn is not None:   # a non-leaf: its edge directly, without a call
-            edges.append((a._grad_fn, a._output_nr))
+            nodes.append(None)
+        elif (fn := a._grad_fn) is not None:   # a non-leaf: its edge directly, without a call
+            nodes.append(fn)
+            if a._output_nr:
+                numbered = True
         else:
-            edges.append(a._gradient_edge())
-    return tuple(edges)
+            nodes.append(a._gradient_edge()[0])   # a leaf's edge always has nr 0
+    nodes = tuple(nodes)
+    if numbered:
+        return nodes, shared_nrs(tuple([_nr(a) for a in args]))
+    count = len(nodes)
+    return nodes, _ZERO_NRS[count] if count < len(_ZERO_NRS) else shared_nrs((0,) * count)
+
+
+# The ``nrs`` of nodes whose inputs all come from output 0 (nearly all), prebuilt.
+_ZERO_NRS = tuple((0,) * count for count in range(8))
+
+
+def _nr(arg) -> int:
+    return arg._output_nr if isinstance(arg, Tensor) and arg._grad_fn is not None else 0
 
 
 _META_CACHE: dict = {}
@@ -253,9 +270,9 @@ def _meta_one(array) -> tuple:
 
 def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
     saved = {}
-    edges = node.next_functions
+    edges = node._next
     for name, kind, index, needed_by in op.save_specs:
-        if needed_by is not None and edges[needed_by][0] is None:
+        if needed_by is not None and edges[needed_by] is None:
             continue
         if kind == "result":
             saved[name] = SavedTensor(wrapped[index], True)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .registry import defop
-from .util import input_shape
+from .util import input_shape, needs
 
 
 def _xp(t: Tensor):
@@ -197,7 +197,7 @@ def cat_vjp(ctx, grad):
         if size is None:
             grads.append(narrow(grad.reshape(-1), dim=0, start=0, length=0))
             continue
-        if ctx.next_functions[i][0] is not None:
+        if needs(ctx, i):
             grads.append(narrow(grad, dim=ctx.dim, start=start, length=size))
         else:
             grads.append(None)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 
+def needs(ctx, i: int) -> bool:
+    """Whether forward input ``i`` gets a gradient (torch's ``needs_input_grad[i]``)."""
+    return ctx._next[i] is not None
+
+
 def input_shape(ctx, i: int) -> tuple:
     """The shape of forward input ``i``, read from the node it came from (no copy kept)."""
-    fn, nr = ctx.next_functions[i]
-    return fn._out_meta[nr][0]
+    return ctx._next[i]._out_meta[ctx._next_nr[i]][0]
 
 
 def dims_of(dim, ndim: int):

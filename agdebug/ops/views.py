@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ..graph.node import Node
+from ..graph.node import Node, shared_nrs
 from ..tensor import Tensor
 from .registry import defop, write_into
 
@@ -62,7 +62,9 @@ class CopySlices(Node):
     __slots__ = ("fn", "region", "view_shape")
 
     def __init__(self, base_edge: tuple, fn: Node, region, view_shape: tuple, meta: tuple):
-        super().__init__((base_edge,) + fn.next_functions[1:], (meta,))
+        base_node, base_nr = base_edge
+        super().__init__((base_node,) + fn._next[1:],
+                         shared_nrs((base_nr,) + fn._next_nr[1:]), (meta,))
         self.fn, self.region, self.view_shape = fn, region, view_shape
         self._saved = fn._saved   # the op's saved tensors are this node's to check and free
 

@@ -119,6 +119,18 @@ def test_second_backward_shows_the_forward_trace(lib):
     assert "y = (x * x).sum()" in caught[1][1]
 
 
+def test_forward_trace_lives_in_the_node_metadata(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    plain = x * 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with lib.autograd.detect_anomaly():
+            traced = x * 3   # the line the trace must end on
+    assert plain.grad_fn.metadata == {}
+    trace = traced.grad_fn.metadata["traceback_"]
+    assert isinstance(trace, list) and "traced = x * 3" in trace[-1]
+
+
 def test_inplace_hint_changes_under_anomaly_mode(lib):
     a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
 

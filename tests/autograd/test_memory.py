@@ -207,3 +207,33 @@ def test_many_graphs_do_not_accumulate_memory():
         finally:
             tracemalloc.stop()
     assert grown < 100_000
+
+
+def _tracked_from(root) -> int:
+    """How many GC-tracked objects ``root`` reaches (classes aside)."""
+    seen, stack = set(), [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
+            continue
+        seen.add(id(obj))
+        stack.extend(gc.get_referents(obj))
+    return len(seen)
+
+
+def test_a_graph_costs_two_gc_tracked_objects_per_node():
+    """A node and its tuple of next nodes, nothing else (no ``(node, nr)`` pair per edge),
+    and the node fits CPython's 112-byte allocator class: a million-node graph is scanned
+    by every full GC pass, so each extra object or size class slows the whole forward."""
+    import sys
+
+    def chain(ops: int):
+        y = ag.ones(4, requires_grad=True)
+        for _ in range(ops // 2):
+            y = (y * 1.5) + 0.5
+        return y
+    short, long = chain(200), chain(400)
+    gc.collect()   # untracks what holds no tracked object (tuples of ints...)
+    assert _tracked_from(long.grad_fn) - _tracked_from(short.grad_fn) == 2 * 200
+    assert sys.getsizeof(long.grad_fn) <= 112
+    assert long.grad_fn.next_functions == ((long.grad_fn._next[0], 0), (None, 0))
