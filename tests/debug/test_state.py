@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import agdebug as ag
 from agdebug.debug.state import EMPTY, Timeline, reduce
@@ -87,15 +86,13 @@ def _synthetic(n_nodes: int) -> list:
     return events
 
 
-def test_seeking_a_100k_event_trace_is_instant():
+def test_seeking_a_100k_event_trace_in_any_order():
+    # How fast a seek is, benchmarks/ measures (the seek row); it is never asserted here.
     events = _synthetic(20_000)
     assert len(events) >= 100_000
     tl = Timeline(events)
     steps = random.Random(0).sample(range(len(events) + 1), 40)
-    start = time.perf_counter()
     states = [tl.state(s) for s in steps]           # random order: forwards and backwards
-    per_seek = (time.perf_counter() - start) / len(steps)
-    assert per_seek < 0.1
     middle = 20_000 + 2 + 4 * 10_000                 # half of the backward done
     state = tl.state(middle)
     assert state.count("released") == 10_000 and state.count("waiting") == 10_000

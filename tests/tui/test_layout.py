@@ -1,8 +1,7 @@
-"""The terminal layout: ranks, no overlaps, edges drawn, and big graphs in reasonable time."""
+"""The terminal layout: ranks, no overlaps, edges drawn, and big graphs laid out."""
 
 from __future__ import annotations
 
-import time
 
 from agdebug_tui.layout import BOX_HEIGHT, layout, topology
 
@@ -62,8 +61,7 @@ def test_layout_is_deterministic_and_keyed_by_topology():
     assert text(a) == text(b) and a.key == topology(diamond())
 
 
-def test_two_thousand_nodes_lay_out_in_well_under_a_few_seconds():
-    start = time.perf_counter()
+def test_two_thousand_nodes_lay_out():
+    # How fast is measured in benchmarks/ (the TUI step row), never asserted here.
     lay = layout(chain(2000))
-    assert time.perf_counter() - start < 5
     assert len(lay.boxes) == 2000 and lay.height > 2000 * BOX_HEIGHT
