@@ -27,8 +27,7 @@ def softmax(xp, x, dim=-1):
 
 @softmax.vjp
 def softmax_vjp(ctx, grad):
-    y = ctx.result
-    return (y * (grad - (grad * y).sum(ctx.dim, keepdim=True)),)
+    return (softmax_backward_data(grad, ctx.result, dim=ctx.dim),)
 
 
 @defop("log_softmax", node="LogSoftmaxBackward0", saves=("result",))
@@ -41,7 +40,48 @@ def log_softmax(xp, x, dim=-1):
 
 @log_softmax.vjp
 def log_softmax_vjp(ctx, grad):
-    return (grad - ctx.result.exp() * grad.sum(ctx.dim, keepdim=True),)
+    return (log_softmax_backward_data(grad, ctx.result, dim=ctx.dim),)
+
+
+# torch's fused derivatives of softmax and log_softmax (aten's ``_softmax_backward_data``):
+# one op instead of four, so one node in a create_graph=True graph, as torch records.
+
+@defop("_softmax_backward_data", node="SoftmaxBackwardDataBackward0",
+       saves=("grad_output@1", "output"))
+def softmax_backward_data(xp, grad_output, output, dim=-1):
+    """``output * (grad_output - sum(grad_output * output))`` along ``dim``."""
+    axis = dims_of(dim, output.ndim)[0]
+    return output * (grad_output - xp.sum(grad_output * output, axis=axis, keepdims=True))
+
+
+@softmax_backward_data.vjp
+def softmax_backward_data_vjp(ctx, grad):
+    out, dim = ctx.output, ctx.dim
+    grad_grad_output = softmax_backward_data(grad, out, dim=dim) if needs(ctx, 0) else None
+    grad_out = None
+    if needs(ctx, 1):   # torch's softmax_double_backward
+        go = ctx.grad_output
+        grad_out = (go * grad - (out * go).sum(dim, keepdim=True) * grad
+                    - go * (out * grad).sum(dim, keepdim=True))
+    return grad_grad_output, grad_out
+
+
+@defop("_log_softmax_backward_data", node="LogSoftmaxBackwardDataBackward0",
+       saves=("grad_output@1", "output"))
+def log_softmax_backward_data(xp, grad_output, output, dim=-1):
+    """``grad_output - exp(output) * sum(grad_output)`` along ``dim``."""
+    axis = dims_of(dim, output.ndim)[0]
+    return grad_output - xp.exp(output) * xp.sum(grad_output, axis=axis, keepdims=True)
+
+
+@log_softmax_backward_data.vjp
+def log_softmax_backward_data_vjp(ctx, grad):
+    probs, dim = ctx.output.exp(), ctx.dim
+    grad_grad_output = grad - (grad * probs).sum(dim, keepdim=True) if needs(ctx, 0) else None
+    grad_out = None
+    if needs(ctx, 1):
+        grad_out = -ctx.grad_output.sum(dim, keepdim=True) * probs * grad
+    return grad_grad_output, grad_out
 
 
 # ----------------------------------------------------------------------------- losses
@@ -69,26 +109,36 @@ def _array(t):
 @defop("nll_loss", node="NllLossBackward0", saves=("coeff",), extras=("coeff",))
 def nll_loss(xp, x, target=None, weight=None, reduction="mean", ignore_index=-100):
     # target and weight are keyword attributes, not inputs: torch's node has one edge (self).
+    # A call per training step: plain array calls, none of NumPy's Python-level helpers.
     target, weight = _array(target), _array(weight)
     axis = 1 if x.ndim >= 2 else 0
     classes = x.shape[axis]
     valid = target != ignore_index
-    bad = valid & ((target < 0) | (target >= classes))
-    if bool(bad.any()):
-        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
-    safe = xp.where(valid, target, 0).astype(np.int64)
-    w = weight[safe] if weight is not None else xp.ones(safe.shape, dtype=x.dtype)
-    w = (w * valid).astype(x.dtype)
-    picked = xp.take_along_axis(x, xp.expand_dims(safe, axis), axis=axis)
-    losses = -w * xp.squeeze(picked, axis)
-    shape = [1] * x.ndim
-    shape[axis] = classes
-    onehot = xp.arange(classes).reshape(shape) == xp.expand_dims(safe, axis)
-    coeff = onehot * -xp.expand_dims(w, axis)
+    every = bool(valid.all())
+    if target.size and not (every and 0 <= target.min() and target.max() < classes):
+        bad = valid & ((target < 0) | (target >= classes))
+        if bool(bad.any()):
+            raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    safe = target.astype(np.int64, copy=False) if every else xp.where(valid, target, 0)
+    if weight is None:
+        w = valid.astype(x.dtype)
+    else:
+        w = weight[safe].astype(x.dtype) if every else (weight[safe] * valid).astype(x.dtype)
+    keep = _with_class_axis(safe, axis)
+    picked = xp.take_along_axis(x, keep, axis=axis) if x.ndim > 2 else \
+        x[xp.arange(x.shape[0]), safe] if x.ndim == 2 else x[safe]
+    losses = -w * picked.reshape(w.shape)
+    onehot = xp.arange(classes).reshape((classes,) + (1,) * (x.ndim - 1 - axis)) == keep
+    coeff = onehot * -_with_class_axis(w, axis)
     if reduction == "mean":
         total = w.sum()
         return losses.sum() / total, (coeff / total).astype(x.dtype)
     return _reduce(xp, losses, reduction).astype(x.dtype), coeff.astype(x.dtype)
+
+
+def _with_class_axis(a, axis: int):
+    """``a`` (shaped like the target) with a size-1 class axis put back at ``axis``."""
+    return a.reshape(a.shape[:axis] + (1,) + a.shape[axis:])
 
 
 @nll_loss.vjp

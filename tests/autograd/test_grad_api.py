@@ -372,6 +372,20 @@ def test_relu_gradient_with_create_graph_is_a_threshold_backward_node(lib):
     assert x.grad.tolist() == [0.0, 0.0, 0.0]
 
 
+@pytest.mark.parametrize("fn, node", [("softmax", "SoftmaxBackwardDataBackward0"),
+                                      ("log_softmax", "LogSoftmaxBackwardDataBackward0")])
+def test_softmax_gradients_with_create_graph_are_fused_nodes(lib, fn, node):
+    x = lib.tensor([[1.0, -2.0, 0.5], [0.0, 3.0, -1.0]], requires_grad=True)
+    y = getattr(x, fn)(1)
+    (g,) = lib.autograd.grad((y * lib.tensor([1.0, 2.0, 3.0])).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == node and g.grad_fn._saved_dim == 1
+    (grad_edge, _), (output_edge, _) = g.grad_fn.next_functions
+    assert grad_edge is None and output_edge is y.grad_fn
+    assert g.grad_fn._saved_output.tolist() == y.tolist()
+    g.pow(2).sum().backward()
+    assert x.grad is not None
+
+
 def test_relu_gradient_is_zero_where_the_input_was_negative_even_for_nan(lib):
     x = lib.tensor([-1.0, 2.0, -3.0, 4.0], requires_grad=True)
     x.relu().backward(lib.tensor([float("nan"), float("nan"), float("inf"), 1.0]))

@@ -39,6 +39,16 @@ def F(t):
     return t.nn.functional
 
 
+def _softmax_backward(lib, log: bool):
+    """aten's ``_(log_)softmax_backward_data(grad, output, dim)``, agdebug's or torch's."""
+    name = "_log_softmax_backward_data" if log else "_softmax_backward_data"
+    if lib.__name__ == "torch":
+        aten = getattr(lib.ops.aten, name)
+        return lambda grad, out, dim: aten(grad, out, dim, out.dtype)
+    from agdebug.ops import OPS
+    return lambda grad, out, dim: OPS[name](grad, out, dim=dim)
+
+
 def _leaf(x):
     """A fresh leaf that requires grad: the inner derivative needs one even where the harness
     evaluates the case without grad (central differences); the output does not depend on it,
@@ -93,6 +103,10 @@ CASES = [
     Case("softmax", lambda t, x: t.softmax(x * 30, 0), [A], id="softmax_large"),
     Case("log_softmax", lambda t, x: F(t).log_softmax(x, dim=-1), [A]),
     Case("log_softmax", lambda t, x: x.log_softmax(0), [A * 40], id="log_softmax_large"),
+    Case("_softmax_backward_data",
+         lambda t, g, x: _softmax_backward(t, False)(g, x.softmax(1), 1), [AWAY, A]),
+    Case("_log_softmax_backward_data",
+         lambda t, g, x: _softmax_backward(t, True)(g, x.log_softmax(0), 0), [AWAY, A]),
     # losses
     Case("nll_loss", lambda t, x, y: F(t).nll_loss(x, y), [LOGITS, TARGET]),
     Case("nll_loss", lambda t, x, y: F(t).nll_loss(x, y, weight=t.tensor(CLASS_W)),
