@@ -12,7 +12,7 @@ import numpy as np
 
 from ..backend import result_dtype
 from .registry import defop
-from .util import needs
+from .util import needs, zeros_grad
 
 
 def promote(a, b):
@@ -393,7 +393,8 @@ def threshold_backward_vjp(ctx, grad_grad):
     self = ctx.self
     grad_grad_in = threshold_backward(grad_grad, self, threshold=ctx.threshold) \
         if needs(ctx, 0) else None   # linear in grad
-    return grad_grad_in, (grad_grad * 0 if needs(ctx, 1) else None)
+    # torch's ``zeros_like(grad)``: constant zeros (no node), even where grad_grad is NaN.
+    return grad_grad_in, (zeros_grad(grad_grad, tuple(grad_grad.shape)) if needs(ctx, 1) else None)
 
 
 @defop("leaky_relu", node="LeakyReluBackward0", saves=("x",))

@@ -10,9 +10,9 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
-from .index import _add_at, _check_bounds, _zeros, copy_slices, type_meta_name
+from .index import _add_at, _check_bounds, copy_slices, type_meta_name
 from .registry import _unwrap, apply_inplace, defop
-from .util import dims_of, input_shape, needs
+from .util import dims_of, input_shape, needs, zeros_grad
 
 # ----------------------------------------------------------------------------- gather / scatter
 
@@ -40,7 +40,7 @@ def gather_op(xp, x, index=None, dim=0):
 
 @gather_op.vjp
 def gather_vjp(ctx, grad):
-    zeros = _zeros(grad, input_shape(ctx, 0))
+    zeros = zeros_grad(grad, input_shape(ctx, 0))
     return (scatter_add_op(zeros, grad, index=ctx.index, dim=ctx.dim),)
 
 
@@ -93,7 +93,7 @@ def _pad(grad: Tensor, shape: tuple) -> Tensor:
     """A gradient for ``src`` larger than ``index``: zero outside the used region."""
     if tuple(grad.shape) == tuple(shape):
         return grad
-    return copy_slices(_zeros(grad, shape), grad, key=(_region(grad.shape), None))
+    return copy_slices(zeros_grad(grad, shape), grad, key=(_region(grad.shape), None))
 
 
 def _check_gather_args(name: str, x: Tensor, dim: int, index: Tensor, src=None) -> int:
@@ -199,7 +199,7 @@ def index_select_op(xp, x, index=None, dim=0):
 
 @index_select_op.vjp
 def index_select_vjp(ctx, grad):
-    zeros = _zeros(grad, input_shape(ctx, 0))
+    zeros = zeros_grad(grad, input_shape(ctx, 0))
     return (index_add_op(zeros, grad, index=ctx.index, dim=ctx.dim),)
 
 

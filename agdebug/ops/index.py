@@ -20,7 +20,7 @@ from .. import backend
 from ..graph.grad_mode import MODE
 from ..tensor import Tensor
 from .registry import LEAF_INPLACE_MESSAGE, _unwrap, apply_inplace, defop
-from .util import dims_of, input_shape, needs
+from .util import dims_of, input_shape, needs, zeros_grad
 
 VIEW_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an in-place "
                      "operation.")
@@ -47,9 +47,6 @@ def _legacy(np_dtype) -> str:
 
 
 # ----------------------------------------------------------------------------- array helpers
-
-def _zeros(like: Tensor, shape: tuple) -> Tensor:
-    return Tensor._wrap(backend.xp_of(like._data).zeros(shape, dtype=like._data.dtype))
 
 
 def _add_at(xp, target, key, values) -> None:
@@ -97,7 +94,7 @@ def select(xp, x, dim=0, index=0):
 @select.vjp
 def select_vjp(ctx, grad):
     key = ((slice(None),) * ctx.dim + (ctx.index,), None)
-    return (copy_slices(_zeros(grad, input_shape(ctx, 0)), grad, key=key),)
+    return (copy_slices(zeros_grad(grad, input_shape(ctx, 0)), grad, key=key),)
 
 
 @defop("slice", node="SliceBackward0", view=True)
@@ -108,7 +105,7 @@ def slice_(xp, x, dim=0, start=0, end=0, step=1):
 @slice_.vjp
 def slice_vjp(ctx, grad):
     key = ((slice(None),) * ctx.dim + (slice(ctx.start, ctx.end, ctx.step),), None)
-    return (copy_slices(_zeros(grad, input_shape(ctx, 0)), grad, key=key),)
+    return (copy_slices(zeros_grad(grad, input_shape(ctx, 0)), grad, key=key),)
 
 
 @defop("alias", node="AliasBackward0", view=True)
@@ -131,7 +128,7 @@ def index(xp, x, key=((), None)):
 
 @index.vjp
 def index_vjp(ctx, grad):
-    zeros = _zeros(grad, input_shape(ctx, 0))
+    zeros = zeros_grad(grad, input_shape(ctx, 0))
     return (index_put_op(zeros, grad, key=ctx.key, accumulate=ctx.key[1] is not None),)
 
 

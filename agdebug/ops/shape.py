@@ -9,18 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
 from .registry import defop
-from .util import input_shape, needs
-
-
-def _xp(t: Tensor):
-    from ..backend import xp_of
-    return xp_of(t._data)
-
-
-def _zeros(like: Tensor, shape: tuple) -> Tensor:
-    return Tensor._wrap(_xp(like).zeros(shape, dtype=like._data.dtype))
+from .util import input_shape, needs, zeros_grad
 
 
 # ----------------------------------------------------------------------------- reshaping views
@@ -138,7 +128,7 @@ def narrow_vjp(ctx, grad):
     dim, start, length = ctx.dim, ctx.start, ctx.length
     before = shape[:dim] + (start,) + shape[dim + 1:]
     after = shape[:dim] + (shape[dim] - start - length,) + shape[dim + 1:]
-    parts = (_zeros(grad, before), grad, _zeros(grad, after))
+    parts = (zeros_grad(grad, before), grad, zeros_grad(grad, after))
     return (cat(*parts, dim=dim, sizes=(start, length, after[dim])),)
 
 

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from ..backend import xp_of
+from ..tensor import Tensor
+
+
+def zeros_grad(like: Tensor, shape: tuple) -> Tensor:
+    """A gradient of zeros with ``like``'s dtype and device, outside any graph."""
+    return Tensor._wrap(xp_of(like._data).zeros(shape, dtype=like._data.dtype))
+
 
 def needs(ctx, i: int) -> bool:
     """Whether forward input ``i`` gets a gradient (torch's ``needs_input_grad[i]``)."""
