@@ -96,6 +96,45 @@ def test_float64_from_python_list_keeps_precision():
     assert ag.full((2,), 0.1, dtype=ag.float64).tolist() == [0.1, 0.1]
 
 
+SCALARS = [1.0001, 0.0001, -2, 7, 3.3, 1e-30, 2 ** 0.5, -0.0, 0.0, float("nan"), float("inf")]
+VALUES = [-3.5, -1.0, -0.0, 0.25, 1.0, 7.0, 1000.0]
+NUMBER_OPS = [lambda a, s: a + s, lambda a, s: s - a, lambda a, s: a * s, lambda a, s: s * a,
+              lambda a, s: a / s]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_python_number_operands_give_numpys_own_bits(dtype):
+    # agdebug hands NumPy a cached 0-d array for a Python number: NumPy would have made
+    # the same one (NEP 50), so the result must not change by a bit
+    x = ag.tensor(VALUES, dtype=getattr(ag, dtype))
+    with np.errstate(all="ignore"):
+        for s in SCALARS:
+            for op in NUMBER_OPS + [lambda a, s: a ** s]:
+                got, want = op(x, s).numpy(), op(x.numpy(), s)
+                assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (dtype, s)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_python_number_arithmetic_matches_torch_bit_for_bit(torch, dtype):
+    x = ag.tensor(VALUES, dtype=getattr(ag, dtype))
+    t = torch.tensor(VALUES, dtype=getattr(torch, dtype))
+    with np.errstate(all="ignore"):
+        for s in SCALARS:
+            for op in NUMBER_OPS:
+                got, want = op(x, s).numpy(), op(t, s).numpy()
+                assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (dtype, s)
+
+
+def test_cached_number_operands_are_read_only_and_float_only():
+    from agdebug.ops.elementwise import weak
+    a = np.ones(2, np.float32)
+    assert weak(1.5, a) is weak(1.5, a) and weak(1.5, a).dtype == np.float32
+    assert not weak(1.5, a).flags.writeable
+    # zero (-0.0 == 0.0 as a key), NaN (never equal to itself) and other dtypes pass through
+    assert type(weak(-0.0, a)) is float and type(weak(float("nan"), a)) is float
+    assert type(weak(1.5, np.ones(2, np.int64))) is float
+
+
 # ------------------------------------------------------------------------- §13 reprs
 
 REPRS = [

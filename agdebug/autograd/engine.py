@@ -204,6 +204,7 @@ def _execute(task: GraphTask, graph_root) -> None:
     create_graph = task.create_graph
     keep_graph = task.keep_graph
     buffers: dict = {}
+    bare = set()   # nodes whose input buffer holds a sum as a bare array (see _accumulate)
     tie = itertools.count()
     ready = [(0, 0, graph_root)]
     buffers[graph_root] = []
@@ -211,6 +212,9 @@ def _execute(task: GraphTask, graph_root) -> None:
     while ready:
         node = pop(ready)[2]
         grads = buffers.pop(node)
+        if bare and node in bare:
+            bare.discard(node)
+            grads = [g if g is None or isinstance(g, Tensor) else Tensor._wrap(g) for g in grads]
         if (node._hooks is None and isinstance(node, OpNode) and not ANOMALY.enabled
                 and not (captures and node in captures) and (needed is None or node in needed)):
             # The common case, without the calls that hooks, captures and anomaly mode need
@@ -240,8 +244,22 @@ def _execute(task: GraphTask, graph_root) -> None:
                 data = grad._data
                 if data.shape != shape or data.dtype != dtype:
                     grad = _conform(node, i, grad, shape, dtype)
+                    data = grad._data
                 old = buf[nr]
-                buf[nr] = grad if old is None else _sum(old, grad, create_graph)
+                if old is None:
+                    buf[nr] = grad
+                elif create_graph:
+                    buf[nr] = old + grad   # an op of the graph, so the sum is differentiable
+                elif isinstance(old, Tensor):
+                    # The first gradient may be shared (AddBackward0 sends one tensor to
+                    # both inputs), so the second is added out of place. No one else can
+                    # see that sum before the node runs: it stays a bare array and later
+                    # gradients are added into it in place (torch's InputBuffer adds in
+                    # place when nothing else holds the buffer).
+                    buf[nr] = _add_arrays(old._data, data)
+                    bare.add(fn)
+                else:
+                    old += data
             remaining = deps[fn] - 1
             deps[fn] = remaining
             if WATCH.on:
@@ -254,17 +272,6 @@ def _execute(task: GraphTask, graph_root) -> None:
 
 
 _FIRST = -float("inf")
-
-
-def _sum(old: Tensor, grad: Tensor, create_graph: bool) -> Tensor:
-    """Add a gradient into an input buffer (both already have the input's shape and dtype).
-
-    With create_graph the sum is an op of the graph; without, it is plain array addition
-    (torch's InputBuffer::add), which skips the op machinery on this hot path.
-    """
-    if create_graph:
-        return old + grad
-    return Tensor._wrap(_add_arrays(old._data, grad._data))
 
 
 def _add_arrays(a, b):

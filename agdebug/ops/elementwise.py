@@ -23,9 +23,9 @@ def promote(a, b):
             return a, b
     elif a_is_array:   # a Python scalar of the array's kind (or lower) keeps its dtype
         if type(b) in _WEAK_KINDS.get(a.dtype.kind, ()):
-            return a, b
+            return a, weak(b, a)
     elif b_is_array and type(a) in _WEAK_KINDS.get(b.dtype.kind, ()):
-        return a, b
+        return weak(a, b), b
     dt = result_dtype(a, b, a.ndim if a_is_array else -1, b.ndim if b_is_array else -1)
     if a_is_array and a.dtype != dt:
         a = a.astype(dt)
@@ -35,6 +35,33 @@ def promote(a, b):
 
 
 _WEAK_KINDS = {"f": (float, int, bool), "i": (int, bool), "u": (int, bool), "b": (bool,)}
+
+
+def weak(number, array):
+    """A Python number as the read-only 0-d array of ``array``'s (float) dtype it becomes
+    in ``array <op> number``, cached per value.
+
+    NumPy converts the number to the array's dtype before the op anyway (NEP 50), so the
+    result is the same to the bit, but that conversion costs as much again as the op on a
+    small array (``x * 1.5``: 0.9 us against 0.45 us on a (4,) float32); scalar operands
+    are everywhere in derivatives. Other dtypes, NaN, zero (``-0.0 == 0.0``) and CuPy
+    arrays take the number as it is.
+    """
+    if type(array) is not np.ndarray:
+        return number
+    table = _WEAK_ARRAYS.get(array.dtype)
+    if table is None:
+        return number
+    found = table.get(number)
+    if found is None:
+        if not number or number != number or len(table) >= 4096:
+            return number
+        found = table[number] = np.array(number, dtype=array.dtype)
+        found.flags.writeable = False
+    return found
+
+
+_WEAK_ARRAYS: dict = {np.dtype(t): {} for t in (np.float16, np.float32, np.float64)}
 
 
 def to_float(x):
@@ -323,7 +350,7 @@ def tanh_vjp(ctx, grad):
 
 @defop("tanh_backward", node="TanhBackwardBackward0", saves=("grad@1", "output"))
 def tanh_backward(xp, grad, output):
-    return grad * (1 - output * output)
+    return grad * (weak(1, output) - output * output)
 
 
 @tanh_backward.vjp

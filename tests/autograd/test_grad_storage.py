@@ -64,3 +64,61 @@ def test_optimizers_step_zero_dim_parameters():
             (p * p).backward()
             opt.step()
         assert p.item() < 1.0
+
+
+# An input buffer sums the gradients a node receives before it runs. From the third on
+# they are added in place into the buffer's own sum (torch's InputBuffer); the first one,
+# which the sender may share, must never be written into.
+
+def test_a_shared_first_gradient_is_not_written_by_later_ones(lib):
+    x = lib.ones(3, requires_grad=True)
+    v = lib.ones(3, requires_grad=True)
+    w = x * 1
+    # Created last, so run first: w's first gradient is AddBackward0's, which v gets too.
+    out = (w * 2).sum() + (w * 3).sum() + (w + v).sum()
+    out.backward()
+    assert x.grad.tolist() == [6.0] * 3
+    assert v.grad.tolist() == [1.0] * 3
+
+
+def test_a_shared_first_gradient_seen_by_a_hook_stays_as_it_was(lib):
+    seen = []
+    x = lib.ones(2, requires_grad=True)
+    w = x * 1
+    y = w + 0
+    y.register_hook(lambda g: seen.append(g))   # the gradient AddBackward0 passes on
+    out = (w * 2).sum() + (w * 3).sum() + y.sum()
+    out.backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+    assert seen[0].tolist() == [1.0, 1.0]
+
+
+def test_many_gradients_into_one_buffer_reach_hooks_as_tensors(lib):
+    seen = []
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    w = x * 1
+    w.register_hook(lambda g: seen.append(g))
+    w.retain_grad()
+    total = w * 1
+    for k in range(2, 6):
+        total = total + w * k
+    total.sum().backward()
+    assert isinstance(seen[0], type(x)) and seen[0].tolist() == [15.0, 15.0]
+    assert w.grad.tolist() == [15.0, 15.0] and x.grad.tolist() == [15.0, 15.0]
+
+
+def test_zero_dim_gradients_accumulate_in_place_as_arrays():
+    x = ag.tensor(2.0, requires_grad=True)
+    y = x * 1
+    (y + y + y + y).backward()    # four contributions: two of them added in place
+    assert x.grad.item() == 4.0 and x.grad.numpy().shape == ()
+
+
+def test_retained_graph_gives_the_same_sums_twice():
+    x = ag.ones(2, requires_grad=True)
+    w = x * 1
+    out = (w + w + w * 2).sum()
+    out.backward(retain_graph=True)
+    first = x.grad.clone()
+    out.backward()
+    assert first.tolist() == [4.0, 4.0] and x.grad.tolist() == [8.0, 8.0]
