@@ -287,8 +287,9 @@ class Tensor:
         """``(node, input_nr)`` that this tensor's gradient flows into: its ``grad_fn``,
         or its accumulator for a leaf; ``(None, 0)`` when it gets no gradient.
 
-        ``ops.registry._edges`` inlines the non-leaf case (a tensor with a ``grad_fn``
-        always requires grad): change both together."""
+        ``ops.registry._edges`` inlines this, and the accumulator lookup of
+        ``_grad_accumulator`` (a tensor with a ``grad_fn`` always requires grad): change
+        them together."""
         if not self._requires_grad:
             return (None, 0)
         if self._grad_fn is None:

@@ -242,7 +242,9 @@ def _execute(task: GraphTask, graph_root) -> None:
             if grad is not None:
                 shape, dtype = fn._out_meta[nr]
                 data = grad._data
-                if data.shape != shape or data.dtype != dtype:
+                # ``is`` first: dtypes are nearly always the same object, and ``!=`` is a
+                # rich comparison in C that costs several times more.
+                if data.shape != shape or (data.dtype is not dtype and data.dtype != dtype):
                     grad = _conform(node, i, grad, shape, dtype)
                     data = grad._data
                 old = buf[nr]

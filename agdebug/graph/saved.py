@@ -76,11 +76,6 @@ class saved_tensors_hooks:
         return False
 
 
-def current_hooks():
-    stack = _HOOKS.stack
-    return stack[-1] if stack else None
-
-
 class SavedTensor:
     """One tensor saved for backward, with its version at the time of saving."""
 
@@ -95,9 +90,9 @@ class SavedTensor:
         self.released = False
         data = tensor._data
         self.nbytes = data.nbytes
-        hooks = current_hooks()
-        if hooks is not None:
-            self._pack(tensor, hooks)
+        hooks = _HOOKS.stack   # the innermost saved_tensors_hooks block's pair is last
+        if hooks:
+            self._pack(tensor, hooks[-1])
             return
         self._packed = self._unpack_hook = None
         if is_output:

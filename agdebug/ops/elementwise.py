@@ -19,7 +19,7 @@ def promote(a, b):
     """Cast two operands (arrays or Python scalars) to torch's result dtype."""
     a_is_array, b_is_array = hasattr(a, "dtype"), hasattr(b, "dtype")
     if a_is_array and b_is_array:
-        if a.dtype == b.dtype:
+        if a.dtype is b.dtype or a.dtype == b.dtype:   # ``is``: cheap, and nearly always so
             return a, b
     elif a_is_array:   # a Python scalar of the array's kind (or lower) keeps its dtype
         if type(b) in _WEAK_KINDS.get(a.dtype.kind, ()):

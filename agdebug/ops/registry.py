@@ -181,7 +181,7 @@ def _raise_device_mismatch(args) -> None:
 
 
 def _as_tensor(array, xp) -> Tensor:
-    t = Tensor._wrap(_as_array(array, xp))
+    t = Tensor._wrap(array if type(array) is _NDARRAY else _as_array(array, xp))
     if OPEN_BLOCKS.inference and MODE.inference:
         t._inference = True
     return t
@@ -189,7 +189,8 @@ def _as_tensor(array, xp) -> Tensor:
 
 def _record_one(op: Op, args: tuple, attrs: dict, result, xp) -> Tensor:
     """``_record`` for the common single output, without building lists."""
-    result = _as_array(result, xp)
+    if type(result) is not _NDARRAY:   # checked inline: the call would cost more than it
+        result = _as_array(result, xp)
     nodes, nrs = _edges(args)
     node = op.node_class(nodes, nrs, _meta_one(result))
     out = Tensor._wrap(result, node, 0)
@@ -222,6 +223,9 @@ def _as_array(value, xp):
     return value if type(value) is np.ndarray or backend.is_array(value) else xp.asarray(value)
 
 
+_NDARRAY = np.ndarray
+
+
 def _edges(args: tuple) -> tuple:
     """``(nodes, nrs)``: the new node's edges, one per positional input."""
     nodes = []
@@ -233,8 +237,11 @@ def _edges(args: tuple) -> tuple:
             nodes.append(fn)
             if a._output_nr:
                 numbered = True
-        else:
-            nodes.append(a._gradient_edge()[0])   # a leaf's edge always has nr 0
+        elif not a._requires_grad:
+            nodes.append(None)
+        else:   # a leaf's edge (nr 0): its accumulator, looked up without two calls
+            acc = a._acc() if a._acc is not None else None
+            nodes.append(acc if acc is not None else a._grad_accumulator())
     nodes = tuple(nodes)
     if numbered:
         return nodes, shared_nrs(tuple([_nr(a) for a in args]))
