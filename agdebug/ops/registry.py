@@ -34,6 +34,7 @@ from ..tensor import Tensor
 __all__ = ["Op", "defop", "OPS", "apply_inplace"]
 
 OPS: dict[str, Op] = {}
+_NDARRAY = np.ndarray
 _CPP_NODES = {"CopySlices": "torch::autograd::CopySlices",
               "CopyBackwards": "torch::autograd::CopyBackwards"}
 
@@ -140,24 +141,24 @@ def defop(name: str, node: str, **options):
 # ----------------------------------------------------------------------------- running ops
 
 def _unwrap(args: tuple):
+    """``(arrays, needs_grad, xp)``: the tensors' arrays (other arguments as they are),
+    whether any tensor requires grad, and the array module they all live in."""
     arrays = []
     needs_grad = False
-    first_type = None
+    on_host = True   # all numpy (the common case, checked with one test per tensor)
     for a in args:
         if isinstance(a, Tensor):
             data = a._data
-            if first_type is None:
-                first_type = type(data)
-            elif type(data) is not first_type:
-                _raise_device_mismatch(args)
+            if type(data) is not _NDARRAY:
+                on_host = False
             if a._requires_grad:
                 needs_grad = True
             arrays.append(data)
         else:
             arrays.append(a)
-    if first_type is None or first_type is np.ndarray:
+    if on_host:
         return arrays, needs_grad, np
-    _check_cuda_devices(args)
+    _check_devices(args)
     return arrays, needs_grad, backend.cupy_module()
 
 
@@ -165,9 +166,10 @@ def _cuda_index(args) -> int:
     return next(a.device.index for a in args if isinstance(a, Tensor))
 
 
-def _check_cuda_devices(args) -> None:
-    devices = {a.device for a in args if isinstance(a, Tensor)}
-    if len(devices) > 1:
+def _check_devices(args) -> None:
+    """Every tensor on one GPU: not a numpy array among CuPy ones, nor two GPUs."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    if len({type(t._data) for t in tensors}) > 1 or len({t.device for t in tensors}) > 1:
         _raise_device_mismatch(args)
 
 
@@ -222,8 +224,6 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
 def _as_array(value, xp):
     return value if type(value) is np.ndarray or backend.is_array(value) else xp.asarray(value)
 
-
-_NDARRAY = np.ndarray
 
 
 def _edges(args: tuple) -> tuple:
