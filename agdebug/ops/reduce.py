@@ -384,6 +384,24 @@ def argmin(xp, x, dim=None, keepdim=False):
     return _arg(xp, x, dim, keepdim, False, "argmin")
 
 
+# ----------------------------------------------------------------------------- all, any
+
+@defop("all", node="AllBackward0", differentiable=False)
+def all_(xp, x, dim=None, keepdim=False):
+    return _truth(xp, xp.all, x, dim, keepdim)
+
+
+@defop("any", node="AnyBackward0", differentiable=False)
+def any_(xp, x, dim=None, keepdim=False):
+    return _truth(xp, xp.any, x, dim, keepdim)
+
+
+def _truth(xp, reduce, x, dim, keepdim: bool):
+    """torch's all/any: bool, except uint8 in, uint8 out (its legacy); NaN counts as true."""
+    out = xp.asarray(reduce(x, axis=_axes(dim, x.ndim), keepdims=keepdim))
+    return out.astype(np.uint8 if x.dtype == np.uint8 else np.bool_, copy=False)
+
+
 # ----------------------------------------------------------------------------- logsumexp, norm
 
 @defop("logsumexp", node="LogsumexpBackward0", saves=("x", "result"))
@@ -525,7 +543,7 @@ def _extreme(op, name):
     return method
 
 
-def _argselect(op, name):
+def _over_dim(op, name):
     def method(input, dim=None, keepdim=False):
         return op(input, dim=dim, keepdim=keepdim)
     method.__name__ = name
@@ -569,7 +587,8 @@ FUNCTIONS = {
     "max": _selecting(max_all, max_dim, "maximum", "max"),
     "min": _selecting(min_all, min_dim, "minimum", "min"),
     "amax": _extreme(amax, "amax"), "amin": _extreme(amin, "amin"),
-    "argmax": _argselect(argmax, "argmax"), "argmin": _argselect(argmin, "argmin"),
+    "argmax": _over_dim(argmax, "argmax"), "argmin": _over_dim(argmin, "argmin"),
+    "all": _over_dim(all_, "all"), "any": _over_dim(any_, "any"),
     "logsumexp": logsumexp_, "norm": norm_, "cumsum": cumsum_,
 }
 METHODS = dict(FUNCTIONS)
