@@ -325,8 +325,15 @@ def _call_function(task: GraphTask, node, grads: list):
 def _apply(node, grads: list) -> list:
     """Run the node's function; its gradients validated against its inputs."""
     outputs = _call_backward(node, grads)
-    result = [None if grad is None or fn is None else _conform(node, i, grad, *fn._out_meta[nr])
-              for i, (fn, nr, grad) in enumerate(zip(node._next, node._next_nr, outputs))]
+    result = []
+    for i, (fn, nr, grad) in enumerate(zip(node._next, node._next_nr, outputs)):
+        if grad is not None and fn is not None:
+            shape, dtype = fn._out_meta[nr]
+            # Checked here, called only to act (a subclass or a non-Tensor goes there too).
+            if type(grad) is not Tensor or grad._data.shape != shape or \
+                    grad._data.dtype != dtype:
+                grad = _conform(node, i, grad, shape, dtype)
+        result.append(grad if fn is not None else None)
     if ANOMALY.enabled and ANOMALY.check_nan:
         _check_nan(node, result)
     return result

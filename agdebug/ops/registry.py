@@ -222,8 +222,7 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
 
 
 def _as_array(value, xp):
-    return value if type(value) is np.ndarray or backend.is_array(value) else xp.asarray(value)
-
+    return value if type(value) is _NDARRAY or backend.is_array(value) else xp.asarray(value)
 
 
 def _edges(args: tuple) -> tuple:

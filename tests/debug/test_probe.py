@@ -83,6 +83,21 @@ def test_values_are_summarized_afresh_each_time():
     assert made[1].inputs[0].stats.preview == (20.0, 40.0)
 
 
+def test_a_node_is_shown_finishing_with_its_gradients_fitted_to_its_inputs():
+    # The events show what the engine passes on: a broadcast gradient summed back to the
+    # input's shape and cast to its dtype, never the derivative's raw output.
+    def scenario():
+        a = ag.ones(2, 3, requires_grad=True)
+        b = ag.ones(3, dtype=ag.float64, requires_grad=True)
+        (a * b).sum().backward()
+
+    events = run(scenario).events
+    finished = {e.node: e for e in events if e.kind == "node_finished"}
+    created = next(e for e in events if e.kind == "node_created" and e.op == "mul")
+    grads = finished[created.node].grads
+    assert [(g.shape, g.dtype) for g in grads] == [((2, 3), "float32"), ((3,), "float64")]
+
+
 _SOURCE = "return t.exp()   # the source line recorded for this op"
 
 
