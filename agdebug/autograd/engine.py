@@ -204,7 +204,7 @@ def _execute(task: GraphTask, graph_root) -> None:
     create_graph = task.create_graph
     keep_graph = task.keep_graph
     buffers: dict = {}
-    bare = set()   # nodes whose input buffer holds a sum as a bare array (see _accumulate)
+    bare = set()   # nodes whose input buffer holds a sum as a bare array (see the add below)
     tie = itertools.count()
     ready = [(0, 0, graph_root)]
     buffers[graph_root] = []
