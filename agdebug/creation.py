@@ -101,7 +101,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
     if isinstance(data, np.ndarray):
-        return _finish(data, dtype, device, False)
+        return _finish(_plain(data), dtype, device, False)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -110,7 +110,15 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     backend.get_dtype(array.dtype)
-    return Tensor._wrap(array)
+    return Tensor._wrap(_plain(array))
+
+
+def _plain(array: np.ndarray) -> np.ndarray:
+    """A NumPy subclass (``np.memmap``, ``np.matrix``) as a plain ndarray over the same memory:
+    ops tell host from GPU arrays by exact type, and torch keeps only the memory too."""
+    if type(array) is np.ndarray or not backend.is_cpu_array(array):
+        return array
+    return array.view(np.ndarray)
 
 
 def _sized(fill, size, dtype, device, requires_grad, default=None):

@@ -259,6 +259,21 @@ def test_from_numpy_shares_memory_as_tensor_copies():
     assert copied.tolist() == [1.0, 2.0]
 
 
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+@pytest.mark.parametrize("make", ["from_numpy", "as_tensor"])
+def test_numpy_subclasses_share_memory_and_compute_on_the_cpu(lib, make, tmp_path):
+    # np.load(..., mmap_mode="r+") gives a memmap, old code an np.matrix: both are host
+    # arrays, shared as torch shares them, and ops on them run on the CPU.
+    mapped = np.memmap(tmp_path / "a.bin", dtype=np.float32, mode="w+", shape=(3,))
+    mapped[:] = [1.0, 2.0, 3.0]
+    t = getattr(lib, make)(mapped)
+    t.add_(1)
+    assert mapped.tolist() == [2.0, 3.0, 4.0]
+    assert (t * 2).sum().item() == 18.0 and str(t.device) == "cpu"
+    matrix = getattr(lib, make)(np.asmatrix(np.ones((2, 2), np.float32)))
+    assert tuple((matrix @ matrix).shape) == (2, 2) and (matrix + 1).sum().item() == 8.0
+
+
 def test_requires_grad_in_creation():
     for t in (ag.zeros(2, requires_grad=True), ag.ones(2, requires_grad=True),
               ag.randn(2, requires_grad=True), ag.tensor([1.0], requires_grad=True),
