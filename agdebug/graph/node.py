@@ -76,7 +76,7 @@ class Node:
         self._id = next_id()
         self._out_meta = out_meta      # ((shape, array dtype), ...) per forward output
         self._saved = None             # {name: SavedTensor or a saved Python value} or None
-        self._attrs = None             # {name: value} non-tensor state for the derivative
+        self._attrs = None             # {name: value} the keywords of the call, or None
         self._hooks = None
         # Anomaly mode keeps the forward's traceback where torch does; otherwise the dict
         # is made on first use. (No slot of its own: an 11th slot moves nodes into the
@@ -226,6 +226,15 @@ class OpNode(Node):
             if saved is not None and type(value := saved.get(name)) is SavedTensor:
                 return value.unpack(self)
             return self._own(name, fallback)
+        return property(get)
+
+    @staticmethod
+    def attr_field(name: str, default) -> property:
+        """``ctx.<name>`` for a keyword attribute the op never saves: read from ``_attrs``
+        alone (None when the call passed no keywords), else the forward's default."""
+        def get(self):
+            attrs = self._attrs
+            return default if attrs is None else attrs.get(name, default)
         return property(get)
 
 

@@ -64,8 +64,9 @@ class Op:
         # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``),
         # unless the op names an input ``self`` itself (``threshold_backward(grad, self)``).
         torch_names = {} if "self" in params else dict(zip(("self", "other"), params))
-        fields = {n: OpNode.field(n, defaults.get(n)) for n in (*save_names, *defaults)
-                  if not hasattr(OpNode, n)}
+        fields = {n: OpNode.field(n, defaults.get(n)) if n in save_names
+                  else OpNode.attr_field(n, defaults[n])
+                  for n in (*save_names, *defaults) if not hasattr(OpNode, n)}
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
                                                  "defaults": defaults,
                                                  "torch_names": torch_names,
@@ -214,7 +215,7 @@ def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
 
 def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
     """Give a new node its attributes and saved values, and announce it."""
-    node._attrs = attrs
+    node._attrs = attrs or None   # most calls pass no keywords: no empty dict per node
     if op.save_specs:
         node._saved = _save(op, node, args, wrapped, extras)
     if WATCH.on:
@@ -285,7 +286,7 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
         elif kind == "extra":
             saved[name] = SavedTensor(Tensor._wrap(extras[index]), False)
         elif kind == "attr":
-            if isinstance(node._attrs.get(name), Tensor):
+            if node._attrs is not None and isinstance(node._attrs.get(name), Tensor):
                 saved[name] = SavedTensor(node._attrs.pop(name), False)
         else:
             value = args[index]
