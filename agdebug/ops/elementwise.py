@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .. import backend
 from ..backend import result_dtype
 from .registry import defop
 from .util import needs, zeros_grad
@@ -64,6 +65,40 @@ def weak(number, array):
 _WEAK_ARRAYS: dict = {np.dtype(t): {} for t in (np.float16, np.float32, np.float64)}
 
 
+def broadcast_error(*operands):
+    """Called where NumPy raised ValueError: torch's RuntimeError if the operands' shapes do
+    not broadcast (checked right to left, pairwise, as torch's ``infer_size``); else nothing,
+    and the caller re-raises."""
+    shape = ()
+    for other in operands:
+        other = tuple(getattr(other, "shape", ()))
+        ndim = max(len(shape), len(other))
+        a, b = (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(other)) + other
+        for d in range(ndim - 1, -1, -1):
+            if a[d] != b[d] and a[d] != 1 and b[d] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of "
+                                   f"tensor b ({b[d]}) at non-singleton dimension {d}") from None
+        shape = tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+_BOOL = np.dtype(np.bool_)   # one object: ``is`` tests it (NumPy and CuPy arrays alike)
+
+
+def _is_bool(x) -> bool:
+    return getattr(x, "dtype", None) is _BOOL or type(x) is bool
+
+
+def _check_bool_sub(x, y):
+    # torch refuses ``-`` on bool operands (NumPy raises TypeError, or computes float - bool).
+    if _is_bool(x) and _is_bool(y):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(x) or _is_bool(y):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
 def to_float(x):
     """Integer/bool arrays become the default float dtype (torch's true division etc.)."""
     if hasattr(x, "dtype") and x.dtype.kind in "biu":
@@ -76,7 +111,11 @@ def to_float(x):
 @defop("add", node="AddBackward0")
 def add(xp, x, y, alpha=1):
     x, y = promote(x, y)
-    return x + y if alpha == 1 else x + alpha * y
+    try:
+        return x + y if alpha == 1 else x + alpha * y
+    except ValueError:
+        broadcast_error(x, y)
+        raise
 
 
 @add.vjp
@@ -87,8 +126,14 @@ def add_vjp(ctx, grad):
 
 @defop("sub", node="SubBackward0")
 def sub(xp, x, y, alpha=1):
+    if x.dtype is _BOOL or _is_bool(y):   # torch refuses bool operands
+        _check_bool_sub(x, y)
     x, y = promote(x, y)
-    return x - y if alpha == 1 else x - alpha * y
+    try:
+        return x - y if alpha == 1 else x - alpha * y
+    except ValueError:
+        broadcast_error(x, y)
+        raise
 
 
 @sub.vjp
@@ -98,6 +143,8 @@ def sub_vjp(ctx, grad):
 
 @defop("rsub", node="RsubBackward1")
 def rsub(xp, x, other):
+    if x.dtype is _BOOL or _is_bool(other):
+        _check_bool_sub(x, other)
     x, other = promote(x, other)
     return other - x
 
@@ -110,7 +157,11 @@ def rsub_vjp(ctx, grad):
 @defop("mul", node="MulBackward0", saves=("x@1", "y@0"))
 def mul(xp, x, y):
     x, y = promote(x, y)
-    return x * y
+    try:
+        return x * y
+    except ValueError:
+        broadcast_error(x, y)
+        raise
 
 
 @mul.vjp
@@ -122,8 +173,15 @@ def mul_vjp(ctx, grad):
 
 @defop("div", node="DivBackward0", saves=("x@1", "y"))
 def div(xp, x, y):
-    x, y = promote(to_float(x), to_float(y))
-    return x / y
+    # Promote first, then make an integral result float: float16 / int64 stays float16 and
+    # int64 / a 0-d float64 tensor is float64, as in torch (not always the default float).
+    x, y = promote(x, y)
+    x, y = to_float(x), to_float(y)
+    try:
+        return x / y
+    except ValueError:
+        broadcast_error(x, y)
+        raise
 
 
 @div.vjp
@@ -136,6 +194,10 @@ def div_vjp(ctx, grad):
 
 @defop("neg", node="NegBackward0")
 def neg(xp, x):
+    if x.dtype is _BOOL:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     return -x
 
 
@@ -158,6 +220,8 @@ def reciprocal_vjp(ctx, grad):
 @defop("pow", node="PowBackward0", saves=("x",))
 def pow_scalar(xp, x, exponent=1.0):
     x, _ = promote(x, exponent)
+    if x.dtype.kind in "biu" and type(exponent) is int and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return x ** exponent
 
 
@@ -172,7 +236,11 @@ def pow_scalar_vjp(ctx, grad):
 @defop("pow_tensor", node="PowBackward1", saves=("x", "y", "result"))
 def pow_tensor(xp, x, y):
     x, y = promote(x, y)
-    return x ** y
+    try:
+        return x ** y
+    except ValueError:
+        broadcast_error(x, y)
+        raise
 
 
 @pow_tensor.vjp
@@ -195,7 +263,14 @@ def rpow(xp, x, base=1.0):
 
 @rpow.vjp
 def rpow_vjp(ctx, grad):
-    return (grad * ctx.result * math.log(ctx.base),)
+    base = ctx.base
+    if base > 0:
+        return (grad * ctx.result * math.log(base),)
+    if base < 0:   # torch: result * log(base) is NaN (math.log raises)
+        return (grad * ctx.result * math.nan,)
+    # base 0: torch masks result * log(0) to 0 where the exponent is >= 0 (the result is 0
+    # or 1 there); where it is < 0 the result is inf and the gradient -inf.
+    return ((grad * 0).where(ctx.result <= 1, grad * -math.inf),)
 
 
 # ----------------------------------------------------------------------------- unary math
@@ -288,6 +363,8 @@ def zero_vjp(ctx, grad):
 
 @defop("sign", node="SignBackward0")
 def sign(xp, x):
+    if x.dtype is _BOOL:   # NumPy has no bool sign; torch returns the tensor's values
+        return x.copy()
     return xp.sign(x)
 
 
@@ -497,7 +574,8 @@ def erf_vjp(ctx, grad):
 def erf(xp, x):
     """The error function on numpy (exact, via math.erf) or cupy (cupyx)."""
     if xp is np:
-        return np.frompyfunc(math.erf, 1, 1)(x).astype(x.dtype)
+        # np.array: on a 0-d input frompyfunc returns a bare Python float
+        return np.array(np.frompyfunc(math.erf, 1, 1)(x), dtype=x.dtype)
     from cupyx.scipy.special import erf as cupy_erf
     return cupy_erf(x)
 
@@ -521,12 +599,22 @@ def softplus_vjp(ctx, grad):
 def clamp(xp, x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dtype = _clamp_dtype(x, min, max)
     out = x
     if min is not None:
         out = xp.maximum(out, min)
     if max is not None:
         out = xp.minimum(out, max)
-    return out.astype(x.dtype, copy=False)
+    return out.astype(dtype, copy=False)
+
+
+def _clamp_dtype(x, *bounds):
+    """torch promotes clamp's operands: an int tensor clamped to 0.5 is float32."""
+    dtype = x.dtype
+    for b in bounds:
+        if b is not None:
+            dtype = result_dtype(np.empty(0, dtype), b, x.ndim, getattr(b, "ndim", -1))
+    return dtype
 
 
 @clamp.vjp
@@ -542,12 +630,17 @@ def clamp_vjp(ctx, grad):
 
 @defop("clamp_tensor", node="ClampBackward0", saves=("x", "min", "max"))
 def clamp_tensor(xp, x, min, max):
+    dtype = _clamp_dtype(x, min, max)
     out = x
-    if min is not None:
-        out = xp.maximum(out, min)
-    if max is not None:
-        out = xp.minimum(out, max)
-    return out.astype(x.dtype, copy=False)
+    try:
+        if min is not None:
+            out = xp.maximum(out, min)
+        if max is not None:
+            out = xp.minimum(out, max)
+    except ValueError:
+        broadcast_error(x, *(b for b in (min, max) if b is not None))
+        raise
+    return out.astype(dtype, copy=False)
 
 
 @clamp_tensor.vjp
@@ -567,7 +660,11 @@ def clamp_tensor_vjp(ctx, grad):
 @defop("maximum", node="MaximumBackward0", saves=("x", "y"))
 def maximum(xp, x, y):
     x, y = promote(x, y)
-    return xp.maximum(x, y)
+    try:
+        return xp.maximum(x, y)
+    except ValueError:
+        broadcast_error(x, y)
+        raise
 
 
 @maximum.vjp
@@ -578,7 +675,11 @@ def maximum_vjp(ctx, grad):
 @defop("minimum", node="MinimumBackward0", saves=("x", "y"))
 def minimum(xp, x, y):
     x, y = promote(x, y)
-    return xp.minimum(x, y)
+    try:
+        return xp.minimum(x, y)
+    except ValueError:
+        broadcast_error(x, y)
+        raise
 
 
 @minimum.vjp
@@ -597,8 +698,23 @@ def _min_max_grads(ctx, grad, x_wins):
 @defop("where", node="WhereBackward0", saves=("condition",))
 def where(xp, x, y, condition=None):
     # condition is a keyword: torch gives it no edge (it is not differentiable).
+    dtype = condition.dtype   # a Tensor's (agdebug dtype), or an array's
+    if dtype is not backend.bool_ and dtype != np.bool_:
+        dtype = dtype if isinstance(dtype, backend.dtype) else backend.get_dtype(dtype)
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {dtype._legacy}")
     x, y = promote(x, y)
-    return xp.where(condition, x, y)
+    if not hasattr(x, "dtype") and not hasattr(y, "dtype"):
+        # two Python numbers: a float result is the default float (NumPy: float64)
+        dtype = result_dtype(x, y, -1, -1)
+        if dtype.kind == "f":
+            dtype = backend.DEFAULT_FLOAT.np
+        return xp.where(condition, x, y).astype(dtype, copy=False)
+    try:
+        return xp.where(condition, x, y)
+    except ValueError:
+        broadcast_error(condition, x, y)
+        raise
 
 
 @where.vjp
@@ -637,7 +753,11 @@ def _comparison(name: str, fn):
     @defop(name, node="NotDifferentiable", differentiable=False)
     def forward(xp, x, y):
         x, y = promote(x, y)
-        return fn(xp, x, y)
+        try:
+            return fn(xp, x, y)
+        except ValueError:
+            broadcast_error(x, y)
+            raise
     return forward
 
 

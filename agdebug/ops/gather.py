@@ -231,7 +231,15 @@ def _check_vector_index(name: str, x: Tensor, dim: int, index: Tensor) -> int:
     bad = (index._data < 0) | (index._data >= size)
     if bool(bad.any()):
         value = int(index._data.reshape(-1)[int(bad.reshape(-1).argmax())])
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={size}")
+        # torch's CPU kernels word this three ways: index_add_; index_select along dim 1 of
+        # a matrix or more (its dim-1 fast path); index_select otherwise
+        if name == "index_add_":
+            raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size "
+                               f"{size}")
+        if dim == 1 and x.ndim > 1:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} "
+                               f"axis_dim={size}")
+        raise IndexError("index out of range in self")
     return dim
 
 

@@ -464,11 +464,22 @@ def index_put_(self, indices, values, accumulate=False):
     return apply_inplace(index_put_op, self, (values,), {"key": key, "accumulate": accumulate})
 
 
+def _select_method(self, dim, index):
+    """``x.select(dim, index)``: indexing, with select's own error texts (torch's)."""
+    if self.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = dims_of(dim, self.ndim)[0]
+    size = self.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(self.shape)} at dimension {dim}")
+    return getitem(self, (slice(None),) * dim + (index,))
+
+
 METHODS = {
     "__getitem__": getitem, "__setitem__": setitem,
     "index_put": index_put, "index_put_": index_put_,
-    "select": lambda self, dim, index: getitem(self, (slice(None),) * (dims_of(
-        dim, self.ndim)[0]) + (index,)),
+    "select": _select_method,
 }
 
 FUNCTIONS = {"index_put": index_put, "select": METHODS["select"]}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import get_dtype
 from .elementwise import softplus
 from .registry import defop
 from .util import dims_of, input_shape, needs
@@ -21,6 +22,9 @@ from .util import dims_of, input_shape, needs
 @defop("softmax", node="SoftmaxBackward0", saves=("result",))
 def softmax(xp, x, dim=-1):
     axis = dims_of(dim, x.ndim)[0]
+    if x.size == 0:   # NumPy's max has no identity to reduce an empty axis with; torch
+        return xp.empty_like(x)   # runs no kernel then, so int and bool inputs pass too
+    _check_softmax_input(x, axis, "softmax")
     e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
     return (e / xp.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
 
@@ -33,6 +37,9 @@ def softmax_vjp(ctx, grad):
 @defop("log_softmax", node="LogSoftmaxBackward0", saves=("result",))
 def log_softmax(xp, x, dim=-1):
     axis = dims_of(dim, x.ndim)[0]
+    if x.size == 0:
+        return xp.empty_like(x)
+    _check_softmax_input(x, axis, "log_softmax")
     shifted = x - xp.max(x, axis=axis, keepdims=True)
     lse = xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
     return (shifted - lse).astype(x.dtype, copy=False)
@@ -41,6 +48,14 @@ def log_softmax(xp, x, dim=-1):
 @log_softmax.vjp
 def log_softmax_vjp(ctx, grad):
     return (log_softmax_backward_data(grad, ctx.result, dim=ctx.dim),)
+
+
+def _check_softmax_input(x, axis: int, name: str) -> None:
+    """torch has no integer or bool softmax kernel (its error names the kernel it looked for)."""
+    if x.dtype.kind in "biu":
+        kernel = "lastdim_kernel_impl" if x.ndim == 0 or axis == x.ndim - 1 else "kernel_impl"
+        raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
+                                  f"'{get_dtype(x.dtype)._legacy}'")
 
 
 # torch's fused derivatives of softmax and log_softmax (aten's ``_softmax_backward_data``):

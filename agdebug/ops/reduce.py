@@ -338,9 +338,13 @@ def min_dim_vjp(ctx, grad, grad_indices):
 
 @defop("amax", node="AmaxBackward0", saves=("x", "result"))
 def amax(xp, x, dim=(), keepdim=False):
-    if _axes(dim, x.ndim) is None:
+    axes = _axes(dim, x.ndim)
+    if axes is None:
         _check_nonempty(x, "amax")
-    return xp.max(x, axis=_axes(dim, x.ndim), keepdims=keepdim)
+    else:   # torch names the first empty reduced dim (NumPy: a ValueError)
+        for d in sorted(axes):
+            _check_nonempty(x, "amax", d)
+    return xp.max(x, axis=axes, keepdims=keepdim)
 
 
 @amax.vjp
@@ -351,9 +355,13 @@ def amax_vjp(ctx, grad):
 
 @defop("amin", node="AminBackward0", saves=("x", "result"))
 def amin(xp, x, dim=(), keepdim=False):
-    if _axes(dim, x.ndim) is None:
+    axes = _axes(dim, x.ndim)
+    if axes is None:
         _check_nonempty(x, "amin")
-    return xp.min(x, axis=_axes(dim, x.ndim), keepdims=keepdim)
+    else:   # torch names the first empty reduced dim (NumPy: a ValueError)
+        for d in sorted(axes):
+            _check_nonempty(x, "amin", d)
+    return xp.min(x, axis=axes, keepdims=keepdim)
 
 
 amin.vjp(amax_vjp)

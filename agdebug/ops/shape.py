@@ -99,6 +99,8 @@ def permute_vjp(ctx, grad):
 
 @defop("transpose", node="TransposeBackward0", view=True)
 def transpose(xp, x, dim0=0, dim1=1):
+    if x.ndim == 0:   # torch: transpose(0, -1) of a 0-d tensor is itself (NumPy has no axis 0)
+        return x.view()
     return xp.swapaxes(x, dim0, dim1)
 
 
@@ -154,7 +156,8 @@ def repeat_vjp(ctx, grad):
 
 @defop("flip", node="FlipBackward0")
 def flip(xp, x, dims=()):
-    return xp.flip(x, axis=dims).copy() if dims else x.copy()
+    # a 0-d tensor's flip(0) is a copy (NumPy has no axis 0)
+    return xp.flip(x, axis=dims).copy() if dims and x.ndim else x.copy()
 
 
 @flip.vjp

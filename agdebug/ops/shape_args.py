@@ -166,6 +166,8 @@ def contiguous(self, memory_format=None):
 
 def split(tensor, split_size_or_sections, dim=0):
     """``x.split(2)`` (equal pieces) or ``x.split([1, 2])`` (given sizes): a tuple of views."""
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = _dim(dim, tensor.ndim)
     size = tensor.shape[dim]
     if isinstance(split_size_or_sections, (tuple, list)):
@@ -187,6 +189,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 def chunk(input, chunks, dim=0):
     """``x.chunk(n, dim)``: at most ``n`` pieces of equal size (the last may be smaller)."""
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = input.shape[_dim(dim, input.ndim)]
@@ -197,7 +201,10 @@ def chunk(input, chunks, dim=0):
 
 def unbind(input, dim=0):
     """``x.unbind(dim)``: a tuple of the slices along ``dim`` (views, one dim fewer)."""
-    return tuple(sh.unbind(input, dim=_dim(dim, input.ndim)))
+    dim = _dim(dim, input.ndim)
+    if input.ndim == 0:   # dim was 0 or -1 (torch reports both as 0)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return tuple(sh.unbind(input, dim=dim))
 
 
 # ----------------------------------------------------------------------------- many tensors

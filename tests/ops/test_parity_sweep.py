@@ -1,0 +1,119 @@
+"""Mismatches with torch found by a differential sweep of the ops (values, dtypes, errors).
+
+Each expression runs with ``lib`` = agdebug and ``lib`` = torch: both raise the same
+error type and text, or both return the same values, dtype, shape and grad_fn name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agdebug as ag
+
+torch = pytest.importorskip("torch")
+
+EXPRESSIONS = [
+    # shapes that do not broadcast: torch's RuntimeError (NumPy's is a ValueError)
+    "lib.ones(2, 3) + lib.ones(2, 3, 4)",
+    "lib.ones(2, 3) * lib.ones(4, 3)",
+    "lib.ones(2, 3) / lib.ones(3, 4)",
+    "lib.ones(2, 3) < lib.ones(3, 4)",
+    "lib.maximum(lib.ones(2, 3), lib.ones(3, 4))",
+    "lib.where(lib.ones(2, 3) > 0, lib.ones(2, 3), lib.ones(3, 4))",
+    "lib.ones(2, 3).clamp(min=lib.ones(3, 4))",
+    # true division promotes first: float16 stays float16, a 0-d float64 divisor wins
+    "lib.ones(2, 3, dtype=lib.float16) / lib.ones(2, 3, dtype=lib.int64)",
+    "lib.ones(2, 3, dtype=lib.int64) / lib.tensor(2.0, dtype=lib.float64)",
+    # clamp promotes: an int tensor clamped to float bounds is float
+    "lib.tensor([1, 2, -3]).clamp(-0.5, 0.5)",
+    "lib.tensor([True, False]).clamp(0, 3)",
+    "lib.tensor([1, 2, -3]).clamp(lib.tensor([0.5, 0.5, 0.5], dtype=lib.float64))",
+    # where of two Python numbers: the default float dtype; a bool condition only
+    "lib.where(lib.tensor([True, False]), 1.0, 2)",
+    "lib.where(lib.tensor([1, 0]), lib.ones(2), lib.ones(2))",
+    # bool operands
+    "-lib.tensor([True, False])",
+    "lib.tensor([True]) - lib.tensor([True])",
+    "lib.ones(2) - lib.tensor([True, False])",
+    "1 - lib.tensor([True, False])",
+    "lib.tensor([True, False]).sign()",
+    "lib.tensor([1, 2]) ** -1",
+    # 0-d inputs
+    "lib.tensor(0.5).erf()",
+    "lib.tensor(1.5).flip(0)",
+    "lib.tensor(1.5).transpose(0, -1)",
+    "lib.tensor(1.5).split(1)",
+    "lib.tensor(1.5).chunk(2)",
+    "lib.tensor(1.5).unbind(-1)",
+    "lib.tensor(1.5).unbind(1)",
+    "lib.tensor(1.5).select(0, 0)",
+    "lib.ones(2, 3).select(1, 3)",
+    # empty inputs
+    "lib.ones(0, 3).softmax(0)",
+    "lib.ones(0, 3).log_softmax(0)",
+    "lib.ones(0, 3).amax(0)",
+    "lib.ones(2, 0, 3).amin((0, 1))",
+    # no integer softmax in torch
+    "lib.tensor([[1, 2], [3, 4]]).softmax(0)",
+    "lib.tensor([1, 2]).log_softmax(-1)",
+    # out of range indices
+    "lib.ones(2, 3).index_select(0, lib.tensor([2]))",
+    "lib.ones(3).index_select(0, lib.tensor([-1]))",
+    "lib.ones(2, 3).index_add(0, lib.tensor([2, 0]), lib.ones(2, 3))",
+]
+
+
+def _run(lib, expr):
+    try:
+        return "ok", eval(expr, {"lib": lib})
+    except Exception as e:   # noqa: BLE001 - the error itself is compared
+        return "error", e
+
+
+@pytest.mark.parametrize("expr", EXPRESSIONS)
+def test_matches_torch(expr):
+    kind, got = _run(ag, expr)
+    want_kind, want = _run(torch, expr)
+    if want_kind == "error":
+        assert kind == "error", f"torch raises {type(want).__name__}: {want}; agdebug returned"
+        assert type(got).__name__ == type(want).__name__
+        assert str(got) == str(want).splitlines()[0]
+        return
+    assert kind == "ok", f"agdebug raised {type(got).__name__}: {got}"
+    outs, wants = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    for g, w in zip(outs, wants):
+        assert str(g.dtype) == str(w.dtype)
+        assert tuple(g.shape) == tuple(w.shape)
+        np.testing.assert_allclose(g.numpy().astype(np.float64), w.numpy().astype(np.float64),
+                                   rtol=1e-6)
+
+
+@pytest.mark.parametrize("base", [-3.0, 0.0, 2.0])
+def test_scalar_base_pow_gradient(base):
+    # d/dx base**x = base**x * log(base): NaN for a negative base, masked for base 0
+    values = [-1.0, 0.0, 2.0]
+    x = ag.tensor(values, dtype=ag.float64, requires_grad=True)
+    tx = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    (base ** x).sum().backward()
+    (base ** tx).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), equal_nan=True)
+
+
+@pytest.mark.parametrize("expr", ["lib.tensor(1.5, dtype=lib.float64, requires_grad=True)"])
+def test_zero_dim_views_keep_torch_nodes_and_gradients(expr):
+    for op in ("transpose(0, 0)", "flip(0)", "erf()"):
+        x, tx = eval(expr, {"lib": ag}), eval(expr, {"lib": torch})
+        y, ty = eval(f"x.{op}", {"x": x}), eval(f"x.{op}", {"x": tx})
+        assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+        (y * 2).backward()
+        (ty * 2).backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_empty_softmax_backward():
+    x = ag.ones(0, 3, dtype=ag.float64, requires_grad=True)
+    tx = torch.ones(0, 3, dtype=torch.float64, requires_grad=True)
+    x.softmax(0).sum().backward()
+    tx.softmax(0).sum().backward()
+    assert tuple(x.grad.shape) == tuple(tx.grad.shape)
