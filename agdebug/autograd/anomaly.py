@@ -42,8 +42,7 @@ class detect_anomaly:
 
     def __enter__(self):
         self.prev = (ANOMALY.enabled, ANOMALY.check_nan)
-        ANOMALY.enabled, ANOMALY.check_nan = True, self.check_nan
-        return self
+        ANOMALY.enabled, ANOMALY.check_nan = True, self.check_nan   # returns None, as torch
 
     def __exit__(self, *exc):
         ANOMALY.enabled, ANOMALY.check_nan = self.prev

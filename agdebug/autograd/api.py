@@ -7,10 +7,12 @@ bad call leaves ``.grad`` and the graph untouched.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 
 import numpy as np  # np.*_like dispatch to cupy for GPU arrays (NEP 18)
 
-from ..tensor import Tensor
+from ..backend import get_dtype
+from ..tensor import Size, Tensor
 from .engine import run_backward, unused_message
 from .graph import GradientEdge
 
@@ -41,19 +43,20 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
             raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
                                "passed to `backward()`. Please only use `grad_tensors`.")
         grad_tensors = grad_variables
-    if inputs is not None and not isinstance(inputs, (Tensor, GradientEdge)) and len(inputs) == 0:
+    input_tuple = _inputs_tuple(inputs, "backward")
+    if inputs is not None and len(input_tuple) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _as_tuple(tensors)
-    input_edges = None
-    if inputs is not None:
-        input_edges = [_backward_input_edge(t) for t in _as_tuple(inputs)]
     grads = make_grads(tensors, _grads_tuple(grad_tensors, len(tensors)))
     _check_roots(tensors)
+    input_edges = None
+    if inputs is not None:
+        input_edges = [_backward_input_edge(t) for t in input_tuple]
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
-    run_backward(list(tensors), grads, retain_graph, create_graph, input_edges,
+    run_backward(_roots(tensors), grads, retain_graph, create_graph, input_edges,
                  accumulate_grad=True)
 
 
@@ -73,25 +76,29 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
+    input_tuple = _inputs_tuple(inputs, "grad")
+    if not input_tuple:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if not only_inputs:
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
                       "True). To accumulate gradient for other parts of the graph, please use "
                       "torch.autograd.backward.", FutureWarning, stacklevel=2)
-    if not inputs:
-        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    input_edges = [_grad_input_edge(t) for t in inputs]
     grad_outputs = make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)),
                               is_grads_batched)
     _check_roots(outputs)
+    input_edges = [_grad_input_edge(t) for t in input_tuple]
     if retain_graph is None:
         retain_graph = create_graph
+    roots = _roots(outputs)
     if is_grads_batched:
-        result = _batched(outputs, grad_outputs, input_edges, retain_graph, create_graph)
+        result = _batched(roots, grad_outputs, input_edges, retain_graph, create_graph)
     else:
-        result = run_backward(list(outputs), grad_outputs, retain_graph, create_graph,
+        result = run_backward(roots, grad_outputs, retain_graph, create_graph,
                               input_edges, accumulate_grad=False, allow_unused=allow_unused)
-    return _finish(result, inputs, allow_unused, materialize_grads)
+    result = _finish(result, input_tuple, allow_unused, materialize_grads, create_graph)
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
+    return result
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -100,6 +107,36 @@ def _as_tuple(value) -> tuple:
     if isinstance(value, (Tensor, GradientEdge)):
         return (value,)
     return tuple(value)
+
+
+def _inputs_tuple(inputs, api: str) -> tuple:
+    """torch's handling of ``inputs``: one tensor or edge, a dict's values, or any iterable."""
+    if inputs is None:
+        return ()
+    if isinstance(inputs, (Tensor, GradientEdge)):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{api}()` must be a dict, not "
+                        f"{type(inputs).__name__}. Other Mapping types are not supported.")
+    return tuple(inputs)
+
+
+class _EdgeRoot:
+    """A ``GradientEdge`` given as an output: the engine asks a root only for its edge."""
+
+    __slots__ = ("_edge",)
+
+    def __init__(self, edge: GradientEdge):
+        self._edge = tuple(edge)
+
+    def _gradient_edge(self) -> tuple:
+        return self._edge
+
+
+def _roots(outputs: tuple) -> list:
+    return [_EdgeRoot(o) if isinstance(o, GradientEdge) else o for o in outputs]
 
 
 def _grads_tuple(grads, length: int) -> tuple:
@@ -116,16 +153,24 @@ def make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> 
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     new_grads = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(out, GradientEdge):
+            shape, np_dtype = out.node._out_meta[out.output_nr]
+            dtype, needed = get_dtype(np_dtype), True
+        elif isinstance(out, Tensor):
+            shape, np_dtype, dtype = out._data.shape, out._data.dtype, out.dtype
+            needed = out.requires_grad
+        else:
+            raise AssertionError("Expected output to be a torch.Tensor")
         if isinstance(g, Tensor):
-            new_grads.append(_checked_grad(i, out, g, is_grads_batched))
+            new_grads.append(_checked_grad(i, out, shape, np_dtype, g, is_grads_batched))
         elif g is None:
-            if out.requires_grad:
-                if out.numel() != 1:
+            if needed:
+                if any(n != 1 for n in shape):
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not out.is_floating_point():
+                if not dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
-                                       f"outputs but got {out.dtype}")
-                new_grads.append(Tensor._wrap(np.ones_like(out._data)))
+                                       f"outputs but got {dtype}")
+                new_grads.append(Tensor._wrap(_ones(out, shape, np_dtype)))
             else:
                 new_grads.append(None)
         else:
@@ -134,9 +179,15 @@ def make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> 
     return new_grads
 
 
-def _checked_grad(i: int, out: Tensor, g: Tensor, batched: bool) -> Tensor:
+def _ones(out, shape: tuple, np_dtype):
+    if isinstance(out, Tensor):
+        return np.ones_like(out._data)
+    return np.ones(shape, dtype=np_dtype)
+
+
+def _checked_grad(i: int, out, out_shape: tuple, np_dtype, g: Tensor, batched: bool) -> Tensor:
     grad_shape = g.shape[1:] if batched else g.shape
-    if tuple(grad_shape) != tuple(out.shape):
+    if tuple(grad_shape) != tuple(out_shape):
         if batched:
             grad_shape = grad_shape[1:]   # torch's message slices the batch off twice
             raise RuntimeError(
@@ -144,20 +195,22 @@ def _checked_grad(i: int, out: Tensor, g: Tensor, batched: bool) -> Tensor:
                 "grad_output as the batch dimension. The sizes of the remaining dimensions are "
                 "expected to match the shape of corresponding output, but a mismatch was "
                 f"detected: grad_output[{i}] has a shape of {grad_shape!r} and output[{i}] has "
-                f"a shape of {out.shape!r}. If you only want some tensors in `grad_output` to "
-                "be considered batched, consider using vmap.")
+                f"a shape of {Size(out_shape)!r}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap.")
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} "
-                           f"and output[{i}] has a shape of {out.shape!r}.")
-    if g.device != out.device:
+                           f"and output[{i}] has a shape of {Size(out_shape)!r}.")
+    if isinstance(out, Tensor) and g.device != out.device:
         raise RuntimeError(f"invalid gradient at index {i} - expected device {out.device} but "
                            f"got {g.device}")
-    if g._data.dtype != out._data.dtype:
-        g = Tensor._wrap(g._data.astype(out._data.dtype))
+    if g._data.dtype != np_dtype:
+        g = Tensor._wrap(g._data.astype(np_dtype))
     return g
 
 
 def _check_roots(tensors: tuple) -> None:
     for i, t in enumerate(tensors):
+        if isinstance(t, GradientEdge):
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"element {i} of tensors is not a Tensor (got {type(t).__name__})")
         if t.grad_fn is None and not t.requires_grad:
@@ -208,13 +261,18 @@ def _batched(outputs, grad_outputs, input_edges, retain_graph, create_graph) -> 
             for i in range(len(input_edges))]
 
 
-def _finish(result: list, inputs: tuple, allow_unused: bool, materialize: bool) -> tuple:
+def _finish(result: list, inputs: tuple, allow_unused: bool, materialize: bool,
+            create_graph: bool) -> tuple:
     out = []
     for i, (g, t) in enumerate(zip(result, inputs)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(unused_message(i))
-            if materialize and isinstance(t, Tensor):
+            if materialize:
+                if not isinstance(t, Tensor):
+                    raise RuntimeError("materialize_grads cannot be used when the given input "
+                                       "is a GradientEdge")
                 g = Tensor._wrap(np.zeros_like(t._data))
+                g._requires_grad = bool(create_graph)   # torch: zeros_like(requires_grad=...)
         out.append(g)
     return tuple(out)

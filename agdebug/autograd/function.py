@@ -43,6 +43,16 @@ _NO_BACKWARD = ("You must implement either the backward or vjp method for your c
 _LEGACY_CALL = ("Legacy autograd function with non-static forward method is deprecated. Please "
                 "use new-style autograd function with static forward method. (Example: "
                 "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+_DIRTY_NOT_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+                    "that have been mutated should be passed to ctx.mark_dirty().")
+_DIRTY_VIEW_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
 _ONCE_DIFFERENTIABLE = ("trying to differentiate twice a function that was marked with "
                         "@once_differentiable")
 
@@ -217,11 +227,16 @@ class Function(metaclass=FunctionMeta):
         ctx = cls._backward_cls(edges, needs, tuple(isinstance(a, Tensor) for a in args))
         with no_grad():
             output = _run_forward(cls, ctx, args, kwargs)
+        for t in ctx.dirty_tensors:   # torch's _mark_dirty: one more version per dirty tensor
+            if isinstance(t, Tensor):
+                t._bump_version()
         if not record:
             return output
         outs = output if isinstance(output, (tuple, list)) else (output,)
         wrapped = _attach_outputs(ctx, args, outs)
         ctx._pack_saved(wrapped)
+        for node in ctx.__dict__.pop("_copy_slices", ()):
+            node._saved = ctx._saved   # the CopySlices runs this node: it checks and frees
         if isinstance(output, (tuple, list)):
             return type(output)(wrapped)
         return wrapped[0]
@@ -249,17 +264,27 @@ def _attach_outputs(ctx: BackwardCFunction, args: tuple, outs) -> list:
             continue
         meta.append((o._data.shape, o._data.dtype))
         wrapped.append(_output(ctx, o, i, id(o) in dirty, id(o) in inputs,
-                               id(o) not in nondiff and o._data.dtype.kind in "fc"))
+                               id(o) not in nondiff and o._data.dtype.kind in "fc", len(outs)))
     ctx._out_meta = tuple(meta)
     ctx._tensor_outputs = tuple(isinstance(o, Tensor) for o in outs)
     return wrapped
 
 
-def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentiable: bool):
-    if dirty:
+def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentiable: bool,
+            n_outputs: int):
+    if dirty and differentiable:
         if o._grad_fn is None and o._requires_grad:
             raise RuntimeError(LEAF_INPLACE_MESSAGE.replace("is being used", "has been used"))
+        if not is_input:
+            warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=4)
+        if o._base is not None:
+            if n_outputs > 1:
+                raise RuntimeError(_DIRTY_VIEW_OUTPUTS)
+            _rebase_dirty_view(ctx, o)
+            return o
         target = o                      # rebased in place: ``y is x`` after mark_dirty
+    elif dirty and not o._requires_grad:
+        return o
     elif is_input or o._grad_fn is not None or o._requires_grad:
         # torch returns a view of an input returned as-is: same storage and version.
         target = Tensor._wrap(o._data, None, 0, o._version_counter())
@@ -267,8 +292,40 @@ def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentia
     else:
         target = o
     if differentiable:
-        target._grad_fn, target._output_nr, target._requires_grad = ctx, index, True
+        _set_history(target, ctx, index)
     return target
+
+
+def _set_history(t: Tensor, node, output_nr: int) -> None:
+    """Give ``t`` a new grad_fn; its ``retain_grad`` follows it there, as in torch."""
+    old = t._grad_fn
+    ref = None
+    if old is not None and old._hooks is not None:
+        ref = old._hooks.retains_grad.get(t._output_nr)
+        if ref is not None and ref() is t:
+            del old._hooks.retains_grad[t._output_nr]
+        else:
+            ref = None
+    t._grad_fn, t._output_nr, t._requires_grad = node, output_nr, True
+    if ref is not None:
+        node._hook_table().retains_grad[output_nr] = ref
+
+
+def _rebase_dirty_view(ctx, view: Tensor) -> None:
+    """A dirty input that is a view: its base gets a CopySlices around this node and the
+    view reads its region back out of the base (torch's rebase_history for views)."""
+    from ..ops.views import CopySlices, as_strided_region, region_of
+    base = view._base
+    if base._grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    region = region_of(view._data, base._data)
+    node = CopySlices(base._gradient_edge(), ctx, region, tuple(view._data.shape),
+                      (base._data.shape, base._data.dtype))
+    ctx.__dict__.setdefault("_copy_slices", []).append(node)
+    _set_history(base, node, 0)
+    reread = as_strided_region(base, region=region, base_shape=base._data.shape)
+    _set_history(view, reread._grad_fn, 0)
 
 
 def _check_dirty_returned(dirty: set, outs) -> None:

@@ -7,7 +7,10 @@ therefore sets its own mode; it never inherits the UI thread's.
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 import threading
+import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
@@ -58,21 +61,77 @@ def is_inference_mode_enabled() -> bool:
     return MODE.inference
 
 
-class _DecoratorContextManager:
-    """A context manager that also decorates functions (and generators, by call)."""
+def _wrap_generator(ctx_factory, func):
+    """torch's: the mode holds only while the generator runs, not between its yields."""
+    @functools.wraps(func)
+    def generator_context(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with ctx_factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+    return generator_context
 
-    def __call__(self, func):
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions and generator functions."""
+
+    def __call__(self, orig_func):
+        if inspect.isclass(orig_func):
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.", FutureWarning, stacklevel=2)
+            func = lambda *args, **kwargs: orig_func(*args, **kwargs)  # noqa: E731
+        else:
+            func = orig_func
+        if inspect.isgeneratorfunction(func):
+            return _wrap_generator(self.clone, func)
+
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
+        def decorate_context(*args, **kwargs):
             with self.clone():
                 return func(*args, **kwargs)
-        return wrapper
+        return decorate_context
 
     def clone(self):
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also a decorator without parentheses: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+def _check_bool(mode) -> None:
+    if type(mode) is not bool:
+        name = type(mode).__name__
+        if type(mode).__module__ == "numpy":
+            name = "numpy." + name
+        raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                        f"not {name}")
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable graph recording in this thread.
 
     >>> import agdebug as ag
@@ -92,7 +151,7 @@ class no_grad(_DecoratorContextManager):
         return False
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable graph recording in this thread (inside a ``no_grad`` block, say)."""
 
     def __enter__(self):
@@ -114,9 +173,14 @@ class set_grad_enabled(_DecoratorContextManager):
     """
 
     def __init__(self, mode: bool):
+        _check_bool(mode)
         self.prev = MODE.grad_enabled
-        self.mode = bool(mode)
-        MODE.grad_enabled = self.mode
+        self.mode = mode
+        MODE.grad_enabled = mode
+
+    def __call__(self, orig_func):
+        MODE.grad_enabled = self.prev   # as a decorator it changes nothing until called
+        return super().__call__(orig_func)
 
     def __enter__(self):
         MODE.grad_enabled = self.mode
@@ -139,19 +203,19 @@ class inference_mode(_DecoratorContextManager):
     True
     """
 
-    def __init__(self, mode: bool = True):
-        self.mode = bool(mode)
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)   # ``@inference_mode`` without parentheses
 
-    def __call__(self, func=None):
-        if isinstance(func, bool):
-            return inference_mode(func)
-        return super().__call__(func)
+    def __init__(self, mode: bool = True):
+        self.mode = mode
 
     def __enter__(self):
+        # Like torch's InferenceMode guard: inference_mode(False) turns grad mode on.
         self.prev = (MODE.grad_enabled, MODE.inference)
         OPEN_BLOCKS.add(1)
-        if self.mode:
-            MODE.grad_enabled, MODE.inference = False, True
+        MODE.grad_enabled, MODE.inference = not self.mode, self.mode
 
     def __exit__(self, *exc):
         MODE.grad_enabled, MODE.inference = self.prev
