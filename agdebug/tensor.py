@@ -283,6 +283,17 @@ class Tensor:
         self._retains_grad = True
         self._grad_fn._hook_table().retains_grad[self._output_nr] = weakref.ref(self)
 
+    def _set_history(self, node, output_nr: int) -> None:
+        """Make ``node`` this tensor's grad_fn (an in-place op rebases it there). Its
+        ``retain_grad`` moves along, as torch moves the retains_grad hook."""
+        old = self._grad_fn
+        if self._retains_grad and old is not None and old._hooks is not None:
+            ref = old._hooks.retains_grad.get(self._output_nr)
+            if ref is not None and ref() is self:
+                del old._hooks.retains_grad[self._output_nr]
+                node._hook_table().retains_grad[output_nr] = ref
+        self._grad_fn, self._output_nr, self._requires_grad = node, output_nr, True
+
     def _gradient_edge(self) -> tuple:
         """``(node, input_nr)`` that this tensor's gradient flows into: its ``grad_fn``,
         or its accumulator for a leaf; ``(None, 0)`` when it gets no gradient.
@@ -350,13 +361,12 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
-        """A tensor sharing storage and version counter, outside the graph."""
-        t = Tensor._wrap(self._data, None, 0, self._version_counter())
-        t._base = self._base if self._base is not None else self
-        return t
+        """A tensor sharing storage and version counter, outside the graph. Not a view
+        (torch: ``_base`` is None), so an in-place op on it leaves this tensor's history."""
+        return Tensor._wrap(self._data, None, 0, self._version_counter())
 
     def detach_(self) -> Tensor:
-        if self._base is not None and self._base._requires_grad:
+        if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
                                "using DistributedDataParallel (DDP) for training, and "
                                "gradient_as_bucket_view is set as True, gradients are views "

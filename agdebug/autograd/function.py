@@ -292,40 +292,19 @@ def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentia
     else:
         target = o
     if differentiable:
-        _set_history(target, ctx, index)
+        target._set_history(ctx, index)
     return target
-
-
-def _set_history(t: Tensor, node, output_nr: int) -> None:
-    """Give ``t`` a new grad_fn; its ``retain_grad`` follows it there, as in torch."""
-    old = t._grad_fn
-    ref = None
-    if old is not None and old._hooks is not None:
-        ref = old._hooks.retains_grad.get(t._output_nr)
-        if ref is not None and ref() is t:
-            del old._hooks.retains_grad[t._output_nr]
-        else:
-            ref = None
-    t._grad_fn, t._output_nr, t._requires_grad = node, output_nr, True
-    if ref is not None:
-        node._hook_table().retains_grad[output_nr] = ref
 
 
 def _rebase_dirty_view(ctx, view: Tensor) -> None:
     """A dirty input that is a view: its base gets a CopySlices around this node and the
     view reads its region back out of the base (torch's rebase_history for views)."""
-    from ..ops.views import CopySlices, as_strided_region, region_of
+    from ..ops.views import rebase_history
     base = view._base
     if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    region = region_of(view._data, base._data)
-    node = CopySlices(base._gradient_edge(), ctx, region, tuple(view._data.shape),
-                      (base._data.shape, base._data.dtype))
-    ctx.__dict__.setdefault("_copy_slices", []).append(node)
-    _set_history(base, node, 0)
-    reread = as_strided_region(base, region=region, base_shape=base._data.shape)
-    _set_history(view, reread._grad_fn, 0)
+    ctx.__dict__.setdefault("_copy_slices", []).append(rebase_history(view, ctx))
 
 
 def _check_dirty_returned(dirty: set, outs) -> None:

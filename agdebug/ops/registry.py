@@ -343,7 +343,7 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
         rebase_view(target, result)
     else:
         write_into(target, result._data)
-        target._grad_fn, target._output_nr, target._requires_grad = node, 0, True
+        target._set_history(node, 0)
     if node._saved is not None and "result" in node._saved:
         node._saved["result"] = SavedTensor(target, True)
     return target

@@ -86,15 +86,21 @@ class CopySlices(Node):
 
 def rebase_view(view: Tensor, result: Tensor) -> None:
     """Write ``result`` (the in-place op's output) through ``view`` and rebase both histories."""
+    write_into(view, result._data)
+    rebase_history(view, result._grad_fn)
+
+
+def rebase_history(view: Tensor, fn) -> CopySlices:
+    """After ``fn`` (an in-place op's node) wrote ``view``: its base gets a CopySlices around
+    ``fn``, and the view reads its region back out of the base (torch's rebase_history)."""
     base = view._base
     region = region_of(view._data, base._data)
-    base_edge = base._gradient_edge()
-    write_into(view, result._data)
-    node = CopySlices(base_edge, result._grad_fn, region, tuple(view._data.shape),
+    node = CopySlices(base._gradient_edge(), fn, region, tuple(view._data.shape),
                       (base._data.shape, base._data.dtype))
-    base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    base._set_history(node, 0)
     reread = as_strided_region(base, region=region, base_shape=base._data.shape)
-    view._grad_fn, view._output_nr, view._requires_grad = reread._grad_fn, 0, True
+    view._set_history(reread._grad_fn, 0)
+    return node
 
 
 def region_of(view, base):

@@ -378,8 +378,6 @@ def test_captured_gradient_of_a_needed_non_leaf_skips_its_hooks():
     same(f)
 
 
-@pytest.mark.xfail(strict=True, reason="ops/registry.py, ops/views.py: retain_grad does not "
-                   "follow a tensor onto the node of a later in-place op")
 @pytest.mark.parametrize("view", [False, True])
 def test_retain_grad_then_in_place(view):
     def f(L):
@@ -392,8 +390,6 @@ def test_retain_grad_then_in_place(view):
     same(f)
 
 
-@pytest.mark.xfail(strict=True, reason="tensor.py/ops/registry.py: detach() is treated as a "
-                   "view, so an in-place op on it rewrites the original's history")
 def test_in_place_on_a_detached_tensor_leaves_the_original_alone():
     def f(L):
         x = leaf(L)
@@ -432,6 +428,5 @@ def test_inference_tensor_rules(case):
     same(f)
 
 
-@pytest.mark.xfail(strict=True, reason="tensor.py: detach_() of any view raises in torch")
 def test_detach_in_place_of_a_view_of_a_tensor_without_grad():
     same(lambda L: L.ones(3)[1:].detach_())
