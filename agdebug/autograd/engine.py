@@ -287,15 +287,21 @@ def _evaluate(task: GraphTask, node, grads: list, captures, needed):
     """Run one node: hooks, capture, apply, release. None if the node is not to run."""
     if type(node) is GraphRoot:
         return node.apply(grads)
+    runs = needed is None or node in needed
     if WATCH.on:
-        probe.node_started(node, grads, needed is None or node in needed)
-    if node._hooks is not None or type(node) is AccumulateGrad:   # most nodes have none
+        probe.node_started(node, grads, runs)
+    # Tensor hooks (most nodes have none) run once: before the capture when the node does not
+    # run, else as it runs, after the capture (torch's evaluate_function).
+    tensor_hooks = node._hooks is not None or type(node) is AccumulateGrad
+    if tensor_hooks and not runs:
         grads = _call_tensor_pre_hooks(task, node, grads)
     if captures and node in captures:
         for nr, index in captures[node]:
             task.captured[index] = grads[nr]
-    if needed is not None and node not in needed:
+    if not runs:
         return None
+    if tensor_hooks:
+        grads = _call_tensor_pre_hooks(task, node, grads)
     try:
         return _call_function(task, node, grads)
     except Exception:
