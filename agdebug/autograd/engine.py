@@ -449,26 +449,27 @@ def _run_tensor_hooks(task: GraphTask, hooks: dict, grad):
         result = hook(grad)
         if WATCH.on:
             probe.hook_called("tensor", None, hook, result)
-        if result is not None:
-            _check_hook_result(hook, grad, result)
+        if result is not None and result is not grad:
+            _check_hook_value(hook, grad, result)
             task.shared.add(_owner_id(result._data))
             grad = result
     return grad
 
 
-def _check_hook_result(hook, grad: Tensor, result) -> None:
-    name = getattr(hook, "__name__", repr(hook))
+def _check_hook_value(hook, original, result) -> None:
+    """A value a hook returned in place of ``original``: torch's ``check_single_result``."""
+    if result is None:
+        return
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-    if result._data.shape != grad._data.shape:
-        raise RuntimeError(f"hook '{name}' has changed the size of value")
-    if result._data.dtype != grad._data.dtype:
+    name = getattr(hook, "__name__", repr(hook))
+    if result.type() != original.type():   # dtype and device, as torch's type_equal
         raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                           f"{_type_name(grad)} got {_type_name(result)})")
-
-
-def _type_name(t: Tensor) -> str:
-    return f"torch.{t.dtype._legacy}Tensor"
+                           f"{original.type()} got {result.type()})")
+    if result._data.shape != original._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def _retain(task: GraphTask, tensor: Tensor, grad: Tensor) -> None:
@@ -493,7 +494,7 @@ def _call_pre_hooks(task: GraphTask, node, grads: list) -> list:
         if WATCH.on:
             probe.hook_called("pre", node, hook, result)
         if result is not None:
-            grads = _hook_values(hook, result, len(grads))
+            grads = _hook_values(hook, tuple(grads), result)
     return list(grads)
 
 
@@ -504,21 +505,20 @@ def _call_post_hooks(task: GraphTask, node, outputs: tuple, grads: list) -> tupl
         if WATCH.on:
             probe.hook_called("post", node, hook, result)
         if result is not None:
-            result = tuple(_hook_values(hook, result, len(outputs)))
-            for old, new in zip(outputs, result):
-                if old is None and new is not None:
-                    raise RuntimeError("can't replace a None gradient with a non-None value")
-            outputs = result
+            outputs = _hook_values(hook, tuple(outputs), result)
     return outputs
 
 
-def _hook_values(hook, result, expected: int):
-    name = getattr(hook, "__name__", repr(hook))
-    if not isinstance(result, (tuple, list)):
+def _hook_values(hook, previous: tuple, result) -> tuple:
+    """What a node hook returned in place of ``previous``: torch's ``check_result``."""
+    if not isinstance(result, tuple):
         raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
-    if len(result) != expected:
+    if len(result) != len(previous):
+        name = getattr(hook, "__name__", repr(hook))
         raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
-                           f"{len(result)}, but expected {expected})")
+                           f"{len(result)}, but expected {len(previous)})")
+    for old, new in zip(previous, result):
+        _check_hook_value(hook, old, new)
     return result
 
 
@@ -547,7 +547,9 @@ def accumulate_grad(task: GraphTask, acc: AccumulateGrad, grad) -> None:
         for hook in list(hooks.values()):
             if WATCH.on:
                 probe.hook_called("post_accumulate", acc, hook, None)
-            if hook(leaf) is not None:
+            result = hook(leaf)
+            if result is not None and result is not leaf:   # torch ignores the leaf itself
+                _check_hook_value(hook, leaf, result)
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 

@@ -318,8 +318,6 @@ def test_mark_dirty_and_non_differentiable():
 
 # ----------------------------------------------------------------------------- not fixed here
 
-@pytest.mark.xfail(strict=True, reason="engine.py: a node pre-hook's values are not checked "
-                   "(torch: tuple only; Tensor or None; same size and dtype)")
 @pytest.mark.parametrize("result", ["list", "shape", "dtype", "int"])
 def test_node_pre_hook_results_are_checked(result):
     def f(L):
@@ -336,8 +334,6 @@ def test_node_pre_hook_results_are_checked(result):
     same(f)
 
 
-@pytest.mark.xfail(strict=True, reason="engine.py: a node post-hook's values are not checked "
-                   "(torch: tuple only; same size and dtype)")
 @pytest.mark.parametrize("result", ["list", "dtype", "int"])
 def test_node_post_hook_results_are_checked(result):
     def f(L):
@@ -354,14 +350,13 @@ def test_node_post_hook_results_are_checked(result):
     same(f)
 
 
-@pytest.mark.xfail(strict=True, reason="engine.py: a post-accumulate-grad hook may return the "
-                   "tensor it was given (torch ignores it); other values get torch's checks")
-@pytest.mark.parametrize("result", ["same", "int", "shape"])
+@pytest.mark.parametrize("result", ["same", "int", "shape", "other"])
 def test_post_accumulate_grad_hook_results(result):
     def f(L):
         x = leaf(L)
         x.register_post_accumulate_grad_hook(
-            {"same": lambda t: t, "int": lambda t: 5, "shape": lambda t: L.ones(5)}[result])
+            {"same": lambda t: t, "int": lambda t: 5, "shape": lambda t: L.ones(5),
+             "other": lambda t: L.ones(3)}[result])
         (x * 2).sum().backward()
         return x.grad
     same(f)
