@@ -21,6 +21,7 @@ in one place, as torch's engine does.
 from __future__ import annotations
 
 import inspect
+import weakref
 
 import numpy as np
 
@@ -92,7 +93,7 @@ class Op:
             out = _record_one(self, args, attrs, result, xp) if recording else \
                 _as_tensor(result, xp)
             if self.view:
-                _share_view_state(args[0], (out,))
+                _share_view_state(args[0], (out,), self)
             return out
         extras = None
         if self.extras:
@@ -103,7 +104,7 @@ class Op:
         else:
             wrapped = [_as_tensor(o, xp) for o in outs]
         if self.view:
-            _share_view_state(args[0], wrapped)
+            _share_view_state(args[0], wrapped, self)
         if self.outputs == 1:
             return wrapped[0]
         return tuple(wrapped) if self.outputs != "many" else list(wrapped)
@@ -297,13 +298,47 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
     return saved
 
 
-def _share_view_state(base: Tensor, outs: list) -> None:
+def _share_view_state(base: Tensor, outs: list, op: Op) -> None:
     """A view shares its base's storage, so it shares the version counter too."""
     root = base._base if base._base is not None else base
+    # torch's creation_meta: a view made in no_grad mode, or made from such a view, may not be
+    # modified in place with grad mode on (apply_inplace refuses it).
+    origin = None
+    if not MODE.grad_enabled:
+        origin = "A view was created in"
+    elif _NO_GRAD_VIEWS and no_grad_view_origin(base) is not None:
+        origin = f"Output 0 of {op.node_class.__name__.split('Backward')[0]} is a view of a " \
+                 "view which was created in"
     for t in outs:
         if t._data.base is not None:
             t._vc = base._version_counter()
             t._base = root
+            if origin is not None:
+                _mark_no_grad_view(t, origin)
+
+
+# Views made in no_grad mode (or from one): id -> (weak reference, how torch's error begins).
+# Kept beside the tensors rather than in a slot: such views are rare, a slot costs every tensor.
+_NO_GRAD_VIEWS: dict[int, tuple] = {}
+
+
+def _mark_no_grad_view(t: Tensor, origin: str) -> None:
+    key = id(t)
+    forget = lambda _ref: _NO_GRAD_VIEWS.pop(key, None)   # noqa: E731 - runs as t dies
+    _NO_GRAD_VIEWS[key] = (weakref.ref(t, forget), origin)
+
+
+def no_grad_view_origin(t: Tensor) -> str | None:
+    entry = _NO_GRAD_VIEWS.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t else None
+
+
+def _no_grad_view_message(origin: str) -> str:
+    return (f"{origin} no_grad mode and is being modified inplace with grad mode enabled. Given "
+            "that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+            "your code by moving both the view and the inplace either both inside the no_grad "
+            "block (if you don't want the inplace to be tracked) or both outside (if you want "
+            "the inplace to be tracked).")
 
 
 # ----------------------------------------------------------------------------- in-place ops
@@ -321,6 +356,11 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
         raise TypeError(f"in-place {op.name} expects a Tensor, got {type(target).__name__}")
     recording = MODE.grad_enabled and (
         target._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args))
+    if _NO_GRAD_VIEWS and MODE.grad_enabled and (recording or target._base is not None and
+                                                 target._base._requires_grad):
+        origin = no_grad_view_origin(target)   # (torch: the view requires grad with its base)
+        if origin is not None:
+            raise RuntimeError(_no_grad_view_message(origin))
     if recording and target._grad_fn is None and target._requires_grad:
         raise RuntimeError(LEAF_INPLACE_MESSAGE)
     if recording and target._base is not None and target._base._grad_fn is None and \

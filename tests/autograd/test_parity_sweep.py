@@ -397,14 +397,21 @@ def test_in_place_on_a_detached_tensor_leaves_the_original_alone():
     same(f)
 
 
-@pytest.mark.xfail(strict=True, reason="ops/registry.py: no check for an in-place op on a view "
-                   "made in no_grad mode")
-def test_in_place_on_a_view_made_in_no_grad():
+@pytest.mark.parametrize("case", ["tensor operand", "scalar operand", "base without grad",
+                                  "view of the view", "in-place inside no_grad"])
+def test_in_place_on_a_view_made_in_no_grad(case):
     def f(L):
-        b = leaf(L) * 1
+        b = L.ones(3) if case == "base without grad" else leaf(L) * 1
         with L.no_grad():
             v = b[1:]
-        v.mul_(leaf(L, (1.0, 2.0)))
+        if case == "view of the view":
+            v = v[0:]
+        if case == "in-place inside no_grad":
+            with L.no_grad():
+                v.mul_(2)
+            return b
+        v.mul_(2 if case == "scalar operand" else leaf(L, (1.0, 2.0)))
+        return b
     same(f)
 
 
