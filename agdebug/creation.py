@@ -9,6 +9,7 @@ import numpy as np
 
 from . import backend
 from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
+from .graph.grad_mode import MODE
 from .ops.methods import shape_arg
 from .tensor import Tensor
 
@@ -37,7 +38,7 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
     dev = as_device(device)
     if dev.type != "cpu":
         array = backend.move_array(array, dev)
-    t = Tensor._wrap(array)
+    t = _new(array)
     if requires_grad:
         if array.dtype.kind not in "fc":
             raise RuntimeError(
@@ -110,7 +111,13 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     backend.get_dtype(array.dtype)
-    return Tensor._wrap(_plain(array))
+    return _new(_plain(array))
+
+
+def _new(array) -> Tensor:
+    t = Tensor._wrap(array)
+    t._inference = MODE.inference   # made in inference mode: an inference tensor, as in torch
+    return t
 
 
 def _plain(array: np.ndarray) -> np.ndarray:

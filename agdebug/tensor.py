@@ -15,6 +15,7 @@ import numpy as np
 from . import backend
 from .backend import get_dtype
 from .events import WATCH, probe
+from .graph.grad_mode import MODE
 from .graph.hooks import add_hook
 from .graph.node import AccumulateGrad
 
@@ -236,6 +237,9 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if value and self._data.dtype.kind not in "fc":
             raise RuntimeError(dtype_message)
+        if value and self._inference and not MODE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     @property

@@ -26,6 +26,12 @@ from .anomaly_flag import ANOMALY
 
 __all__ = ["SavedTensor", "saved_tensors_hooks", "SAVED_FREED_MESSAGE"]
 
+INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
 SAVED_FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -83,6 +89,8 @@ class SavedTensor:
                  "_is_output", "_output_nr", "_packed", "_unpack_hook", "released", "nbytes")
 
     def __init__(self, tensor, is_output: bool):
+        if tensor._inference:   # (nothing is saved inside inference mode)
+            raise RuntimeError(INFERENCE_SAVE_MESSAGE)
         self._version = tensor._version_counter()
         self._saved_version = self._version.value
         self._is_output = is_output

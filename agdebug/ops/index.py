@@ -19,7 +19,8 @@ import numpy as np
 from .. import backend
 from ..graph.grad_mode import MODE
 from ..tensor import Tensor
-from .registry import LEAF_INPLACE_MESSAGE, _unwrap, apply_inplace, defop
+from .registry import (LEAF_INPLACE_MESSAGE, _unwrap, apply_inplace,
+                       check_writable_outside_inference, defop)
 from .util import dims_of, input_shape, needs, zeros_grad
 
 VIEW_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an in-place "
@@ -368,6 +369,7 @@ def _apply_step(t: Tensor, step: tuple) -> Tensor:
 
 def setitem(self: Tensor, key, value) -> None:
     """``x[key] = value`` in place: CopySlices (basic) or IndexPutBackward0 (advanced)."""
+    check_writable_outside_inference(self)
     value = _value_operand(self, value)
     plan = plan_key(self, key)
     key = plan.key()

@@ -354,6 +354,7 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
     """
     if not isinstance(target, Tensor):
         raise TypeError(f"in-place {op.name} expects a Tensor, got {type(target).__name__}")
+    check_writable_outside_inference(target)
     recording = MODE.grad_enabled and (
         target._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args))
     if _NO_GRAD_VIEWS and MODE.grad_enabled and (recording or target._base is not None and
@@ -387,6 +388,16 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
     if node._saved is not None and "result" in node._saved:
         node._saved["result"] = SavedTensor(target, True)
     return target
+
+
+def check_writable_outside_inference(target: Tensor) -> None:
+    """torch refuses to write an inference tensor, or a view of one, outside inference mode."""
+    base = target._base
+    if (target._inference or base is not None and base._inference) and not MODE.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
 
 
 def write_into(target: Tensor, array) -> None:

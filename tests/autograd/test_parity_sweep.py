@@ -415,17 +415,33 @@ def test_in_place_on_a_view_made_in_no_grad(case):
     same(f)
 
 
-@pytest.mark.xfail(strict=True, reason="ops/registry.py, graph/saved.py, tensor.py: inference "
-                   "tensors are not refused outside inference mode")
-@pytest.mark.parametrize("case", ["save", "inplace", "requires_grad"])
+@pytest.mark.parametrize("case", ["save", "inplace", "requires_grad", "add", "view in place",
+                                  "setitem", "clone in place", "requires_grad attribute",
+                                  "in place inside inference mode"])
 def test_inference_tensor_rules(case):
     def f(L):
         with L.inference_mode():
             t = L.ones(3)
         if case == "save":
             return leaf(L) * t
+        if case == "add":   # AddBackward0 saves nothing: allowed
+            return leaf(L) + t
         if case == "inplace":
             return t.add_(1)
+        if case == "view in place":
+            return t[1:].add_(1)
+        if case == "setitem":
+            t[0] = 5.0
+            return t
+        if case == "clone in place":
+            return t.clone().add_(1)
+        if case == "requires_grad attribute":
+            t.requires_grad = True
+            return t
+        if case == "in place inside inference mode":
+            with L.inference_mode():
+                t.add_(1)
+            return t
         return t.requires_grad_()
     same(f)
 
