@@ -59,6 +59,10 @@ def install() -> None:
     add, radd = m._binary(ew.add)
     sub, rsub = m._binary(ew.sub, lambda s, o: ew.rsub(s, o))
     mul, rmul = m._binary(ew.mul)
+    bit_and, bit_or, bit_xor = (m.bitwise_operator(op)
+                                for op in (ew.bitwise_and, ew.bitwise_or, ew.bitwise_xor))
+    bit_and_, bit_or_, bit_xor_ = (m.bitwise_inplace(op)
+                                   for op in (ew.bitwise_and, ew.bitwise_or, ew.bitwise_xor))
     table = {
         "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub,
         "__mul__": mul, "__rmul__": rmul,
@@ -69,10 +73,16 @@ def install() -> None:
         "__itruediv__": m.div_,
         "__eq__": _compare(ew.eq), "__ne__": _compare(ew.ne), "__lt__": _compare(ew.lt),
         "__le__": _compare(ew.le), "__gt__": _compare(ew.gt), "__ge__": _compare(ew.ge),
-        "__and__": lambda s, o: ew.logical_and(s, m.operand(o)),
-        "__or__": lambda s, o: ew.logical_or(s, m.operand(o)),
-        "__xor__": lambda s, o: ew.logical_xor(s, m.operand(o)),
-        "__invert__": ew.logical_not,
+        # bitwise ops: logical on bool tensors, bitwise on integers, as in torch
+        "__and__": bit_and, "__or__": bit_or, "__xor__": bit_xor,
+        "__rand__": bit_and, "__ror__": bit_or, "__rxor__": bit_xor, "__invert__": m.invert,
+        "__iand__": bit_and_, "__ior__": bit_or_, "__ixor__": bit_xor_,
+        "bitwise_and": lambda s, o: ew.bitwise_and(s, m.operand(o)),
+        "bitwise_or": lambda s, o: ew.bitwise_or(s, m.operand(o)),
+        "bitwise_xor": lambda s, o: ew.bitwise_xor(s, m.operand(o)),
+        "bitwise_not": ew.bitwise_not,
+        "bitwise_and_": bit_and_, "bitwise_or_": bit_or_, "bitwise_xor_": bit_xor_,
+        "bitwise_not_": m.inplace(ew.bitwise_not),
         "__floordiv__": lambda s, o: ew.floor_divide(s, m.operand(o)),
         "__rfloordiv__": lambda s, o: ew.floor_divide(m.operand(o), s),
         "__mod__": lambda s, o: m.remainder(s, o),
@@ -127,7 +137,7 @@ def functions() -> dict:
 
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
-_OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg]
+_OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, m]
 
 
 install()

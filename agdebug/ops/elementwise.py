@@ -149,6 +149,22 @@ def rsub(xp, x, other):
     return other - x
 
 
+@defop("sub_from_scalar", node="SubBackward0")
+def sub_from_scalar(xp, x, y, alpha=1):
+    """``agdebug.sub(2, y)``: torch wraps the number as a tensor and records SubBackward0
+    (``2 - y`` records RsubBackward1). Not in ``sub``: ``x`` is a number here, and sub's
+    ``x.dtype`` test is on the operators' hot path."""
+    if _is_bool(x) or _is_bool(y):
+        _check_bool_sub(x, y)
+    x, y = promote(x, y)
+    return x - y if alpha == 1 else x - alpha * y
+
+
+@sub_from_scalar.vjp
+def sub_from_scalar_vjp(ctx, grad):
+    return None, (-grad if ctx.alpha == 1 else grad * -ctx.alpha)
+
+
 @rsub.vjp
 def rsub_vjp(ctx, grad):
     return -grad, None
@@ -190,6 +206,40 @@ def div_vjp(ctx, grad):
     grad_x = grad / y if needs(ctx, 0) else None
     grad_y = -grad * ctx.x / (y * y) if needs(ctx, 1) else None
     return grad_x, grad_y
+
+
+@defop("div_rounded", node="DivBackward2", saves=("x@1", "y"))
+def div_rounded(xp, x, y, rounding_mode="floor"):
+    """``div(x, y, rounding_mode=...)``: integers stay integers (torch's integer division),
+    floats are floor(x / y) as Python's ``//`` (``-5.0 // inf`` is -1) or trunc(x / y)."""
+    x, y = promote(x, y)
+    dt = x.dtype if hasattr(x, "dtype") else y.dtype
+    try:
+        if dt.kind == "f":
+            return xp.floor_divide(x, y) if rounding_mode == "floor" else xp.trunc(x / y)
+        if dt.kind == "b":
+            _not_implemented(xp, f"div_{rounding_mode}", dt)
+        if type(y) is int:   # wrapped to the dtype, as torch does (NumPy 2 would raise)
+            y = np.int64(y).astype(dt)
+        if type(x) is int:
+            x = np.int64(x).astype(dt)
+        if rounding_mode == "floor":
+            out = xp.floor_divide(x, y)
+        else:
+            out = (x - xp.fmod(x, y)) // y   # exact: the division has no remainder
+    except ValueError:
+        broadcast_error(x, y)
+        raise
+    if not xp.all(y):   # NumPy gives 0 (shapes checked first, as torch does); torch raises
+        raise RuntimeError("ZeroDivisionError")
+    return out
+
+
+@div_rounded.vjp
+def div_rounded_vjp(ctx, grad):
+    # Piecewise constant in both inputs: torch returns zeros (outside any graph) for each.
+    zeros = zeros_grad(grad, tuple(grad.shape))
+    return (zeros if needs(ctx, 0) else None), (zeros if needs(ctx, 1) else None)
 
 
 @defop("neg", node="NegBackward0")
@@ -776,6 +826,55 @@ logical_xor = _comparison("logical_xor", lambda xp, x, y: xp.logical_xor(x, y))
 def logical_not(xp, x):
     return xp.logical_not(x)
 
+
+# ----------------------------------------------------------------------------- bitwise
+
+def _bitwise(name: str, fn):
+    @defop(name, node="NotDifferentiable", differentiable=False)
+    def forward(xp, x, y):
+        x, y = _integral_operands(xp, name, x, y)
+        try:
+            return fn(x, y)
+        except ValueError:
+            broadcast_error(x, y)
+            raise
+    return forward
+
+
+def _integral_operands(xp, name: str, x, y):
+    """Promote as torch does; refuse a floating result as torch's kernel does; wrap a Python
+    int to the result dtype (``uint8 & -1`` is ``uint8 & 255`` in torch; NumPy 2 raises)."""
+    x, y = promote(x, y)
+    dt = x.dtype if hasattr(x, "dtype") else y.dtype   # promote left one dtype (or a number)
+    if dt.kind == "f":
+        _not_implemented(xp, name, dt)
+    if type(x) is int:
+        x = np.int64(x).astype(dt)
+    if type(y) is int:
+        y = np.int64(y).astype(dt)
+    return x, y
+
+
+def _not_implemented(xp, kernel: str, dt):
+    device = "cpu" if xp is np else "cuda"
+    raise NotImplementedError(
+        f'"{kernel}_{device}" not implemented for \'{backend.get_dtype(dt)._legacy}\'')
+
+
+# On bool operands these are the logical ops (bool results), as in torch.
+bitwise_and = _bitwise("bitwise_and", lambda x, y: x & y)
+bitwise_or = _bitwise("bitwise_or", lambda x, y: x | y)
+bitwise_xor = _bitwise("bitwise_xor", lambda x, y: x ^ y)
+
+
+@defop("bitwise_not", node="NotDifferentiable", differentiable=False)
+def bitwise_not(xp, x):
+    if x.dtype.kind == "f":
+        _not_implemented(xp, "bitwise_not", x.dtype)
+    return xp.invert(x)
+
+
+# ----------------------------------------------------------------------------- predicates
 
 @defop("isnan", node="NotDifferentiable", differentiable=False)
 def isnan(xp, x):

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
+from .. import backend
+from ..backend import get_dtype, result_dtype
+from ..graph.grad_mode import MODE
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import reduce as rd
@@ -48,8 +53,8 @@ def add(input, other, *, alpha=1):
 
 
 def sub(input, other, *, alpha=1):
-    if not isinstance(input, Tensor):
-        return ew.rsub(other, input)
+    if not isinstance(input, Tensor):   # torch.sub(2, x): SubBackward0 (``2 - x``: Rsub)
+        return ew.sub_from_scalar(operand(input), other, alpha=alpha)
     return ew.sub(input, operand(other), alpha=alpha)
 
 
@@ -60,21 +65,21 @@ def mul(input, other):
 
 
 def div(input, other, *, rounding_mode=None):
+    # torch.div(2, x) is DivBackward0 with the number as ``self``; only the operator
+    # ``2 / x`` is reciprocal(x) * 2 (MulBackward0), see true_div_r.
     if rounding_mode is not None:
-        return _rounded_div(input, other, rounding_mode)
+        return ew.div_rounded(operand(input), operand(other),
+                              rounding_mode=_rounding_mode(rounding_mode))
     if not isinstance(input, Tensor):
-        return ew.mul(ew.reciprocal(other), input)
+        return ew.div(operand(input), other)
     return ew.div(input, operand(other))
 
 
-def _rounded_div(input, other, rounding_mode):
-    q = div(input, other)
-    if rounding_mode == "floor":
-        return q.floor()
-    if rounding_mode == "trunc":
-        return q.sign() * q.abs().floor()
-    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-                       f"found '{rounding_mode}'")
+def _rounding_mode(rounding_mode):
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    return rounding_mode
 
 
 def pow(input, exponent):
@@ -105,6 +110,74 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         return tuple(Tensor._wrap(i) for i in condition._data.nonzero())
     return ew.where(operand(input), operand(other), condition=condition)
+
+
+# ----------------------------------------------------------------------------- bitwise
+
+def bitwise_operator(op):
+    """``x & y`` (and ``y & x``: the ops commute). Another operand is Python's TypeError,
+    as in torch: ``NotImplemented`` lets Python say ``unsupported operand type(s)``."""
+    def method(self, other):
+        try:
+            other = operand(other)
+        except TypeError:
+            return NotImplemented
+        return op(self, other)
+    method.__name__ = op.name
+    return method
+
+
+def bitwise_function(op):
+    """``agdebug.bitwise_and(x, 3)``; torch also takes the number first, but not two."""
+    def function(input, other):
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            raise TypeError(f"{op.name}() received an invalid combination of arguments - got "
+                            f"({type(input).__name__}, {type(other).__name__}), but expected "
+                            "one of:")
+        return op(operand(input), operand(other))
+    function.__name__ = op.name
+    return function
+
+
+def bitwise_inplace(op):
+    """``x &= y``, ``x.bitwise_and_(y)``: torch's cast rule is checked before the kernel's
+    dtype check (``int_tensor &= 2.5`` is a cast error, not NotImplementedError)."""
+    def method(self, other):
+        other = operand(other)
+        target = self._data.dtype
+        other_data, other_dim = (other._data, other._data.ndim) if isinstance(other, Tensor) \
+            else (other, -1)
+        dt = result_dtype(self._data, other_data, self._data.ndim, other_dim)
+        if not _can_cast(dt, target):
+            raise RuntimeError(f"result type {get_dtype(dt)._legacy} can't be cast to the "
+                               f"desired output type {get_dtype(target)._legacy}")
+        if dt != target and dt.kind in "iu" and isinstance(other, Tensor):
+            # ``uint8 |= int64``: torch casts the int64 result down, which the write-back
+            # refuses; bits do not mix, so casting the operand first is the same.
+            other = other.to(self.dtype)
+        return apply_inplace(op, self, (other,), {})
+    method.__name__ = op.name + "_"
+    return method
+
+
+def _can_cast(src, dst) -> bool:
+    """torch's ``canCast``: no float into an integer tensor, nothing but bool into bool."""
+    if src.kind == "f" and dst.kind in "iu":
+        return False
+    return src.kind == "b" or dst.kind != "b"
+
+
+def invert(self):
+    if self._data.dtype.kind == "f":   # the operator's own message; bitwise_not's differs
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return ew.bitwise_not(self)
+
+
+FUNCTIONS = {"bitwise_and": bitwise_function(ew.bitwise_and),
+             "bitwise_or": bitwise_function(ew.bitwise_or),
+             "bitwise_xor": bitwise_function(ew.bitwise_xor),
+             "bitwise_not": ew.bitwise_not}
 
 
 def maximum(input, other):
@@ -173,9 +246,10 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
     return shape
 
 
-def view(self, *shape):
-    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
-        return self.to(shape[0])
+def view(self, *shape, dtype=None):
+    if dtype is not None or (shape and not isinstance(shape[0], (tuple, list, int))
+                             and _is_dtype(shape[0])):
+        return view_dtype(self, *shape, dtype=dtype)
     target = infer_shape(shape_arg(shape), self.numel())
     if not self._data.flags.c_contiguous and self._data.ndim > 1 and self._data.size > 1:
         if not _viewable(self._data, target):
@@ -183,6 +257,91 @@ def view(self, *shape):
                 "view size is not compatible with input tensor's size and stride (at least one "
                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     return sh.view(self, shape=target)
+
+
+def _is_dtype(value) -> bool:
+    return isinstance(value, backend.dtype) or value is float or value is int or value is bool
+
+
+# ``x.view(float)``: Python's types name torch's double, long and bool here.
+_PYTHON_DTYPES = {float: backend.float64, int: backend.int64, bool: backend.bool_}
+
+
+def view_dtype(self, *args, dtype=None):
+    """``x.view(torch.int32)``: the same bytes read as another dtype.
+
+    torch's ``view(dtype)`` is not differentiable: the result never requires grad, has no
+    grad_fn and is no view for autograd (``_base`` is None), whatever the dtype; it shares
+    the storage and so the version counter, as ``detach()`` does. Nor does it inherit
+    ``is_inference()``: torch makes it as any new tensor in the current mode.
+    """
+    if dtype is None and len(args) == 1:
+        (dtype,), args = args, ()
+    if args:   # torch takes a dtype or a shape, not both
+        got = ", ".join("torch.dtype" if _is_dtype(a) else type(a).__name__
+                        for a in (*args, *([dtype] if dtype is not None else [])))
+        raise TypeError(f"view() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:")
+    new = dtype if isinstance(dtype, backend.dtype) else _PYTHON_DTYPES.get(dtype)
+    if new is None:
+        raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not "
+                        f"{type(dtype).__name__}")
+    old = self.dtype
+    array = self._data
+    if new.itemsize != old.itemsize:
+        _check_view_dtype(array, old, new)
+    out = Tensor._wrap(array.view(new.np), None, 0, self._version_counter())
+    out._inference = MODE.inference   # torch: a new tensor of the mode, whatever self was
+    return out
+
+
+def _check_view_dtype(array, old, new) -> None:
+    """torch's checks, in its order, where the element size changes (numpy's differ)."""
+    def fail(what, tail=""):
+        raise RuntimeError(f"{what} to view {old._legacy} as {new._legacy} (different element "
+                           f"sizes){tail}")
+    if array.ndim == 0:
+        fail("self.dim() cannot be 0")
+    strides = _strides(array)
+    if strides[-1] != 1:
+        fail("self.stride(-1) must be 1", f", but got {strides[-1]}")
+    if new.itemsize < old.itemsize:
+        return
+    ratio = new.itemsize // old.itemsize
+    if array.shape[-1] % ratio:
+        fail(f"self.size(-1) must be divisible by {ratio}", f", but got {array.shape[-1]}")
+    offset = _storage_offset(array)
+    if offset % ratio:
+        fail(f"self.storage_offset() must be divisible by {ratio}", f", but got {offset}")
+    for i, stride in enumerate(strides[:-1]):
+        if stride % ratio:
+            fail(f"self.stride({i}) must be divisible by {ratio}", f", but got {stride}")
+
+
+def _strides(array) -> list:
+    """torch's strides, in elements. NumPy gives an empty array zero strides; torch gives it
+    contiguous ones (each size counted as at least 1)."""
+    if array.size:
+        return [s // array.itemsize for s in array.strides]
+    strides, step = [], 1
+    for size in reversed(array.shape):
+        strides.insert(0, step)
+        step *= max(size, 1)
+    return strides
+
+
+def _storage_offset(array) -> int:
+    """Elements from the start of the array's storage (its last base) to its first one."""
+    root = array
+    while isinstance(root.base, type(array)):
+        root = root.base
+    return (_address(array) - _address(root)) // array.itemsize
+
+
+def _address(array) -> int:
+    if isinstance(array, np.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr   # CuPy
 
 
 def _viewable(array, target) -> bool:
@@ -249,7 +408,10 @@ def sub_(self, other, *, alpha=1):
     return apply_inplace(ew.sub, self, (operand(other),), {"alpha": alpha})
 
 
-def div_(self, other):
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is not None:
+        return apply_inplace(ew.div_rounded, self, (operand(other),),
+                             {"rounding_mode": _rounding_mode(rounding_mode)})
     return apply_inplace(ew.div, self, (operand(other),), {})
 
 

@@ -13,6 +13,7 @@ ROW = rng.standard_normal(3)
 POS = rng.uniform(0.5, 2.0, (2, 3))
 AWAY = A + np.sign(A) * 0.3          # kept away from kinks (abs, relu, clamp at 0)
 MASK = np.array([[True, False, True], [False, True, False]])
+INTS = np.array([[1, 2, 3], [4, 5, -6]])
 
 def _fused(lib, name: str):
     """A fused derivative op: agdebug's own, or torch's aten op of the same name."""
@@ -28,6 +29,7 @@ CASES = [
     Case("add", lambda t, x: x + 2, [A], id="add_scalar"),
     Case("sub", lambda t, x, y: x - y, [A, ROW]),
     Case("rsub", lambda t, x: 2 - x, [A]),
+    Case("sub_from_scalar", lambda t, x: t.sub(2, x, alpha=1.5), [A]),
     Case("mul", lambda t, x, y: x * y, [A, B]),
     Case("mul", lambda t, x: 3 * x, [A], id="mul_scalar"),
     Case("div", lambda t, x, y: x / y, [A, POS]),
@@ -73,6 +75,9 @@ CASES = [
     Case("fill", lambda t, x: (x * 1).fill_(2.0) * x, [A]),
     Case("copy", lambda t, x, y: (x * 1).copy_(y) * x, [A, B]),
     Case("floor_divide", lambda t, x, y: (x // y).detach() + x, [A * 5, POS]),
+    Case("div_rounded", lambda t, x, y: x.div(y, rounding_mode="floor") * x, [A * 5, POS]),
+    Case("div_rounded", lambda t, x, y: x.div(y, rounding_mode="trunc") * y, [A * 5, POS],
+         id="div_rounded_trunc"),
     Case("remainder_scalar", lambda t, x: x % 0.7, [A * 3 + 0.05]),
     Case("remainder", lambda t, x, y: x % y, [A * 3 + 0.05, POS]),
     Case("eq", lambda t, x, y: x == y, [A, A * (A > 0)]),
@@ -81,10 +86,15 @@ CASES = [
     Case("le", lambda t, x, y: x <= y, [A, B]),
     Case("gt", lambda t, x, y: x > y, [A, B]),
     Case("ge", lambda t, x, y: x >= y, [A, B]),
-    Case("logical_and", lambda t, m, n: m & n, [MASK, ~MASK]),
-    Case("logical_or", lambda t, m, n: m | n, [MASK, ~MASK]),
-    Case("logical_xor", lambda t, m, n: m ^ n, [MASK, MASK]),
-    Case("logical_not", lambda t, m: ~m, [MASK]),
+    Case("logical_and", lambda t, m, n: m.logical_and(n), [MASK, ~MASK]),
+    Case("logical_or", lambda t, m, n: m.logical_or(n), [MASK, ~MASK]),
+    Case("logical_xor", lambda t, m, n: m.logical_xor(n), [MASK, MASK]),
+    Case("logical_not", lambda t, m: m.logical_not(), [MASK]),
+    Case("bitwise_and", lambda t, m, n: m & n, [MASK, ~MASK]),
+    Case("bitwise_and", lambda t, x, y: x & y, [INTS, INTS * 3], id="bitwise_and_int"),
+    Case("bitwise_or", lambda t, x, y: x | y, [INTS, INTS + 1]),
+    Case("bitwise_xor", lambda t, x, y: x ^ y, [INTS, INTS * 5]),
+    Case("bitwise_not", lambda t, x: ~x, [INTS]),
     Case("isnan", lambda t, x: t.isnan(x.log()), [A]),
     Case("isinf", lambda t, x: t.isinf(1 / (x * (x > 0))), [A]),
     Case("isfinite", lambda t, x: t.isfinite(1 / (x * (x > 0))), [A]),
