@@ -400,13 +400,21 @@ def check_writable_outside_inference(target: Tensor) -> None:
                            "details.")
 
 
+def can_cast(src, dst) -> bool:
+    """torch's ``canCast`` for in-place results: no float into an integer tensor and nothing
+    but bool into a bool one; any width otherwise (int64 into uint8 is allowed, and wraps)."""
+    if src.kind in "fc" and dst.kind in "biu":
+        return False
+    return src.kind == "b" or dst.kind != "b"
+
+
 def write_into(target: Tensor, array) -> None:
     """Copy ``array`` into ``target``'s storage (so views see it) and bump the version."""
     data = target._data
     if array.shape != data.shape:
         raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast "
                            f"shape {list(array.shape)}")
-    if array.dtype != data.dtype and not np.can_cast(array.dtype, data.dtype, "same_kind"):
+    if array.dtype != data.dtype and not can_cast(array.dtype, data.dtype):
         src, dst = backend.get_dtype(array.dtype), backend.get_dtype(data.dtype)
         raise RuntimeError(f"result type {src._legacy} can't be cast to the desired output type "
                            f"{dst._legacy}")

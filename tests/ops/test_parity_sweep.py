@@ -61,6 +61,13 @@ EXPRESSIONS = [
     "lib.ones(2, 3).index_select(0, lib.tensor([2]))",
     "lib.ones(3).index_select(0, lib.tensor([-1]))",
     "lib.ones(2, 3).index_add(0, lib.tensor([2, 0]), lib.ones(2, 3))",
+    # in-place results are cast to the tensor's dtype by torch's canCast: any integer width
+    # (wrapping), never float into int nor int into bool
+    "lib.tensor([250, 3], dtype=lib.uint8).add_(lib.tensor([10, -5]))",
+    "lib.tensor([1, 2], dtype=lib.int8).mul_(lib.tensor([300, 2]))",
+    "lib.tensor([1, 2]).add_(lib.tensor([1.5, 1.0]))",
+    "lib.tensor([True, False]).add_(lib.tensor([1, 1]))",
+    "lib.tensor([1.0, 2.0]).add_(lib.tensor([1, 2], dtype=lib.float64))",
 ]
 
 
