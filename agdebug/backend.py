@@ -51,6 +51,18 @@ _BY_NUMPY = {d.np: d for d in (float16, float32, float64, int8, uint8, int16, in
 DEFAULT_FLOAT = float32
 
 
+# ``dtype=float``: Python's types name torch's double, long and bool.
+PYTHON_TYPES = {float: float64, int: int64, bool: bool_}
+
+
+def as_dtype(d):
+    """The agdebug dtype ``d`` names (an agdebug dtype, or Python's float, int or bool), or
+    None where it names none."""
+    if isinstance(d, dtype):
+        return d
+    return PYTHON_TYPES[d] if d is float or d is int or d is bool else None
+
+
 def get_dtype(np_dtype) -> dtype:
     """The agdebug dtype of a numpy/cupy dtype (or anything ``np.dtype`` accepts)."""
     found = _BY_NUMPY.get(np_dtype)
@@ -64,8 +76,8 @@ def get_dtype(np_dtype) -> dtype:
 def to_numpy_dtype(d) -> np.dtype:
     if isinstance(d, dtype):
         return d.np
-    if d is float:
-        return DEFAULT_FLOAT.np
+    if d is float:   # torch reads Python's float as double, not as the default dtype
+        return float64.np
     if d is int:
         return int64.np
     if d is bool:

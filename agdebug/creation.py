@@ -53,7 +53,10 @@ def _default_array(data, dtype=None) -> np.ndarray:
     if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
         data = _nested_values(data)
     if dtype is not None:   # straight to the asked dtype: no float32 round trip
-        return np.array(data, dtype=to_numpy_dtype(dtype))
+        try:
+            return np.array(data, dtype=to_numpy_dtype(dtype))
+        except OverflowError:   # NumPy 2 refuses an int out of the dtype's range
+            return _checked_ints(data, to_numpy_dtype(dtype))
     array = np.array(data)
     from_numpy_data = isinstance(data, (np.ndarray, np.generic))
     if array.dtype == np.float64 and not from_numpy_data:
@@ -63,6 +66,18 @@ def _default_array(data, dtype=None) -> np.ndarray:
     elif array.dtype.kind == "O":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return array
+
+
+def _checked_ints(data, np_dtype) -> np.ndarray:
+    """Python ints into an integer dtype as torch converts them: out of range is an error,
+    except that an unsigned dtype takes negatives down to -max, wrapped (``-1`` is 255)."""
+    info = np.iinfo(np_dtype)
+    low = -int(info.max) if info.min == 0 else int(info.min)
+    for value in np.array(data, dtype=object).ravel():
+        if not low <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without "
+                               "overflow")
+    return np.array(data, dtype=np.int64).astype(np_dtype)
 
 
 def _flat(data):
@@ -149,8 +164,10 @@ def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     default = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
                np.dtype(np.int64) if isinstance(fill_value, int) else DEFAULT_FLOAT.np)
-    return _sized(lambda s, d: np.full(s, fill_value, dtype=d), (size,), dtype, device,
-                  requires_grad, default)
+    from .ops.elementwise import checked   # torch's overflow check of the value
+
+    return _sized(lambda s, d: np.full(s, checked(fill_value, d), dtype=d), (size,), dtype,
+                  device, requires_grad, default)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:

@@ -49,6 +49,20 @@ def _compare(op):
     return method
 
 
+def _dim_required(fn, name: str):
+    """``x.softmax()``: torch's TypeError for the missing ``dim`` (Python's names ``fn``)."""
+    def method(self, *args, **kwargs):
+        if not args and "dim" not in kwargs:
+            raise reduce.missing_arguments(name, "dim")
+        return fn(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+# torch's functions and methods whose ``dim`` is required, defined in modules not changed here
+_DIM_REQUIRED = ("softmax", "log_softmax")
+
+
 def _to(self, *args, **kwargs):
     from .conversion import to
     return to(self, *args, **kwargs)
@@ -87,7 +101,7 @@ def install() -> None:
         "__rfloordiv__": lambda s, o: ew.floor_divide(m.operand(o), s),
         "__mod__": lambda s, o: m.remainder(s, o),
         "__rmod__": lambda s, o: m.remainder(o, s),
-        "floor_divide": lambda s, o: ew.floor_divide(s, m.operand(o)),
+        "floor_divide": m.floor_divide,
         "remainder": lambda s, o: m.remainder(s, o),
         "add": m.add, "sub": m.sub, "mul": m.mul, "div": m.div, "pow": m.pow,
         "true_divide": m.div, "multiply": m.mul, "subtract": m.sub, "divide": m.div,
@@ -96,8 +110,9 @@ def install() -> None:
         "eq": lambda s, o: ew.eq(s, m.operand(o)), "ne": lambda s, o: ew.ne(s, m.operand(o)),
         "lt": lambda s, o: ew.lt(s, m.operand(o)), "le": lambda s, o: ew.le(s, m.operand(o)),
         "gt": lambda s, o: ew.gt(s, m.operand(o)), "ge": lambda s, o: ew.ge(s, m.operand(o)),
-        "logical_and": ew.logical_and, "logical_or": ew.logical_or,
-        "logical_xor": ew.logical_xor, "logical_not": ew.logical_not,
+        "logical_and": m.logical_and_method, "logical_or": m.logical_or_method,
+        "logical_xor": m.logical_xor_method, "logical_not": ew.logical_not,
+        "atan2": m.atan2_method, "round": m.round_,
         "isnan": ew.isnan, "isinf": ew.isinf, "isfinite": ew.isfinite,
         "maximum": m.maximum, "minimum": m.minimum, "clamp": m.clamp, "clip": m.clamp,
         "where": lambda s, cond, other: m.where(cond, s, other),
@@ -117,13 +132,15 @@ def install() -> None:
     }
     unary = {"exp": ew.exp, "expm1": ew.expm1, "log": ew.log, "log2": ew.log2,
              "log1p": ew.log1p, "sqrt": ew.sqrt, "rsqrt": ew.rsqrt, "abs": ew.abs_,
-             "absolute": ew.abs_, "sign": ew.sign, "floor": ew.floor, "round": ew.round_,
+             "absolute": ew.abs_, "sign": ew.sign, "floor": ew.floor,
              "sin": ew.sin, "cos": ew.cos, "tan": ew.tan, "tanh": ew.tanh,
              "sigmoid": ew.sigmoid, "relu": ew.relu, "erf": ew.erf_op}
     for name, op in unary.items():
         table[name] = _unary_method(op)
     for module in _OP_MODULES:
         table.update(getattr(module, "METHODS", {}))
+    for name in _DIM_REQUIRED:
+        table[name] = _dim_required(table[name], name)
     for name, fn in table.items():
         setattr(Tensor, name, _method(fn) if isinstance(fn, Op) else fn)
 
@@ -133,6 +150,8 @@ def functions() -> dict:
     merged = {}
     for module in _OP_MODULES:
         merged.update(getattr(module, "FUNCTIONS", {}))
+    for name in _DIM_REQUIRED:
+        merged[name] = _dim_required(merged[name], name)
     return merged
 
 

@@ -45,17 +45,21 @@ def weak(number, array):
     NumPy converts the number to the array's dtype before the op anyway (NEP 50), so the
     result is the same to the bit, but that conversion costs as much again as the op on a
     small array (``x * 1.5``: 0.9 us against 0.45 us on a (4,) float32); scalar operands
-    are everywhere in derivatives. Other dtypes, NaN, zero (``-0.0 == 0.0``) and CuPy
-    arrays take the number as it is.
+    are everywhere in derivatives. NaN, zero (``-0.0 == 0.0``) and CuPy arrays take the
+    number as it is; integer dtypes take it wrapped into their range (see ``in_dtype``).
     """
     if type(array) is not np.ndarray:
-        return number
+        return in_dtype(number, array.dtype)
     table = _WEAK_ARRAYS.get(array.dtype)
     if table is None:
-        return number
+        return in_dtype(number, array.dtype)
     found = table.get(number)
     if found is None:
-        if not number or number != number or len(table) >= 4096:
+        if not number or number != number:
+            return number
+        if type(number) is int:   # on a miss only: the cached values passed this check
+            _check_int_scalar(number)
+        if len(table) >= 4096:
             return number
         found = table[number] = np.array(number, dtype=array.dtype)
         found.flags.writeable = False
@@ -63,6 +67,52 @@ def weak(number, array):
 
 
 _WEAK_ARRAYS: dict = {np.dtype(t): {} for t in (np.float16, np.float32, np.float64)}
+
+
+def in_dtype(number, dtype):
+    """A Python number as torch casts it to an integer tensor's dtype: an out-of-range int
+    wraps (``uint8 + 300`` is ``uint8 + 44``, ``uint8 < -1`` is ``uint8 < 255``), where NumPy 2
+    raises OverflowError. Other numbers and dtypes pass unchanged."""
+    bounds = _INT_BOUNDS.get(dtype)
+    if bounds is None:
+        if type(number) is int:
+            _check_int_scalar(number)
+        return number
+    low, high = bounds
+    if low <= number <= high or type(number) is not int:
+        return number
+    _check_int_scalar(number)
+    span = high - low + 1
+    number %= span
+    return number - span if number > high else number
+
+
+_INT_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+               for t in (np.int8, np.uint8, np.int16, np.int32, np.int64)}
+
+
+def _check_int_scalar(number: int) -> None:
+    # torch reads a Python int as int64, or as uint64 where it is larger; beyond, it raises.
+    if number > 0xFFFF_FFFF_FFFF_FFFF:
+        raise OverflowError("int too big to convert")
+    if number < -0x8000_0000_0000_0000:
+        raise OverflowError("can't convert negative int to unsigned")
+
+
+def checked(value, dtype):
+    """A Python int converted as torch converts ``alpha``, clamp's bounds and where's or
+    fill's values to an integer dtype: out of range is an error (where the operands wrap),
+    but an unsigned dtype takes a negative down to -max, wrapped (two's complement)."""
+    bounds = _INT_BOUNDS.get(dtype)
+    if bounds is None or type(value) is not int:
+        return value
+    low, high = bounds
+    if low <= value <= high:
+        return value
+    if low == 0 and -high <= value < 0:
+        return value + high + 1
+    _check_int_scalar(value)
+    raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without overflow")
 
 
 def broadcast_error(*operands):
@@ -112,7 +162,7 @@ def to_float(x):
 def add(xp, x, y, alpha=1):
     x, y = promote(x, y)
     try:
-        return x + y if alpha == 1 else x + alpha * y
+        return x + y if alpha == 1 else x + _times_alpha(y, alpha, x)
     except ValueError:
         broadcast_error(x, y)
         raise
@@ -130,7 +180,7 @@ def sub(xp, x, y, alpha=1):
         _check_bool_sub(x, y)
     x, y = promote(x, y)
     try:
-        return x - y if alpha == 1 else x - alpha * y
+        return x - y if alpha == 1 else x - _times_alpha(y, alpha, x)
     except ValueError:
         broadcast_error(x, y)
         raise
@@ -157,7 +207,7 @@ def sub_from_scalar(xp, x, y, alpha=1):
     if _is_bool(x) or _is_bool(y):
         _check_bool_sub(x, y)
     x, y = promote(x, y)
-    return x - y if alpha == 1 else x - alpha * y
+    return x - y if alpha == 1 else x - _times_alpha(y, alpha, x)
 
 
 @sub_from_scalar.vjp
@@ -178,6 +228,18 @@ def mul(xp, x, y):
     except ValueError:
         broadcast_error(x, y)
         raise
+
+
+def _times_alpha(y, alpha, x):
+    """``alpha * y`` as torch computes it, in the result dtype: alpha is converted with an
+    overflow check, an integral product wraps (NumPy 2 raises for a Python int out of range)."""
+    dt = x.dtype if hasattr(x, "dtype") else y.dtype
+    if type(alpha) is int:
+        _check_int_scalar(alpha)
+    if dt.kind not in "iu":
+        return alpha * y
+    alpha = checked(alpha, dt)
+    return y * alpha if hasattr(y, "dtype") else in_dtype(alpha * y, dt)
 
 
 @mul.vjp
@@ -270,8 +332,10 @@ def reciprocal_vjp(ctx, grad):
 @defop("pow", node="PowBackward0", saves=("x",))
 def pow_scalar(xp, x, exponent=1.0):
     x, _ = promote(x, exponent)
-    if x.dtype.kind in "biu" and type(exponent) is int and exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if x.dtype.kind in "biu" and type(exponent) is int:
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        exponent = checked(exponent, x.dtype)
     return x ** exponent
 
 
@@ -287,10 +351,20 @@ def pow_scalar_vjp(ctx, grad):
 def pow_tensor(xp, x, y):
     x, y = promote(x, y)
     try:
-        return x ** y
+        return int_power(xp, x, y)
     except ValueError:
         broadcast_error(x, y)
         raise
+
+
+def int_power(xp, x, y):
+    """``x ** y``; where both are integral, a negative exponent gives torch's answer (1 for a
+    base of 1, +-1 for -1, else 0, as integer division would) where NumPy raises."""
+    if getattr(y, "dtype", None) is None or y.dtype.kind != "i" or x.dtype.kind not in "iu" \
+            or not (y < 0).any():
+        return x ** y
+    negative = y < 0
+    return xp.where(negative & (xp.abs(x) != 1), 0, x) ** xp.abs(y)
 
 
 @pow_tensor.vjp
@@ -308,6 +382,8 @@ def pow_tensor_vjp(ctx, grad):
 @defop("rpow", node="PowBackward2", saves=("result",))
 def rpow(xp, x, base=1.0):
     x, base = promote(x, base)
+    if type(base) is int and x.dtype.kind == "i":   # ``2 ** int_tensor``: negative exponents
+        return int_power(xp, np.array(base, dtype=x.dtype), x)
     return base ** x
 
 
@@ -398,6 +474,8 @@ def rsqrt_vjp(ctx, grad):
 
 @defop("abs", node="AbsBackward0", saves=("x",))
 def abs_(xp, x):
+    if x.dtype is _BOOL:   # NumPy's abs of bool is the identity; torch has no bool kernel
+        _not_implemented(xp, "abs", x.dtype)
     return xp.abs(x)
 
 
@@ -421,12 +499,25 @@ def sign(xp, x):
 
 @defop("floor", node="FloorBackward0")
 def floor(xp, x):
+    if x.dtype is _BOOL:   # NumPy floors bool to float16; torch has no bool kernel
+        _not_implemented(xp, "floor_vml", x.dtype)
     return xp.floor(x)
 
 
 
 @defop("round", node="RoundBackward0")
 def round_(xp, x, decimals=0):
+    if x.dtype is _BOOL:   # NumPy rounds bool to float16; torch has no bool kernel
+        _not_implemented(xp, "round_vml", x.dtype)
+    return xp.round(x, decimals)
+
+
+@defop("round_decimals", node="RoundBackward1")
+def round_decimals(xp, x, decimals=0):
+    """``round(x, decimals=d)``, d given even as 0: torch's other overload, whose kernels
+    are floating only (``round()`` of an integer tensor is the tensor)."""
+    if x.dtype.kind != "f":
+        _not_implemented(xp, "round_vml" if decimals == 0 else "round", x.dtype)
     return xp.round(x, decimals)
 
 
@@ -470,6 +561,25 @@ def tanh(xp, x):
 @tanh.vjp
 def tanh_vjp(ctx, grad):
     return (tanh_backward(grad, ctx.result),)
+
+
+@defop("atan2", node="Atan2Backward0", saves=("x", "y"))
+def atan2(xp, x, y):
+    x, y = promote(x, y)
+    x, y = to_float(x), to_float(y)   # integral operands give the default float, as in torch
+    try:
+        return xp.arctan2(x, y)
+    except ValueError:
+        broadcast_error(x, y)
+        raise
+
+
+@atan2.vjp
+def atan2_vjp(ctx, grad):
+    # d/dx atan2(x, y) = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2) (torch's atan2_backward)
+    x, y = ctx.x, ctx.y
+    scaled = grad / (x * x + y * y)
+    return (scaled * y if needs(ctx, 0) else None), (scaled * -x if needs(ctx, 1) else None)
 
 
 # torch's fused derivatives: one node (TanhBackwardBackward0...) instead of three in a
@@ -518,6 +628,8 @@ def sigmoid_backward_vjp(ctx, grad_grad):
 
 @defop("relu", node="ReluBackward0", saves=("result",))
 def relu(xp, x):
+    if x.dtype is _BOOL:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return xp.maximum(x, 0).astype(x.dtype, copy=False)
 
 
@@ -650,6 +762,7 @@ def clamp(xp, x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dtype = _clamp_dtype(x, min, max)
+    min, max = checked(min, dtype), checked(max, dtype)
     out = x
     if min is not None:
         out = xp.maximum(out, min)
@@ -753,6 +866,9 @@ def where(xp, x, y, condition=None):
         dtype = dtype if isinstance(dtype, backend.dtype) else backend.get_dtype(dtype)
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {dtype._legacy}")
+    if type(x) is int or type(y) is int:   # converted to the result dtype, overflow checked
+        dt = result_dtype(x, y, getattr(x, "ndim", -1), getattr(y, "ndim", -1))
+        x, y = checked(x, dt), checked(y, dt)
     x, y = promote(x, y)
     if not hasattr(x, "dtype") and not hasattr(y, "dtype"):
         # two Python numbers: a float result is the default float (NumPy: float64)
@@ -901,7 +1017,7 @@ def zero(xp, x):
 
 @defop("fill", node="FillBackward2")
 def fill(xp, x, value=0.0):
-    return xp.full_like(x, value)
+    return xp.full_like(x, checked(value, x.dtype))
 
 
 @defop("copy", node="CopyBackwards")
@@ -957,5 +1073,5 @@ def remainder_scalar_vjp(ctx, grad):
     return (grad,)
 
 
-for _op in (sign, floor, round_, zero, fill):
+for _op in (sign, floor, round_, round_decimals, zero, fill):
     _op.vjp(zero_vjp)

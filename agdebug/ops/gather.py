@@ -194,12 +194,17 @@ def take_along_dim(input, indices, dim=None):
 
 @defop("index_select", node="IndexSelectBackward0")
 def index_select_op(xp, x, index=None, dim=0):
+    if x.ndim == 0:   # torch: a scalar's one value, as a scalar (NumPy: shape (1,))
+        return xp.take(x, index.reshape(-1), axis=dim).reshape(())
     return xp.take(x, index.reshape(-1), axis=dim)
 
 
 @index_select_op.vjp
 def index_select_vjp(ctx, grad):
-    zeros = zeros_grad(grad, input_shape(ctx, 0))
+    shape = input_shape(ctx, 0)
+    if not shape:   # a scalar's one value: the gradient passes as it is
+        return (grad,)
+    zeros = zeros_grad(grad, shape)
     return (index_add_op(zeros, grad, index=ctx.index, dim=ctx.dim),)
 
 
@@ -250,8 +255,20 @@ def index_select(input, dim, index):
     >>> ag.tensor([10.0, 20.0, 30.0]).index_select(0, ag.tensor([2, 0, 2]))
     tensor([30., 10., 30.])
     """
+    if input.ndim == 0:
+        _check_scalar_index(dim, index)
     dim = _check_vector_index("index_select", input, dim, index)
     return index_select_op(input, index=index._data, dim=dim)
+
+
+def _check_scalar_index(dim: int, index: Tensor) -> None:
+    """torch's checks for ``index_select`` of a 0-d tensor, in its order."""
+    dims_of(dim, 0)   # 0 or -1 only
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.numel() != 1:
+        raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
+                           f"{index.numel()} value(s)")
 
 
 def _check_index_add(x: Tensor, dim: int, index: Tensor, source: Tensor) -> int:

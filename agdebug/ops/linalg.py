@@ -260,6 +260,9 @@ def _check_expandable(have: tuple, target: tuple) -> None:
 
 def outer(input, vec2):
     """The outer product of two vectors (MulBackward0 over a view, as torch builds it)."""
+    for name, x in (("self", input), ("vec2", vec2)):   # broadcasting would hide a matrix
+        if x.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {x.ndim}-D")
     return input.reshape(-1, 1) * vec2
 
 

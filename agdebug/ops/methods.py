@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from . import elementwise as ew
 from . import reduce as rd
 from . import shape as sh
-from .registry import apply_inplace
+from .registry import apply_inplace, can_cast
 
 
 def operand(value):
@@ -148,7 +148,7 @@ def bitwise_inplace(op):
         other_data, other_dim = (other._data, other._data.ndim) if isinstance(other, Tensor) \
             else (other, -1)
         dt = result_dtype(self._data, other_data, self._data.ndim, other_dim)
-        if not _can_cast(dt, target):
+        if not can_cast(dt, target):
             raise RuntimeError(f"result type {get_dtype(dt)._legacy} can't be cast to the "
                                f"desired output type {get_dtype(target)._legacy}")
         if dt != target and dt.kind in "iu" and isinstance(other, Tensor):
@@ -160,13 +160,6 @@ def bitwise_inplace(op):
     return method
 
 
-def _can_cast(src, dst) -> bool:
-    """torch's ``canCast``: no float into an integer tensor, nothing but bool into bool."""
-    if src.kind == "f" and dst.kind in "iu":
-        return False
-    return src.kind == "b" or dst.kind != "b"
-
-
 def invert(self):
     if self._data.dtype.kind == "f":   # the operator's own message; bitwise_not's differs
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
@@ -174,10 +167,61 @@ def invert(self):
     return ew.bitwise_not(self)
 
 
+# ----------------------------------------------------------------------------- tensors only
+
+def _require_tensor(name: str, argument: str, position: int, value) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
+                        f"not {type(value).__name__}")
+
+
+def tensors_only(op):
+    """torch's binary ops with no number overload (``logical_and``, ``atan2``): a number is
+    torch's TypeError, naming the argument and its position (a method's self not counted)."""
+    def function(input, other):
+        _require_tensor(op.name, "input", 1, input)
+        _require_tensor(op.name, "other", 2, other)
+        return op(input, other)
+
+    def method(self, other):
+        _require_tensor(op.name, "other", 1, other)
+        return op(self, other)
+    function.__name__ = method.__name__ = op.name
+    return function, method
+
+
+logical_and, logical_and_method = tensors_only(ew.logical_and)
+logical_or, logical_or_method = tensors_only(ew.logical_or)
+logical_xor, logical_xor_method = tensors_only(ew.logical_xor)
+atan2, atan2_method = tensors_only(ew.atan2)
+
+
+def logical_not(input):
+    _require_tensor("logical_not", "input", 1, input)
+    return ew.logical_not(input)
+
+
+def round_(input, *, decimals=None):
+    """``round(x)`` is RoundBackward0 and keeps an integer tensor; ``round(x, decimals=d)``
+    (even d = 0) is torch's other overload, RoundBackward1, floating tensors only."""
+    if decimals is None:
+        return ew.round_(input)
+    return ew.round_decimals(input, decimals=decimals)
+
+
+def floor_divide(input, other):
+    return ew.floor_divide(operand(input), operand(other))
+
+
 FUNCTIONS = {"bitwise_and": bitwise_function(ew.bitwise_and),
              "bitwise_or": bitwise_function(ew.bitwise_or),
              "bitwise_xor": bitwise_function(ew.bitwise_xor),
-             "bitwise_not": ew.bitwise_not}
+             "bitwise_not": ew.bitwise_not,
+             # torch's aliases and the functions agdebug had as methods only
+             "true_divide": div, "divide": div, "subtract": sub, "multiply": mul,
+             "remainder": remainder, "floor_divide": floor_divide, "atan2": atan2,
+             "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
+             "logical_not": logical_not, "round": round_}
 
 
 def maximum(input, other):
@@ -206,9 +250,21 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 def sum_to_size(self, *size):
     size = shape_arg(size)
-    if tuple(self.shape) == size:
+    shape = self._data.shape
+    if shape == size:
         return self
-    return rd.sum_to_size(self, size=size)
+    if len(size) > len(shape) or any(s != 1 and s != n for s, n in zip(size[::-1], shape[::-1])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    lead = len(shape) - len(size)
+    if lead <= 0 or not (self._requires_grad and MODE.grad_enabled):
+        return rd.sum_to_size(self, size=size)
+    # torch's sum_to: a full sum to () (SumBackward0); else a keepdim sum, then a view that
+    # drops the leading dims (ViewBackward0). Unrecorded, one op does both (the engine's
+    # gradient reductions take that path).
+    if not size:
+        return rd.sum_all(self)
+    kept = rd.sum_to_size(self, size=(1,) * lead + size)
+    return sh.view(kept, shape=size)
 
 
 def _np_dtype(dtype):
@@ -263,10 +319,6 @@ def _is_dtype(value) -> bool:
     return isinstance(value, backend.dtype) or value is float or value is int or value is bool
 
 
-# ``x.view(float)``: Python's types name torch's double, long and bool here.
-_PYTHON_DTYPES = {float: backend.float64, int: backend.int64, bool: backend.bool_}
-
-
 def view_dtype(self, *args, dtype=None):
     """``x.view(torch.int32)``: the same bytes read as another dtype.
 
@@ -282,7 +334,7 @@ def view_dtype(self, *args, dtype=None):
                         for a in (*args, *([dtype] if dtype is not None else [])))
         raise TypeError(f"view() received an invalid combination of arguments - got ({got}), "
                         "but expected one of:")
-    new = dtype if isinstance(dtype, backend.dtype) else _PYTHON_DTYPES.get(dtype)
+    new = backend.as_dtype(dtype)   # ``x.view(float)``: Python's float is torch's double
     if new is None:
         raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not "
                         f"{type(dtype).__name__}")

@@ -368,6 +368,8 @@ amin.vjp(amax_vjp)
 
 
 def _arg(xp, x, dim, keepdim, largest: bool, name: str):
+    if x.dtype == np.bool_:   # NumPy picks the first True; torch has no bool kernel
+        raise RuntimeError(f"{name}(): does not support bool input")
     pick = xp.argmax if largest else xp.argmin
     if dim is None:
         if x.size == 0:
@@ -558,7 +560,21 @@ def _over_dim(op, name):
     return method
 
 
-def logsumexp_(input, dim, keepdim=False):
+def missing_arguments(name: str, *missing: str) -> TypeError:
+    """torch's TypeError for required arguments left out (its parser's words, grammar and
+    quotes: ``cumsum() missing 1 required positional arguments: "dim"``)."""
+    if len(missing) == 1:
+        return TypeError(f'{name}() missing 1 required positional arguments: "{missing[0]}"')
+    return TypeError(f"{name}() missing {len(missing)} required positional argument: "
+                     + ", ".join(f'"{m}"' for m in missing))
+
+
+_MISSING = object()   # a required ``dim`` left out: torch's TypeError, not Python's
+
+
+def logsumexp_(input, dim=_MISSING, keepdim=False):
+    if dim is _MISSING:
+        raise missing_arguments("logsumexp", "dim")
     return logsumexp(input, dim=dim, keepdim=keepdim)
 
 
@@ -579,7 +595,9 @@ def norm_(input, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(input, p, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
-def cumsum_(input, dim, *, dtype=None):
+def cumsum_(input, dim=_MISSING, *, dtype=None):
+    if dim is _MISSING:
+        raise missing_arguments("cumsum", "dim")
     return cumsum(input, dim=dim, dtype=_np_dtype(dtype))
 
 

@@ -216,7 +216,7 @@ def cat(tensors, dim=0):
     >>> ag.cat([ag.zeros(2, 3), ag.ones(1, 3)]).shape
     torch.Size([3, 3])
     """
-    tensors = list(tensors)
+    tensors = tensor_sequence("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, x in enumerate(tensors):
@@ -236,6 +236,20 @@ def cat(tensors, dim=0):
     return sh.cat(*tensors, dim=dim, sizes=sizes)
 
 
+def tensor_sequence(name: str, tensors) -> list:
+    """``tensors`` as a list, refused as torch refuses it: a Tensor is not a sequence of
+    tensors here (Python would iterate over its rows), nor is anything else not a list or
+    tuple of Tensors."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    for i, x in enumerate(tensors):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(x).__name__}")
+    return list(tensors)
+
+
 def _legacy_empty(x: Tensor) -> bool:
     return tuple(x.shape) == (0,)
 
@@ -251,8 +265,12 @@ def _check_cat_shape(first: Tensor, x: Tensor, dim: int, i: int) -> None:
                                "the list.")
 
 
+def concat(tensors, dim=0):
+    return cat(tensor_sequence("concat", tensors), dim)
+
+
 def concatenate(tensors, axis=0):
-    return cat(tensors, axis)
+    return cat(tensor_sequence("concatenate", tensors), axis)
 
 
 def stack(tensors, dim=0):
@@ -262,7 +280,7 @@ def stack(tensors, dim=0):
     >>> ag.stack([ag.zeros(2), ag.ones(2)], 1).shape
     torch.Size([2, 2])
     """
-    tensors = list(tensors)
+    tensors = tensor_sequence("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     first = tuple(tensors[0].shape)
@@ -281,7 +299,7 @@ FUNCTIONS = {
     "flatten": flatten, "squeeze": squeeze, "unsqueeze": unsqueeze, "permute": permute,
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
     "narrow": narrow, "flip": flip, "split": split, "chunk": chunk, "unbind": unbind,
-    "cat": cat, "concat": cat, "concatenate": concatenate, "stack": stack,
+    "cat": cat, "concat": concat, "concatenate": concatenate, "stack": stack,
 }
 
 METHODS = {

@@ -1,0 +1,177 @@
+"""Mismatches with torch found by a differential sweep: Python numbers out of an integer
+dtype's range, Python types as dtypes, torch's top-level aliases, bool inputs, errors.
+
+Each expression runs with ``lib`` = agdebug and ``lib`` = torch: both raise the same
+error type and text, or both return the same values, dtype, shape and grad_fn name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agdebug as ag
+
+torch = pytest.importorskip("torch")
+
+U8 = "lib.tensor([0, 2, 44, 200], dtype=lib.uint8)"
+I8 = "lib.tensor([1, 100, -128, 127], dtype=lib.int8)"
+X = "lib.tensor([1.5, -2.0], requires_grad=True)"
+
+EXPRESSIONS = [
+    # a Python int out of an integer dtype's range wraps, as in torch (NumPy 2 raises)
+    f"{U8} + 300", f"{I8} * 1000", f"{I8} * -1000", f"{U8} - 1", f"{U8} + (-1)",
+    f"300 - {U8}", f"-1 * {U8}", f"lib.sub(300, {U8})", f"{U8} // 300", f"{U8} % 300",
+    f"{U8} % -1", f"300 ** {U8}", f"{U8} & 300",
+    "lib.tensor([1, 2], dtype=lib.int16) * 40000",
+    "lib.tensor([0, 127], dtype=lib.int32) + 2**40",
+    "lib.tensor(5, dtype=lib.uint8) + 300",
+    # comparisons compare with the wrapped number too
+    f"{U8} == 300", f"{U8} < -1", f"{U8} > -1", f"{U8} != -1", f"{I8} <= 1000",
+    f"{I8} >= -1000", f"{U8}.eq(300)",
+    # beyond int64 (or uint64) torch raises, whatever the dtype
+    "lib.tensor([0, 127]) + 2**63", "lib.tensor([0, 127]) + 2**70",
+    f"{I8} + 2**64", f"{I8} + (-2**63 - 1)", f"{U8} == -2**63 - 1",
+    "lib.tensor([0.0, 1.0]) + 2**70", "lib.tensor([0.0, 1.0]) + (-2**63 - 1)",
+    "lib.tensor([0.0, 1.0], dtype=lib.float64) == 2**64",
+    # alpha, clamp's bounds, where's and fill's values: an overflow is an error (but an
+    # unsigned dtype takes a negative down to -max); the scaled operand wraps
+    f"lib.add({U8}, 300, alpha=2)", f"{U8}.add(3, alpha=-1)", f"{U8}.sub(3, alpha=-1)",
+    f"{U8}.add(200, alpha=2)", f"lib.add({U8}, 3, alpha=300)", f"{I8}.add({I8}, alpha=200)",
+    "lib.tensor([0.0, 1.0]).add(3, alpha=2**70)",
+    f"{U8} ** 300", f"{I8}.pow(128)", f"{U8}.clamp(-1, 300)", f"{U8}.clamp(max=-1)",
+    f"{I8}.clamp(max=2**63)", f"lib.where(lib.tensor([True, False, True, False]), {U8}, 300)",
+    f"lib.where(lib.tensor([True, False, True, False]), {U8}, -1)",
+    f"{U8}.fill_(300)", "lib.full((2,), 300, dtype=lib.uint8)",
+    "lib.tensor([300], dtype=lib.uint8)", "lib.tensor([-1, 2], dtype=lib.uint8)",
+    # integers to negative integer tensor powers: 1, +-1 or 0 (a number exponent raises)
+    "lib.tensor([4, 1, -1, 0]) ** lib.tensor([-1, -2, -3, -1])",
+    "lib.tensor([4, 127], dtype=lib.int8) ** lib.tensor([-1, 2])",
+    "lib.tensor([4, 1, 255, 2], dtype=lib.uint8) ** lib.tensor([-1, -2, -3, -1])",
+    "lib.tensor(2) ** lib.tensor(-1)", "2 ** lib.tensor([-1, 2])",
+    "lib.tensor([4, 1]) ** -1",
+    # Python's float, int and bool as dtypes: torch's float64, int64 and bool
+    "lib.ones(2, dtype=float)", "lib.zeros(2, dtype=float)", "lib.tensor([1, 2], dtype=float)",
+    "lib.full((2,), 1, dtype=float)", "lib.arange(3, dtype=float)", "lib.eye(2, dtype=float)",
+    "lib.as_tensor([1, 2], dtype=float)", "lib.ones(2, dtype=int)", "lib.ones(2, dtype=bool)",
+    "lib.ones(2).to(float)", "lib.ones(2).to(int)", "lib.ones(2).to(bool)",
+    "lib.ones(2).to(dtype=float)", "lib.ones(2).to('cpu', float)", "lib.ones(2).to(float, True)",
+    f"{X}.to(float)", "lib.ones(2).sum(dtype=float)", "lib.ones(2).mean(dtype=float)",
+    "lib.ones(2).cumsum(0, dtype=float)", "lib.ones(2).softmax(0, dtype=float)",
+    "lib.ones(2).to(str)",
+    # torch's top-level aliases and functions
+    "lib.true_divide(lib.tensor([1, 3]), 2)", "lib.divide(2, lib.ones(2))",
+    "lib.divide(lib.tensor([5, 7]), 2, rounding_mode='floor')",
+    f"lib.subtract({X}, 2, alpha=2)", f"lib.subtract(2, {X})", f"lib.multiply(2, {X})",
+    "lib.remainder(lib.tensor([5.0, -3.0]), 2)", f"lib.remainder({X}, lib.tensor([1.0, 1.5]))",
+    "lib.floor_divide(lib.tensor([5, -3]), 2)", "lib.floor_divide(2, lib.tensor([5.0, -3.0]))",
+    "lib.logical_xor(lib.tensor([True, False]), lib.tensor([1, 1]))",
+    f"lib.atan2({X}, lib.tensor([1.0, -2.0]))", f"{X}.atan2(lib.tensor(-1.0))",
+    "lib.atan2(lib.tensor([1, 2]), lib.tensor([3, 4]))",
+    "lib.atan2(lib.tensor([1.0, 2.0]).half(), lib.tensor([3, 4]).double())",
+    "lib.atan2(lib.tensor([True]), lib.tensor([3, 4]))",
+    "lib.atan2(lib.zeros(2), lib.tensor([0.0, -0.0]))",
+    "lib.atan2(lib.ones(2), lib.ones(3))",
+    # no number operands (torch's TypeError names the argument)
+    "lib.atan2(lib.ones(2), 2)", "lib.atan2(2, lib.ones(2))", "lib.ones(2).atan2(2)",
+    "lib.logical_and(lib.tensor([1, 2]), 2)", "lib.tensor([1, 2]).logical_and(2)",
+    "lib.logical_or(lib.tensor([1, 2]), 2)", "lib.logical_xor(lib.tensor([1, 2]), 2.5)",
+    "lib.logical_and(2, lib.tensor([1, 2]))", "lib.tensor([1, 2]).logical_xor(None)",
+    "lib.logical_not(2)", "lib.logical_and(lib.tensor([1, 2]), lib.ones(2))",
+    # torch has no bool kernel for these
+    "lib.tensor([True, False]).abs()", "abs(lib.tensor([True, False]))",
+    "lib.tensor([True, False]).floor()", "lib.tensor([True, False]).round()",
+    "lib.tensor([True, False]).round(decimals=1)", "lib.tensor([True, False]).argmax()",
+    "lib.tensor([True, False]).argmax(0)", "lib.argmin(lib.tensor([True, False]))",
+    "lib.tensor([True, False]).relu()", "lib.tensor([True, False]).sign()",
+    "lib.tensor([-1, 2], dtype=lib.int8).abs()", "lib.tensor([1, 2]).floor()",
+    "lib.tensor([1, 2]).round()", "lib.tensor([1, 2]).round(decimals=0)",
+    "lib.tensor([1, 2]).round(decimals=1)",
+    # round with decimals is torch's other overload (RoundBackward1), even for 0
+    f"{X}.round(decimals=1)", f"lib.round({X}, decimals=0)", f"lib.round({X})",
+    f"{X}.round()",
+    # outer of vectors only
+    "lib.outer(lib.ones(2, 2), lib.ones(2))", "lib.outer(lib.ones(2), lib.ones(2, 2))",
+    "lib.outer(lib.tensor(2.0), lib.ones(3))", "lib.ones(2).outer(lib.ones(2, 2))",
+    "lib.outer(lib.ones(2), lib.ones(3))",
+    # a Tensor is no sequence of tensors
+    "lib.cat(lib.ones(2, 2))", "lib.cat(lib.ones(2, 2), dim=0)", "lib.stack(lib.ones(2, 2))",
+    "lib.concat(lib.ones(2, 2))", "lib.cat(2)", "lib.cat([lib.ones(2), 2])",
+    "lib.stack([lib.ones(2), None])", "lib.cat((lib.ones(2), lib.ones(2)))",
+    # index_select of a 0-d tensor is 0-d
+    "lib.tensor(3.0).index_select(0, lib.tensor(0))",
+    "lib.tensor(3.0, requires_grad=True).index_select(-1, lib.tensor([0]))",
+    "lib.tensor(3.0).index_select(1, lib.tensor([0]))",
+    "lib.tensor(3.0).index_select(0, lib.tensor([0, 0]))",
+    "lib.tensor(3.0).index_select(0, lib.tensor([1]))",
+    "lib.tensor(3.0).index_select(0, lib.tensor([[0]]))",
+    # sum_to_size: a keepdim sum, then a view dropping leading dims; () is a full sum
+    "lib.ones(2, 3, requires_grad=True).sum_to_size(3)",
+    "lib.ones(2, 3, requires_grad=True).sum_to_size(1)",
+    "lib.ones(2, 3, requires_grad=True).sum_to_size(())",
+    "lib.ones(1, 3, requires_grad=True).sum_to_size(3)",
+    "lib.ones(2, 3, requires_grad=True).sum_to_size(1, 3)",
+    "lib.ones(2, 3, requires_grad=True).sum_to_size(2, 3)",
+    "lib.ones(2, 3).sum_to_size(3)",
+    "lib.ones(2, 3, requires_grad=True).sum_to_size(1, 2, 3)",
+    "lib.ones(2, 3, requires_grad=True).sum_to_size(3, 2)",
+    # a required dim left out: torch's TypeError
+    "lib.ones(2).cumsum()", "lib.cumsum(lib.ones(2))", "lib.ones(2).softmax()",
+    "lib.softmax(lib.ones(2))", "lib.ones(2).log_softmax()", "lib.ones(2).logsumexp()",
+    "lib.ones(2).softmax(dim=0)",
+]
+
+
+def _run(lib, expr):
+    try:
+        return "ok", eval(expr, {"lib": lib})
+    except Exception as e:   # noqa: BLE001 - the error itself is compared
+        return "error", e
+
+
+def _grad_fn_name(t):
+    return None if t.grad_fn is None else t.grad_fn.name()
+
+
+@pytest.mark.parametrize("expr", EXPRESSIONS)
+def test_matches_torch(expr):
+    kind, got = _run(ag, expr)
+    want_kind, want = _run(torch, expr)
+    if want_kind == "error":
+        assert kind == "error", f"torch raises {type(want).__name__}: {want}; agdebug returned"
+        assert type(got).__name__ == type(want).__name__, f"{type(got).__name__}: {got}"
+        assert str(got).splitlines()[0] == str(want).splitlines()[0]
+        return
+    assert kind == "ok", f"agdebug raised {type(got).__name__}: {got}"
+    assert str(got.dtype) == str(want.dtype)
+    assert tuple(got.shape) == tuple(want.shape)
+    assert _grad_fn_name(got) == _grad_fn_name(want)
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
+
+def test_atan2_gradients_match_torch():
+    y, x = [0.5, -1.0, 2.0], [1.5, -0.25, -3.0]
+    ay, ax = (ag.tensor(v, dtype=ag.float64, requires_grad=True) for v in (y, x))
+    ty, tx = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (y, x))
+    ag.atan2(ay, ax).sum().backward()
+    torch.atan2(ty, tx).sum().backward()
+    np.testing.assert_allclose(ay.grad.numpy(), ty.grad.numpy())
+    np.testing.assert_allclose(ax.grad.numpy(), tx.grad.numpy())
+
+
+def test_sum_to_size_records_torch_nodes():
+    x = ag.ones(2, 3, requires_grad=True)
+    tx = torch.ones(2, 3, requires_grad=True)
+    y, ty = x.sum_to_size(3), tx.sum_to_size(3)
+    assert [f.name() for f, _ in y.grad_fn.next_functions] == \
+        [f.name() for f, _ in ty.grad_fn.next_functions]
+    (y * ag.tensor([1.0, 2.0, 3.0])).sum().backward()
+    (ty * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_float_scalar_cache_is_untouched_by_integer_wrapping():
+    # the float path keeps its cached 0-d operand; integers wrap without caching
+    x = ag.tensor([1.0, 2.0])
+    assert (x * 1.5).tolist() == [1.5, 3.0]
+    assert (ag.tensor([250], dtype=ag.uint8) + 10).tolist() == [4]
