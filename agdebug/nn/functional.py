@@ -56,28 +56,42 @@ def _activation(op, input, inplace: bool, **attrs):
     return op(input, **attrs)
 
 
+def _float_kernel(input, cpu: str, cuda: str) -> None:
+    """torch has these activations for floating dtypes only: its error names the kernel."""
+    dt = input._data.dtype
+    if dt.kind in "biu":
+        kernel = cpu if type(input._data) is np.ndarray else cuda
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._legacy}\'')
+
+
 def relu(input, inplace=False):
-    """max(x, 0); the gradient at exactly 0 is 0, as in torch."""
+    """max(x, 0); the gradient at exactly 0 is 0, as in torch (integers pass, bools do not)."""
     return _activation(ew.relu, input, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _float_kernel(input, "leaky_relu_cpu", "leaky_relu_cuda")
     return _activation(ew.leaky_relu, input, inplace, negative_slope=negative_slope)
 
 
 def gelu(input, approximate="none"):
+    if approximate in ("none", "tanh"):   # torch checks the argument first
+        _float_kernel(input, "GeluKernelImpl", "GeluCUDAKernelImpl")
     return ew.gelu(input, approximate=approximate)
 
 
 def elu(input, alpha=1.0, inplace=False):
+    _float_kernel(input, "elu_cpu", "elu_cuda")
     return _activation(ew.elu, input, inplace, alpha=alpha)
 
 
 def silu(input, inplace=False):
+    _float_kernel(input, "silu_cpu", "silu_cuda")
     return _activation(ew.silu, input, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    _float_kernel(input, "softplus_cpu", "softplus_cuda")
     return ew.softplus(input, beta=beta, threshold=threshold)
 
 
@@ -131,9 +145,12 @@ def linear(input, weight, bias=None):
     'AddmmBackward0'
     """
     from .. import functions as fn
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
     if input.ndim == 2 and bias is not None:
         return fn.addmm(bias, input, weight.t())
-    if input.ndim == 2:
+    if input.ndim == 2 and weight.ndim == 2:   # torch's matmul: mm here, mv for a 1D weight
         return fn.mm(input, weight.t())
     if bias is not None:
         flat = input.reshape(-1, input.shape[-1])
@@ -166,10 +183,48 @@ def _constant(t, function: str, argument: str):
     return t.detach()
 
 
+_INDEX_TARGETS = (np.dtype(np.int64), np.dtype(np.uint8))
+
+
 def _check_index_target(target) -> None:
-    if target.is_floating_point():
+    if target._data.dtype not in _INDEX_TARGETS:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{target.dtype._legacy}")
+
+
+def _check_nll_arguments(input, target, weight) -> None:
+    """torch's checks of nll_loss (1D/2D input) and nll_loss2d (more dims), in its order."""
+    classes = input.shape[1 if input.ndim >= 2 else 0]
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        _check_index_target(target)
+        if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
+        if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+            raise RuntimeError(f"weight tensor should be defined either for all {classes} "
+                               f"classes or no classes but got weight tensor of shape: "
+                               f"{list(weight.shape)}")
+        kernel = "nll_loss_out_frame"
+    else:
+        if target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {target.ndim}")
+        _check_index_target(target)
+        if weight is not None and weight.numel() != classes:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        if tuple(target.shape) != input.shape[:1] + input.shape[2:]:
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+        kernel = "nll_loss2d_forward_out_frame"
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._legacy}\'')
+    if input.ndim > 2 and target._data.dtype != np.int64:   # nll_loss2d reads Long targets only
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype._legacy}")
+    if weight is not None and weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
+                           f"{weight.dtype._legacy}")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -182,11 +237,18 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,
     tensor(1., grad_fn=<NllLossBackward0>)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    _check_index_target(target)
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim >= 2 and target.shape[:1] != input.shape[:1]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0] if target.ndim else 1}).")
+    if input.ndim >= 3 and input.ndim != 4 and target.shape[1:] != input.shape[2:]:
+        n = input.shape[0]
+        raise RuntimeError(f"Expected target size {[n] + list(input.shape[2:])}, got "
+                           f"{list(target.shape)}")
     w = _constant(weight, "nll_loss_forward", "weight")
+    if input.ndim <= 2 or input.ndim == 4:   # other ndims: checked on the 4D view below
+        _check_nll_arguments(input, target, weight)
     if input.ndim <= 2:
         return ops.nll_loss(input, target=target, weight=w, reduction=reduction,
                             ignore_index=ignore_index)
@@ -196,14 +258,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,
 def _nll_loss_nd(input, target, weight, reduction, ignore_index):
     """(N, C, d1, ...) inputs go through nll_loss2d on a 4D view, as in torch."""
     n, c = input.shape[:2]
-    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"Expected target size {[n] + list(input.shape[2:])}, got "
-                           f"{list(target.shape)}")
     if input.ndim == 4:
         return ops.nll_loss2d(input, target=target, weight=weight, reduction=reduction,
                               ignore_index=ignore_index)
     image = input.reshape((n, c, input.shape[2], -1))
     labels = target.reshape((n, input.shape[2], -1))
+    _check_nll_arguments(image, labels, weight)
     out = ops.nll_loss2d(image, target=labels, weight=weight, reduction=reduction,
                          ignore_index=ignore_index)
     return out.reshape(tuple(target.shape)) if reduction == "none" else out
@@ -219,18 +279,37 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     0.6931
     """
     reduction = _reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
+    class_dim = 1 if input.ndim >= 2 else 0
+    if target.shape == input.shape:   # torch reads same-shaped targets as class probabilities
+        _check_soft_target(input, target, weight, ignore_index, label_smoothing, class_dim)
+        logp = log_softmax(input, class_dim)
+        return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
+    # torch ignores a negative label_smoothing on class-index targets (it tests > 0 first)
+    if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing:g}")
-    class_dim = 1 if input.ndim >= 2 else 0
     logp = log_softmax(input, class_dim)
-    if target.is_floating_point() and target.shape == input.shape:
-        return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing == 0.0:
+    if label_smoothing <= 0.0:
         return nll
     smooth = _smooth_term(logp, target, weight, ignore_index, reduction, class_dim)
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / input.shape[class_dim])
+
+
+def _check_soft_target(input, target, weight, ignore_index, label_smoothing, class_dim):
+    if not target.is_floating_point():
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, "
+                           f"got {target.dtype._legacy}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    if label_smoothing > 1.0:   # torch lets a negative one through here too
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
 
 
 def _class_weight(weight, ndim: int, class_dim: int):
@@ -250,7 +329,8 @@ def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_
         return -terms.sum(class_dim)
     if reduction == "sum":
         return -terms.sum()
-    return -terms.sum() / (logp.numel() // classes)
+    # torch divides by the integer count in C++ (div.Scalar): a DivBackward1 node
+    return ops.div_scalar(-terms.sum(), other=logp.numel() // classes)
 
 
 def _smooth_term(logp, target, weight, ignore_index, reduction, class_dim):
@@ -268,20 +348,48 @@ def _smooth_term(logp, target, weight, ignore_index, reduction, class_dim):
     return smooth.sum() / float(picked.sum())
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """The (mean) squared error; warns, as torch does, when the shapes only broadcast.
 
     >>> import agdebug as ag
     >>> ag.nn.functional.mse_loss(ag.tensor([1.0, 3.0]), ag.tensor([0.0, 0.0]))
     tensor(5.)
     """
-    if target.shape != input.shape:
+    shape = input.shape
+    if target.shape != shape:
         warnings.warn(f"Using a target size ({target.shape!r}) that is different to the input "
-                      f"size ({input.shape!r}). This will likely lead to incorrect results due "
+                      f"size ({shape!r}). This will likely lead to incorrect results due "
                       "to broadcasting. Please ensure they have the same size.", UserWarning,
                       stacklevel=2)
-    reduction = _reduction(size_average, reduce, reduction)
-    return ops.mse_loss(input, target, reduction=reduction)
+        input, target = _broadcast_pair(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None:
+        if weight.shape != shape:
+            raise ValueError("Weights and input must have the same size.")
+        return _weighted_mse_loss(input, target, weight, reduction)
+    return ops.mse_loss(input, target, reduction=_reduction(None, None, reduction))
+
+
+def _broadcast_pair(a, b) -> tuple:
+    """torch's ``broadcast_tensors`` (an ExpandBackward0 node for each one that grows), with
+    torch's error where the shapes do not broadcast (before ``reduction`` is looked at)."""
+    ew.broadcast_error(a, b)
+    shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in (a, b))
+
+
+def _weighted_mse_loss(input, target, weight, reduction):
+    """torch's Python formula for a weighted mse_loss: plain tensor ops, each its own node."""
+    weighted = (input - target).pow(2) * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None,
@@ -292,17 +400,34 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,
         raise ValueError(f"Using a target size ({target.shape!r}) that is different to the input "
                          f"size ({input.shape!r}) is deprecated. Please ensure they have the "
                          "same size.")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"binary_cross_entropy" not implemented for '
+                                  f"'{input.dtype._legacy}'")
+    if target._data.dtype != input._data.dtype:   # no promotion in torch's kernel
+        raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
+                           f"{input.dtype._legacy}")
     w = _constant(weight, "binary_cross_entropy", "weight")
     return ops.binary_cross_entropy(input, target, weight=w, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
-    """Sigmoid + binary cross entropy in one stable step (``pos_weight`` weighs positives)."""
+    """Sigmoid + binary cross entropy in one stable step (``pos_weight`` weighs positives).
+
+    torch computes it as ``(1 - target).mul_(input)...``: the loss takes ``target``'s dtype,
+    and an integer target cannot hold it.
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape!r}) must be the same as input size "
                          f"({input.shape!r})")
+    _float_kernel(input, "log_sigmoid_cpu", "log_sigmoid_forward_cuda")   # its first step
+    if target._data.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if not target.is_floating_point():
+        raise RuntimeError(f"result type {input.dtype._legacy} can't be cast to the desired "
+                           f"output type {target.dtype._legacy}")
     name = "binary_cross_entropy_with_logits"
     return ops.binary_cross_entropy_with_logits(
         input, target, weight=_constant(weight, name, "weight"),
@@ -325,6 +450,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
+    if 0.0 < p < 1.0 and not input.is_floating_point():   # torch scales by 1 / (1 - p) in place
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{input.dtype._legacy}")
     keep = creation.generator().random(tuple(input.shape)) >= p
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     mask = backend.move_array((keep * scale).astype(input._data.dtype), input.device)
@@ -335,28 +463,75 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 # ----------------------------------------------------------------------------- conv & pool
 
-def _conv_padding(padding, kernel, stride, dilation) -> tuple:
-    if padding == "valid":
-        return (0, 0, 0, 0)
-    if padding == "same":
-        if any(s != 1 for s in stride):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
-        return (totals[0] // 2, totals[0] - totals[0] // 2,
-                totals[1] // 2, totals[1] - totals[1] // 2)
-    ph, pw = ops.pair(padding)
-    return (ph, ph, pw, pw)
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
 
 
-def _check_conv(input, weight, groups, padding, stride, dilation) -> None:
+def _c_type(t) -> str:
+    """A dtype as C++ names it (``dtype().name()``) in torch's conv2d bias error."""
+    return _C_TYPES.get(t._data.dtype.name, t._data.dtype.name)
+
+
+def _c_div(a: int, b: int) -> int:
+    """C++'s integer division (it truncates toward zero), as torch's checks compute it."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _conv_param(value, name: str, dim: int) -> tuple:
+    """torch's ``expand_param_if_needed``: one value serves every spatial dimension."""
+    values = [int(value)] * 2 if isinstance(value, (int, np.integer)) else [int(v) for v in value]
+    if len(values) == 1:
+        values = values * dim
+    if len(values) != dim:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dim} "
+                           f"values to match the convolution dimensions, but got "
+                           f"{name}={values}")
+    return tuple(values)
+
+
+def _mode_padding(mode, input, weight, stride, dilation, groups) -> tuple:
+    """torch's ``_convolution_mode`` for padding='same' or 'valid': (top, bottom, left, right);
+    ``stride`` and ``dilation`` are lists (one value serves both dimensions)."""
     if weight.ndim < 3:
         raise RuntimeError("weight should have at least three dimensions")
-    if weight.ndim != 4:
-        raise RuntimeError(f"expected stride to be a single integer value or a list of "
-                           f"{weight.ndim - 2} values to match the convolution dimensions, but "
-                           f"got stride={list(stride)}")
-    channels = weight.shape[1] * groups
-    if weight.shape[0] % groups:
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    for name, value in (("stride", stride), ("dilation", dilation)):
+        if len(value) not in (1, 2):
+            raise RuntimeError(f"{name} cannot broadcast to 2 dimensions")
+    if weight.ndim != input.ndim:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
+                           f"dimensional weight{list(weight.shape)}, but got {input.ndim}-"
+                           f"dimensional input of size {list(input.shape)} instead")
+    if mode == "valid":
+        return (0, 0, 0, 0)
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    totals = [d * (k - 1) for k, d in zip(weight.shape[2:], _both(dilation))]
+    lows = [_c_div(t, 2) for t in totals]   # the extra pad of an odd total goes after
+    return (lows[0], totals[0] - lows[0], lows[1], totals[1] - lows[1])
+
+
+def _both(values: list) -> tuple:
+    return tuple(values * 2 if len(values) == 1 else values)
+
+
+def _check_conv(input, weight, bias, groups, padding, stride, dilation) -> None:
+    """torch's checks of a convolution's arguments, in its order (``padding`` is top, bottom,
+    left, right; the low sides are the ones torch passes on, so the ones it checks)."""
+    if padding[0] < 0 or padding[2] < 0:
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    out_channels, channels = weight.shape[0], weight.shape[1] * groups
+    if out_channels < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {list(weight.shape)} instead")
+    if out_channels % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size [{list(weight.shape)}] "
                            "instead")
@@ -364,12 +539,39 @@ def _check_conv(input, weight, groups, padding, stride, dilation) -> None:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
                            f"expected input{list(input.shape)} to have {channels} channels, but "
                            f"got {input.shape[1]} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {out_channels} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
     padded = (input.shape[2] + padding[0] + padding[1], input.shape[3] + padding[2] + padding[3])
     kernel = tuple(d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation))
     if padded[0] < kernel[0] or padded[1] < kernel[1]:
         raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x "
                            f"{padded[1]}). Kernel size: ({kernel[0]} x {kernel[1]}). Kernel size "
                            "can't be greater than actual input size")
+    _check_conv_kernel(input, weight, dilation)
+
+
+def _check_conv_kernel(input, weight, dilation) -> None:
+    """The checks of the CPU kernel torch picks: slow_conv_dilated2d unless every dilation
+    is 1, else slow_conv2d; each reads the weight as the input's dtype (no promotion)."""
+    kh, kw = weight.shape[2:]
+    if any(d != 1 for d in dilation):
+        if kh <= 0 or kw <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got {[kh, kw]}")
+        if any(d <= 0 for d in dilation):
+            raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+        kernel = "slow_conv_dilated<>"
+    else:
+        if kh <= 0 or kw <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                               f"{kh} kernel_width: {kw}")
+        kernel = "slow_conv2d_cpu"
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
+                           f"{weight.dtype._legacy}")
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -381,26 +583,89 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     >>> tuple(out.shape), out.grad_fn.name()
     ((1, 2, 4, 4), 'ConvolutionBackward0')
     """
-    stride, dilation = ops.pair(stride), ops.pair(dilation)
-    if input.ndim == 3:
-        out = conv2d(input.reshape((1,) + tuple(input.shape)), weight, bias, stride, padding,
-                     dilation, groups)
-        return out.reshape(tuple(out.shape[1:]))
-    pads = _conv_padding(padding, tuple(weight.shape[2:]), stride, dilation)
-    _check_conv(input, weight, groups, pads, stride, dilation)
+    if bias is not None and not isinstance(padding, str):
+        _check_bias_dtype(input, bias)   # before anything else, in torch's conv2d
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+                           f"input of size: {list(input.shape)}")
+    if input.ndim == 3:   # torch's batchify: unsqueeze, convolve, squeeze
+        out = _conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)
+        return out.squeeze(0)
+    return _conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _check_bias_dtype(input, bias) -> None:
+    if bias._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Input type ({_c_type(input)}) and bias type ({_c_type(bias)}) "
+                           "should be the same")
+
+
+def _conv2d(input, weight, bias, stride, padding, dilation, groups):
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        stride, dilation = _as_list(stride), _as_list(dilation)
+        pads = _mode_padding(padding, input, weight, stride, dilation, groups)
+        stride, dilation = _both(stride), _both(dilation)   # (this overload of torch's
+        # conv2d does not compare the bias's dtype with the input's: the output has the input's)
+    else:
+        if weight.ndim < 3:
+            raise RuntimeError("weight should have at least three dimensions")
+        if groups <= 0:
+            raise RuntimeError("non-positive groups is not supported")
+        dim = weight.ndim - 2
+        stride = _conv_param(stride, "stride", dim)
+        ph, pw = _conv_param(padding, "padding", dim)
+        dilation = _conv_param(dilation, "dilation", dim)
+        pads = (ph, ph, pw, pw)
+    _check_conv(input, weight, bias, groups, pads, stride, dilation)
     return ops.conv2d(input, weight, bias, stride=stride, padding=pads, dilation=dilation,
                       groups=groups)
 
 
+def _as_list(value) -> list:
+    return [int(value)] * 2 if isinstance(value, (int, np.integer)) else [int(v) for v in value]
+
+
+# ----------------------------------------------------------------------------- pooling
+
 def _pool_args(kernel_size, stride, padding, dilation=1) -> tuple:
     kernel = ops.pair(kernel_size)
     stride = kernel if stride is None or stride == [] or stride == () else ops.pair(stride)
-    padding, dilation = ops.pair(padding), ops.pair(dilation)
-    for p, k, d in zip(padding, kernel, dilation):
-        if p > (d * (k - 1) + 1) // 2:
+    return kernel, stride, ops.pair(padding), ops.pair(dilation)
+
+
+def _check_pool(input, kernel, stride, padding, dilation, ceil_mode) -> None:
+    """torch's ``pooling_output_shape`` (height, then width) and ``pool2d_shape_check``."""
+    for k, s, p, d in zip(kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > _c_div((k - 1) * d + 1, 2):
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
-    return kernel, stride, padding, dilation
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                           f"dilationW: {dw}")
+    shape = tuple(input.shape)
+    # a batch may be empty; the channels and the image may not
+    if not ((len(shape) == 3 and 0 not in shape) or (len(shape) == 4 and 0 not in shape[1:])):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(shape)}")
+    if kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
+    oh, ow = ops.pool_out_hw(shape[-2:], kernel, stride, padding, dilation, ceil_mode)
+    if oh < 1 or ow < 1:
+        planes, h, w = shape[-3:]
+        raise RuntimeError(f"Given input size: ({planes}x{h}x{w}). Calculated output size: "
+                           f"({planes}x{oh}x{ow}). Output size is too small")
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
@@ -414,6 +679,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
               [13., 15.]]]])
     """
     kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation)
+    if input.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_pool(input, kernel, stride, padding, dilation, ceil_mode)
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
     attrs = {"kernel_size": kernel, "stride": stride, "padding": padding,
              "dilation": dilation, "ceil_mode": ceil_mode}
     out = ops.max_pool2d(input, **attrs)
@@ -427,6 +697,20 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """The mean of each window (padding counts as zeros unless ``count_include_pad=False``)."""
     kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding)
+    if divisor_override is not None:
+        if not isinstance(divisor_override, (int, np.integer)) or isinstance(divisor_override,
+                                                                              bool):
+            raise TypeError(f"avg_pool2d(): argument 'divisor_override' must be int, not "
+                            f"{type(divisor_override).__name__}")
+        if divisor_override == 0:
+            raise RuntimeError("divisor must be not zero")
+    if input.ndim < 3:   # torch reads the planes as ``input.size(-3)``
+        raise IndexError("Dimension specified as -3 but tensor has no dimensions" if not input.ndim
+                         else f"Dimension out of range (expected to be in range of "
+                              f"[{-input.ndim}, {input.ndim - 1}], but got -3)")
+    _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode)
+    if input._data.dtype.kind in "biu" and input._data.dtype != np.int64:   # floats and Long
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{input.dtype._legacy}'")
     return ops.avg_pool2d(input, kernel_size=kernel, stride=stride, padding=padding,
                           ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                           divisor_override=divisor_override)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import get_dtype
-from .elementwise import softplus
+from .elementwise import promote, softplus
 from .registry import defop
 from .util import dims_of, input_shape, needs
 
@@ -121,6 +121,18 @@ def _array(t):
     return None if t is None else t._data
 
 
+@defop("div_scalar", node="DivBackward1")
+def div_scalar(xp, x, other=1):
+    """aten's ``div.Scalar``: what C++ code records when it divides by a number (the mean of
+    cross_entropy with class probabilities); Python's ``x / 2`` is DivBackward0 instead."""
+    return (x / other).astype(x.dtype, copy=False)
+
+
+@div_scalar.vjp
+def div_scalar_vjp(ctx, grad):
+    return (div_scalar(grad, other=ctx.other),)
+
+
 @defop("nll_loss", node="NllLossBackward0", saves=("coeff",), extras=("coeff",))
 def nll_loss(xp, x, target=None, weight=None, reduction="mean", ignore_index=-100):
     # target and weight are keyword attributes, not inputs: torch's node has one edge (self).
@@ -176,6 +188,11 @@ nll_loss2d.vjp(nll_loss_vjp)
 
 @defop("mse_loss", node="MseLossBackward0", saves=("x", "y"))
 def mse_loss(xp, x, y, reduction="mean"):
+    x, y = promote(x, y)   # torch's result type: float32 with an int64 target stays float32
+    if x.dtype.kind in "biu":
+        device = "cpu" if xp is np else "cuda"
+        raise NotImplementedError(f'"mse_{device}" not implemented for '
+                                  f"'{get_dtype(x.dtype)._legacy}'")
     d = x - y
     return _reduce(xp, d * d, reduction).astype(d.dtype, copy=False)
 
@@ -232,7 +249,8 @@ def binary_cross_entropy_with_logits(xp, x, target, weight=None, pos_weight=None
         losses = (1 - target) * x + (1 + (pos_weight - 1) * target) * softplus_neg
     if weight is not None:
         losses = losses * weight
-    return _reduce(xp, losses, reduction).astype(x.dtype, copy=False)
+    # torch computes ``(1 - target).mul_(input)...``: the loss has the target's (float) dtype
+    return _reduce(xp, losses, reduction).astype(target.dtype, copy=False)
 
 
 @binary_cross_entropy_with_logits.vjp
@@ -307,8 +325,9 @@ def conv_out_hw(hw, kernel, stride, padding, dilation) -> tuple:
 
 def _conv_cols(xp, x, kernel, stride, padding, dilation, groups, out_hw):
     cols = _windows(xp, _pad(xp, x, padding), kernel, stride, dilation, out_hw)
-    n = x.shape[0]
-    return cols.reshape(n, groups, -1, out_hw[0] * out_hw[1])
+    n, per_group = x.shape[0], x.shape[1] // groups * kernel[0] * kernel[1]
+    # explicit sizes, not -1: an empty batch has no size to infer from
+    return cols.reshape(n, groups, per_group, out_hw[0] * out_hw[1])
 
 
 @defop("conv2d", node="ConvolutionBackward0", saves=("x", "w"))
@@ -345,7 +364,7 @@ def conv2d_input_grad(xp, g, w, input_hw=(1, 1), stride=(1, 1), padding=(0, 0, 0
                       dilation=(1, 1), groups=1):
     n, out_hw = g.shape[0], g.shape[2:]
     wm = w.reshape(groups, w.shape[0] // groups, -1)
-    gm = g.reshape(n, groups, w.shape[0] // groups, -1)
+    gm = g.reshape(n, groups, w.shape[0] // groups, out_hw[0] * out_hw[1])
     cols = xp.matmul(wm.transpose(0, 2, 1), gm)
     cols = cols.reshape((n, w.shape[1] * groups) + tuple(w.shape[2:]) + tuple(out_hw))
     top, bottom, left, right = padding
@@ -368,7 +387,7 @@ def conv2d_weight_grad(xp, x, g, weight_size=(1, 1, 1, 1), stride=(1, 1), paddin
                        dilation=(1, 1), groups=1):
     n, out_hw = x.shape[0], tuple(g.shape[2:])
     cols = _conv_cols(xp, x, weight_size[2:], stride, padding, dilation, groups, out_hw)
-    gm = g.reshape(n, groups, weight_size[0] // groups, -1)
+    gm = g.reshape(n, groups, weight_size[0] // groups, out_hw[0] * out_hw[1])
     return xp.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(weight_size)
 
 
@@ -414,7 +433,7 @@ def max_pool2d(xp, x, kernel_size=(1, 1), stride=(1, 1), padding=(0, 0), dilatio
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     cols = _windows(xp, _pad(xp, x, pads, fill), kernel_size, stride, dilation, out_hw)
     kw = kernel_size[1]
-    cols = cols.reshape(lead + (-1,) + out_hw)
+    cols = cols.reshape(lead + (kernel_size[0] * kw,) + out_hw)   # not -1: an empty batch
     best = xp.argmax(cols, axis=-3)
     values = xp.take_along_axis(cols, best[..., None, :, :], axis=-3)[..., 0, :, :]
     rows = (xp.arange(out_hw[0]) * stride[0]).reshape(-1, 1) + (best // kw) * dilation[0]

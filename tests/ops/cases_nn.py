@@ -122,6 +122,9 @@ CASES = [
          [LOGITS, TARGET], id="cross_entropy_smoothing"),
     Case("log_softmax", lambda t, x, p: F(t).cross_entropy(x, p.softmax(1), reduction="sum"),
          [LOGITS, LOGITS[::-1].copy()], id="cross_entropy_soft_targets"),
+    # the mean over samples is C++'s tensor / count in torch: div.Scalar, DivBackward1
+    Case("div_scalar", lambda t, x, p: F(t).cross_entropy(x, p.softmax(1)),
+         [LOGITS, LOGITS[::-1].copy()], grad_fn="DivBackward1"),
     Case("mse_loss", lambda t, x, y: F(t).mse_loss(x, y), [A, PROB]),
     Case("mse_loss", lambda t, x, y: F(t).mse_loss(x, y, reduction="none"), [A, PROB],
          id="mse_loss_none"),
