@@ -57,7 +57,8 @@ def _activation(op, input, inplace: bool, **attrs):
 
 
 def _float_kernel(input, cpu: str, cuda: str) -> None:
-    """torch has these activations for floating dtypes only: its error names the kernel."""
+    """torch's kernel is floating only: its error names the kernel. (Activations check in
+    their ops, in ops/elementwise.py, so that Tensor methods refuse integers too.)"""
     dt = input._data.dtype
     if dt.kind in "biu":
         kernel = cpu if type(input._data) is np.ndarray else cuda
@@ -70,28 +71,22 @@ def relu(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    _float_kernel(input, "leaky_relu_cpu", "leaky_relu_cuda")
     return _activation(ew.leaky_relu, input, inplace, negative_slope=negative_slope)
 
 
 def gelu(input, approximate="none"):
-    if approximate in ("none", "tanh"):   # torch checks the argument first
-        _float_kernel(input, "GeluKernelImpl", "GeluCUDAKernelImpl")
     return ew.gelu(input, approximate=approximate)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    _float_kernel(input, "elu_cpu", "elu_cuda")
     return _activation(ew.elu, input, inplace, alpha=alpha)
 
 
 def silu(input, inplace=False):
-    _float_kernel(input, "silu_cpu", "silu_cuda")
     return _activation(ew.silu, input, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    _float_kernel(input, "softplus_cpu", "softplus_cuda")
     return ew.softplus(input, beta=beta, threshold=threshold)
 
 

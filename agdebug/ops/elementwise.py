@@ -665,6 +665,7 @@ def threshold_backward_vjp(ctx, grad_grad):
 
 @defop("leaky_relu", node="LeakyReluBackward0", saves=("x",))
 def leaky_relu(xp, x, negative_slope=0.01):
+    _floating_only(xp, x, "leaky_relu")
     return xp.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
 
 
@@ -676,6 +677,7 @@ def leaky_relu_vjp(ctx, grad):
 
 @defop("elu", node="EluBackward0", saves=("x",))
 def elu(xp, x, alpha=1.0):
+    _floating_only(xp, x, "elu")
     return xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0))).astype(x.dtype, copy=False)
 
 
@@ -687,6 +689,7 @@ def elu_vjp(ctx, grad):
 
 @defop("silu", node="SiluBackward0", saves=("x",))
 def silu(xp, x):
+    _floating_only(xp, x, "silu")
     return x * sigmoid.forward(xp, x)
 
 
@@ -698,11 +701,15 @@ def silu_vjp(ctx, grad):
 
 @defop("gelu", node="GeluBackward0", saves=("x",))
 def gelu(xp, x, approximate="none"):
+    if approximate not in ("none", "tanh"):   # torch checks the argument first
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if x.dtype.kind in "biu":   # no integer kernel; torch names it without the device suffix
+        kernel = "GeluKernelImpl" if xp is np else "GeluCUDAKernelImpl"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{backend.get_dtype(x.dtype)._legacy}'")
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)
         return (0.5 * x * (1 + xp.tanh(inner))).astype(x.dtype, copy=False)
-    if approximate != "none":
-        raise RuntimeError("approximate argument must be either none or tanh.")
     return (0.5 * x * (1 + erf(xp, x / math.sqrt(2.0)))).astype(x.dtype, copy=False)
 
 
@@ -744,6 +751,7 @@ def erf(xp, x):
 
 @defop("softplus", node="SoftplusBackward0", saves=("x",))
 def softplus(xp, x, beta=1.0, threshold=20.0):
+    _floating_only(xp, x, "softplus")
     scaled = x * beta
     soft = xp.log1p(xp.exp(-xp.abs(scaled))) + xp.maximum(scaled, 0)
     return xp.where(scaled > threshold, x, soft / beta).astype(x.dtype, copy=False)
@@ -969,6 +977,12 @@ def _integral_operands(xp, name: str, x, y):
     if type(y) is int:
         y = np.int64(y).astype(dt)
     return x, y
+
+
+def _floating_only(xp, x, kernel: str) -> None:
+    """torch has no integer or bool kernel for these activations (NumPy computes one)."""
+    if x.dtype.kind in "biu":
+        _not_implemented(xp, kernel, x.dtype)
 
 
 def _not_implemented(xp, kernel: str, dt):
