@@ -8,10 +8,10 @@ and requires_grad.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import agdebug as ag
+from ..torch_parity import assert_same_as_torch
 
 torch = pytest.importorskip("torch")
 
@@ -98,30 +98,8 @@ SCALAR_FIRST = [
 ]
 
 
-def _run(lib, expr):
-    env = {"lib": lib}
-    for name, setup in SETUP.items():
-        env[name] = eval(setup, env)
-    try:
-        return "ok", eval(expr, env)
-    except Exception as e:   # noqa: BLE001 - the error itself is compared
-        return "error", e
-
-
 def _check(expr):
-    kind, got = _run(ag, expr)
-    want_kind, want = _run(torch, expr)
-    if want_kind == "error":
-        assert kind == "error", f"torch raises {type(want).__name__}: {want}; agdebug returned"
-        assert type(got).__name__ == type(want).__name__, got
-        assert str(got).splitlines()[0] == str(want).splitlines()[0]
-        return
-    assert kind == "ok", f"agdebug raised {type(got).__name__}: {got}"
-    assert str(got.dtype) == str(want.dtype)
-    assert tuple(got.shape) == tuple(want.shape)
-    assert got.requires_grad == want.requires_grad
-    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
-    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    assert_same_as_torch(torch, expr, SETUP)
 
 
 @pytest.mark.parametrize("expr", BITWISE)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import agdebug as ag
+from ..torch_parity import assert_same_as_torch
 
 torch = pytest.importorskip("torch")
 
@@ -122,31 +123,9 @@ EXPRESSIONS = [
 ]
 
 
-def _run(lib, expr):
-    try:
-        return "ok", eval(expr, {"lib": lib})
-    except Exception as e:   # noqa: BLE001 - the error itself is compared
-        return "error", e
-
-
-def _grad_fn_name(t):
-    return None if t.grad_fn is None else t.grad_fn.name()
-
-
 @pytest.mark.parametrize("expr", EXPRESSIONS)
 def test_matches_torch(expr):
-    kind, got = _run(ag, expr)
-    want_kind, want = _run(torch, expr)
-    if want_kind == "error":
-        assert kind == "error", f"torch raises {type(want).__name__}: {want}; agdebug returned"
-        assert type(got).__name__ == type(want).__name__, f"{type(got).__name__}: {got}"
-        assert str(got).splitlines()[0] == str(want).splitlines()[0]
-        return
-    assert kind == "ok", f"agdebug raised {type(got).__name__}: {got}"
-    assert str(got.dtype) == str(want.dtype)
-    assert tuple(got.shape) == tuple(want.shape)
-    assert _grad_fn_name(got) == _grad_fn_name(want)
-    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    assert_same_as_torch(torch, expr)
 
 
 def test_atan2_gradients_match_torch():

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import agdebug as ag
+from ..torch_parity import assert_same_as_torch
 
 torch = pytest.importorskip("torch")
 
@@ -71,29 +72,9 @@ EXPRESSIONS = [
 ]
 
 
-def _run(lib, expr):
-    try:
-        return "ok", eval(expr, {"lib": lib})
-    except Exception as e:   # noqa: BLE001 - the error itself is compared
-        return "error", e
-
-
 @pytest.mark.parametrize("expr", EXPRESSIONS)
 def test_matches_torch(expr):
-    kind, got = _run(ag, expr)
-    want_kind, want = _run(torch, expr)
-    if want_kind == "error":
-        assert kind == "error", f"torch raises {type(want).__name__}: {want}; agdebug returned"
-        assert type(got).__name__ == type(want).__name__
-        assert str(got) == str(want).splitlines()[0]
-        return
-    assert kind == "ok", f"agdebug raised {type(got).__name__}: {got}"
-    outs, wants = (got, want) if isinstance(want, tuple) else ((got,), (want,))
-    for g, w in zip(outs, wants):
-        assert str(g.dtype) == str(w.dtype)
-        assert tuple(g.shape) == tuple(w.shape)
-        np.testing.assert_allclose(g.numpy().astype(np.float64), w.numpy().astype(np.float64),
-                                   rtol=1e-6)
+    assert_same_as_torch(torch, expr)
 
 
 @pytest.mark.parametrize("base", [-3.0, 0.0, 2.0])

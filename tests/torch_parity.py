@@ -1,0 +1,55 @@
+"""One expression run with agdebug and with torch, compared as a torch user sees it.
+
+``lib`` names the library in the expression (``lib.ones(2) + 1``), ``F`` its
+``nn.functional``, and ``setup`` adds named values built the same way first. Both
+must raise the same exception type with the same first line of text, or both return
+tensors with the same dtype, shape, requires_grad, grad_fn name and values.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import agdebug as ag
+
+
+def evaluate(lib, expr: str, setup: dict | None = None):
+    """``("ok", value)`` or ``("error", exception)``; warnings are not part of the result."""
+    import agdebug.nn.functional as agdebug_functional
+    functional = agdebug_functional if lib is ag else lib.nn.functional
+    scope = {"lib": lib, "F": functional}
+    for name, text in (setup or {}).items():
+        scope[name] = eval(text, scope)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return "ok", eval(expr, scope)
+    except Exception as e:   # noqa: BLE001 - the error itself is compared
+        return "error", e
+
+
+def assert_same_as_torch(torch, expr: str, setup: dict | None = None) -> None:
+    kind, got = evaluate(ag, expr, setup)
+    want_kind, want = evaluate(torch, expr, setup)
+    if want_kind == "error":
+        assert kind == "error", f"torch raises {type(want).__name__}: {want}; agdebug returned"
+        assert type(got).__name__ == type(want).__name__, f"{type(got).__name__}: {got}"
+        assert str(got).splitlines()[0] == str(want).splitlines()[0]
+        return
+    assert kind == "ok", f"agdebug raised {type(got).__name__}: {got}"
+    outs, wants = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    assert len(outs) == len(wants)
+    for g, w in zip(outs, wants):
+        assert str(g.dtype) == str(w.dtype)
+        assert tuple(g.shape) == tuple(w.shape)
+        assert g.requires_grad == w.requires_grad
+        assert _node_name(g) == _node_name(w)
+        np.testing.assert_allclose(g.detach().numpy().astype(np.float64),
+                                   w.detach().numpy().astype(np.float64), rtol=1e-6,
+                                   equal_nan=True)
+
+
+def _node_name(t):
+    return None if t.grad_fn is None else t.grad_fn.name()
