@@ -15,6 +15,7 @@ from .layers import (
     AvgPool2d,
     Conv2d,
     Dropout,
+    Embedding,
     Flatten,
     Identity,
     LeakyReLU,
@@ -36,7 +37,8 @@ from .parameter import Parameter
 
 __all__ = [
     "ELU", "GELU", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "Conv2d", "CrossEntropyLoss",
-    "Dropout", "Flatten", "Identity", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d",
+    "Dropout", "Embedding", "Flatten", "Identity", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss",
+    "MaxPool2d",
     "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
     "Softmax", "Softplus", "Tanh", "functional", "init",
 ]

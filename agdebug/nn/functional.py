@@ -21,7 +21,8 @@ from .. import backend, creation
 from ..graph.grad_mode import MODE
 from ..ops import elementwise as ew
 from ..ops import nn as ops
-from ..ops.registry import apply_inplace
+from ..ops.gather import _on
+from ..ops.registry import apply_inplace, write_into
 from ..tensor import Tensor
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "cross_entropy",
     "dropout",
     "elu",
+    "embedding",
     "gelu",
     "leaky_relu",
     "linear",
@@ -152,6 +154,58 @@ def linear(input, weight, bias=None):
         out = fn.addmm(bias, flat, weight.t())
         return out.view(tuple(input.shape[:-1]) + (weight.shape[0],))
     return fn.matmul(input, weight.t())
+
+
+# ----------------------------------------------------------------------------- embedding
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` looked up by the integer ``input`` (EmbeddingBackward0); the
+    ``padding_idx`` row gets no gradient.
+
+    >>> import agdebug as ag
+    >>> w = ag.arange(6.0).reshape(3, 2)
+    >>> ag.nn.functional.embedding(ag.tensor([2, 0]), w)
+    tensor([[4., 5.],
+            [0., 1.]])
+    """
+    padding_idx = _padding_index(padding_idx, weight.shape[0] if weight.ndim else 0)
+    if sparse:
+        raise NotImplementedError("agdebug has no sparse tensors: embedding(sparse=True)")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{input.type()} instead (while checking arguments for embedding)")
+    indices = _on(input, weight)
+    if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, indices, max_norm, norm_type)
+    return ops.embedding(weight, indices=indices, padding_idx=padding_idx,
+                         scale_grad_by_freq=bool(scale_grad_by_freq))
+
+
+def _padding_index(padding_idx, num: int):
+    """torch's Python-level check; a negative index counts from the end."""
+    if padding_idx is None:
+        return None
+    if not -num <= padding_idx < num:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx % num
+
+
+def _renorm_rows(weight, indices, max_norm: float, norm_type: float) -> None:
+    """torch's ``embedding_renorm_``: the looked-up rows whose norm exceeds ``max_norm`` are
+    scaled down in place, outside the graph (the weight's version goes up)."""
+    xp = backend.xp_of(weight._data)
+    data = weight._data.copy()
+    rows = xp.unique(indices.reshape(-1))
+    norms = xp.linalg.norm(data[rows], ord=norm_type, axis=1)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    data[rows] *= scale[:, None].astype(data.dtype)
+    write_into(weight, data)
 
 
 # ----------------------------------------------------------------------------- losses

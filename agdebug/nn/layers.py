@@ -6,6 +6,7 @@ import math
 from collections import OrderedDict
 
 from .. import creation
+from ..graph.grad_mode import no_grad
 from . import functional as F
 from . import init
 from .module import Module
@@ -17,6 +18,7 @@ __all__ = [
     "AvgPool2d",
     "Conv2d",
     "Dropout",
+    "Embedding",
     "Flatten",
     "Identity",
     "LeakyReLU",
@@ -374,3 +376,74 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+# ----------------------------------------------------------------------------- embedding
+
+class Embedding(Module):
+    """A lookup table: ``num_embeddings`` rows of size ``embedding_dim``, indexed by integers.
+
+    The weight starts N(0, 1) with the ``padding_idx`` row zeroed; that row gets no gradient.
+
+    >>> import agdebug as ag
+    >>> emb = ag.nn.Embedding(10, 3, padding_idx=0)
+    >>> tuple(emb(ag.tensor([[1, 0], [4, 9]])).shape)
+    (2, 2, 3)
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight=None, _freeze: bool = False, device=None,
+                 dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = F._padding_index(padding_idx, num_embeddings)
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(creation.empty(num_embeddings, embedding_dim, device=device,
+                                                   dtype=dtype), requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and "
+                                     "embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx=None, max_norm=None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False):
+        """An Embedding whose weight is ``embeddings`` (frozen unless ``freeze=False``)."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)

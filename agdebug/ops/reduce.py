@@ -474,12 +474,17 @@ def norm_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- cumsum
 
+def _cumulative(scan, x, dim, dtype):
+    """cumsum's and cumprod's forward: integers and bools accumulate as int64, as in torch."""
+    axis = _axes(dim, x.ndim)
+    if axis is None:   # a 0-d tensor: itself, in the result dtype
+        return x.astype(dtype or _int_as_long(x) or x.dtype, copy=True)
+    return scan(x, axis=axis[0], dtype=dtype if dtype is not None else _int_as_long(x))
+
+
 @defop("cumsum", node="CumsumBackward0")
 def cumsum(xp, x, dim=0, dtype=None):
-    axis = _axes(dim, x.ndim)
-    if axis is None:
-        return x.astype(dtype or _int_as_long(x) or x.dtype, copy=True)
-    return xp.cumsum(x, axis=axis[0], dtype=dtype if dtype is not None else _int_as_long(x))
+    return _cumulative(xp.cumsum, x, dim, dtype)
 
 
 @cumsum.vjp
@@ -487,6 +492,44 @@ def cumsum_vjp(ctx, grad):
     if not input_shape(ctx, 0):
         return (grad,)
     return (grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim),)
+
+
+# ----------------------------------------------------------------------------- cumprod
+
+@defop("cumprod", node="CumprodBackward0", saves=("x", "result"))
+def cumprod(xp, x, dim=0, dtype=None):
+    return _cumulative(xp.cumprod, x, dim, dtype)
+
+
+@cumprod.vjp
+def cumprod_vjp(ctx, grad):
+    """d out_j / d x_i = out_j / x_i for j >= i: a reversed cumsum, divided by x.
+
+    With a zero in ``x`` that division is 0/0, so the exact products of the others are
+    used instead (as torch does); they cost n times the input, so only then.
+    """
+    x = ctx.x
+    if not x.shape:
+        return (grad,)
+    dim = ctx.dim % x.ndim
+    if not (x._data == 0).any():
+        summed = (grad * ctx.result).flip(dim).cumsum(dim).flip(dim)
+        return (summed / x,)
+    return (_cumprod_with_zeros(grad, x, dim),)
+
+
+def _cumprod_with_zeros(grad: Tensor, x: Tensor, dim: int) -> Tensor:
+    """sum over j >= i of grad_j * prod(x_k, k <= j, k != i), written with cumprod itself
+    (x_i replaced by 1 in row i) so every order of derivative is exact."""
+    shape = tuple(x.shape)
+    n = shape[dim]
+    after = (1,) * (len(shape) - dim - 1)
+    expanded = x.unsqueeze(dim).expand(shape[:dim] + (n,) + shape[dim:])   # [.., i, k, ..]
+    xp = _xp(x)
+    eye = xp.eye(n, dtype=bool).reshape((1,) * dim + (n, n) + after)
+    others = cumprod(where(1.0, expanded, condition=Tensor._wrap(eye)), dim=dim + 1)
+    later = xp.triu(xp.ones((n, n), dtype=bool)).reshape((1,) * dim + (n, n) + after)  # j >= i
+    return (grad.unsqueeze(dim) * others * _const(later, grad)).sum(dim + 1)
 
 
 # ----------------------------------------------------------------------------- signatures
@@ -500,7 +543,7 @@ def _return_type(name: str):
                                 "__module__": "torch.return_types"})
 
 
-values_indices = {name: _return_type(name) for name in ("max", "min")}
+values_indices = {name: _return_type(name) for name in ("max", "min", "sort", "topk")}
 
 
 def _correction(name: str, unbiased, correction) -> int:
@@ -595,10 +638,14 @@ def norm_(input, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(input, p, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
-def cumsum_(input, dim=_MISSING, *, dtype=None):
-    if dim is _MISSING:
-        raise missing_arguments("cumsum", "dim")
-    return cumsum(input, dim=dim, dtype=_np_dtype(dtype))
+def _scan_signature(op, name: str):
+    """``torch.cumsum(input, dim, *, dtype=None)`` and cumprod's: ``dim`` is required."""
+    def method(input, dim=_MISSING, *, dtype=None):
+        if dim is _MISSING:
+            raise missing_arguments(name, "dim")
+        return op(input, dim=dim, dtype=_np_dtype(dtype))
+    method.__name__ = name
+    return method
 
 
 def _np_dtype(dtype):
@@ -615,6 +662,7 @@ FUNCTIONS = {
     "amax": _extreme(amax, "amax"), "amin": _extreme(amin, "amin"),
     "argmax": _over_dim(argmax, "argmax"), "argmin": _over_dim(argmin, "argmin"),
     "all": _over_dim(all_, "all"), "any": _over_dim(any_, "any"),
-    "logsumexp": logsumexp_, "norm": norm_, "cumsum": cumsum_,
+    "logsumexp": logsumexp_, "norm": norm_, "cumsum": _scan_signature(cumsum, "cumsum"),
+    "cumprod": _scan_signature(cumprod, "cumprod"),
 }
 METHODS = dict(FUNCTIONS)

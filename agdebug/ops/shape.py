@@ -165,6 +165,17 @@ def flip_vjp(ctx, grad):
     return (flip(grad, dims=ctx.dims),)
 
 
+@defop("roll", node="RollBackward0")
+def roll(xp, x, shifts=(), dims=None):
+    # dims None: the flattened tensor rolls (NumPy's axis=None does the same)
+    return xp.roll(x, shifts[0] if dims is None else shifts, axis=dims)
+
+
+@roll.vjp
+def roll_vjp(ctx, grad):
+    return (roll(grad, shifts=tuple(-s for s in ctx.shifts), dims=ctx.dims),)
+
+
 # ----------------------------------------------------------------------------- many tensors
 
 @defop("cat", node="CatBackward0")

@@ -162,6 +162,123 @@ def contiguous(self, memory_format=None):
     return self if self._data.flags.c_contiguous else ew.clone(self)
 
 
+def _ints(name: str, argument: str, position: int, value) -> tuple:
+    """An int or a sequence of ints as a tuple; anything else is torch's TypeError."""
+    if isinstance(value, int):
+        return (value,)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, int) for v in value):
+        return tuple(value)
+    raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be tuple of "
+                    f"ints, not {type(value).__name__}")
+
+
+def roll(input, shifts, dims=None, *, _method=False):
+    """``x.roll(shifts, dims)``: elements shifted cyclically along ``dims`` (a copy); without
+    ``dims`` the flattened tensor is rolled and given its shape back.
+
+    >>> import agdebug as ag
+    >>> ag.tensor([1, 2, 3]).roll(1)
+    tensor([3, 1, 2])
+    """
+    first = 1 if _method else 2   # torch counts ``self`` in the function's positions only
+    shifts = _ints("roll", "shifts", first, shifts)
+    dims = () if dims is None else _ints("roll", "dims", first + 1, dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if dims == () and len(shifts) == 1:
+        return sh.roll(input, shifts=shifts, dims=None)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                           f"{len(dims)}")
+    if input.ndim == 0:   # dim 0 or -1 (torch names it 0, as unbind does)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return sh.roll(input, shifts=shifts, dims=tuple(_dim(d, input.ndim) for d in dims))
+
+
+def movedim(input, source, destination, *, _method=False):
+    """``x.movedim(source, destination)``: dims moved, the others kept in order (a permute
+    view, PermuteBackward0 as in torch).
+
+    >>> import agdebug as ag
+    >>> ag.zeros(2, 3, 4).movedim(0, -1).shape
+    torch.Size([3, 4, 2])
+    """
+    if isinstance(source, int) != isinstance(destination, int):
+        raise TypeError(_movedim_types(source, destination, _method))
+    first = 1 if _method else 2
+    src = _ints("movedim", "source", first, source)
+    dst = _ints("movedim", "destination", first + 1, destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(dst)} dims)")
+    src = tuple(_dim(d, input.ndim) for d in src)
+    dst = tuple(_dim(d, input.ndim) for d in dst)
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    order = [None] * input.ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(input.ndim) if d not in src)   # the others, in order
+    return sh.permute(input, dims=tuple(o if o is not None else next(rest) for o in order))
+
+
+def _movedim_types(source, destination, method: bool) -> str:
+    def kind(v):
+        return "int" if isinstance(v, int) else type(v).__name__
+    got = f"({'' if method else 'Tensor, '}{kind(source)}, {kind(destination)})"
+    return f"movedim() received an invalid combination of arguments - got {got}, but " \
+           "expected one of:\n * (Tensor input, int source, int destination)\n * (Tensor " \
+           "input, tuple of ints source, tuple of ints destination)\n"
+
+
+# ----------------------------------------------------------------------------- atleast_*d
+
+def _at_least(name: str, tensors: tuple, grow):
+    """``atleast_Nd(x)`` gives one tensor, ``atleast_Nd(x, y)`` or ``([x, y])`` a tuple."""
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return grow(tensors[0])
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tensors[0]
+    if not all(isinstance(t, Tensor) for t in tensors):
+        bad = next(type(t).__name__ for t in tensors if not isinstance(t, Tensor))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({bad}), "
+                        "but expected one of:\n * (Tensor input)\n * (tuple of Tensors "
+                        "tensors)\n")
+    return tuple(grow(t) for t in tensors)
+
+
+def _grow_1d(x):
+    return x.reshape(1) if x.ndim == 0 else x   # a scalar: ViewBackward0, as in torch
+
+
+def _grow_2d(x):
+    if x.ndim == 0:
+        return x.reshape(1, 1)
+    return sh.unsqueeze(x, dim=0) if x.ndim == 1 else x
+
+
+def _grow_3d(x):
+    if x.ndim == 0:
+        return x.reshape(1, 1, 1)
+    if x.ndim == 1:
+        return sh.unsqueeze(sh.unsqueeze(x, dim=0), dim=2)
+    return sh.unsqueeze(x, dim=2) if x.ndim == 2 else x
+
+
+def atleast_1d(*tensors):
+    return _at_least("atleast_1d", tensors, _grow_1d)
+
+
+def atleast_2d(*tensors):
+    return _at_least("atleast_2d", tensors, _grow_2d)
+
+
+def atleast_3d(*tensors):
+    return _at_least("atleast_3d", tensors, _grow_3d)
+
+
 # ----------------------------------------------------------------------------- splitting
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -291,8 +408,45 @@ def stack(tensors, dim=0):
     return sh.stack_op(*tensors, dim=_dim(dim, len(first) + 1))
 
 
+def _non_empty(name: str, tensors) -> list:
+    tensors = tensor_sequence(name, tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
+def hstack(tensors):
+    """Tensors joined column-wise: along dim 0 for 1-D inputs, dim 1 otherwise (scalars
+    become 1-D first). A CatBackward0, as in torch.
+
+    >>> import agdebug as ag
+    >>> ag.hstack([ag.zeros(2, 1), ag.ones(2, 2)]).shape
+    torch.Size([2, 3])
+    """
+    grown = [_grow_1d(x) for x in _non_empty("hstack", tensors)]
+    return cat(grown, 0 if grown[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    """Tensors joined row-wise, after making each at least 2-D (1-D: one row).
+
+    >>> import agdebug as ag
+    >>> ag.vstack([ag.zeros(3), ag.ones(3)]).shape
+    torch.Size([2, 3])
+    """
+    return cat([_grow_2d(x) for x in _non_empty("vstack", tensors)], 0)
+
+
 def _split_method(self, split_size, dim=0):
     return split(self, split_size, dim)
+
+
+def _roll_method(self, shifts, dims=None):
+    return roll(self, shifts, dims, _method=True)
+
+
+def _movedim_method(self, source, destination):
+    return movedim(self, source, destination, _method=True)
 
 
 FUNCTIONS = {
@@ -300,6 +454,9 @@ FUNCTIONS = {
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
     "narrow": narrow, "flip": flip, "split": split, "chunk": chunk, "unbind": unbind,
     "cat": cat, "concat": concat, "concatenate": concatenate, "stack": stack,
+    "roll": roll, "movedim": movedim, "moveaxis": movedim, "atleast_1d": atleast_1d,
+    "atleast_2d": atleast_2d, "atleast_3d": atleast_3d, "hstack": hstack, "vstack": vstack,
+    "row_stack": vstack,
 }
 
 METHODS = {
@@ -307,4 +464,5 @@ METHODS = {
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
     "T": property(_T), "mT": property(_mT), "repeat": repeat, "narrow": narrow, "flip": flip,
     "contiguous": contiguous, "split": _split_method, "chunk": chunk, "unbind": unbind,
+    "roll": _roll_method, "movedim": _movedim_method, "moveaxis": _movedim_method,
 }

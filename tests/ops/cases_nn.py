@@ -90,7 +90,22 @@ def _avg_backward(t, g, x):
         return t.autograd.grad(y, x, g, create_graph=True)[0]
 
 
+EMB_W = rng.standard_normal((5, 3))
+EMB_I = np.array([[0, 4, 2], [2, 2, 1]])
+
 CASES = [
+    Case("embedding", lambda t, w, i: F(t).embedding(i, w), [EMB_W, EMB_I],
+         grad_fn="EmbeddingBackward0"),
+    Case("embedding", lambda t, w, i: F(t).embedding(i, w) ** 2, [EMB_W, EMB_I],
+         id="embedding_squared"),
+    # The padding row's zero gradient and the frequency scaling are torch's definitions, not
+    # derivatives: central differences cannot check them, torch can.
+    Case("embedding", lambda t, w, i: F(t).embedding(i, w, padding_idx=2) ** 2, [EMB_W, EMB_I],
+         id="embedding_padding", numeric=False),
+    Case("embedding", lambda t, w, i: F(t).embedding(i[0, 1], w, padding_idx=-1), [EMB_W, EMB_I],
+         id="embedding_0d_negative_padding", numeric=False),
+    Case("embedding", lambda t, w, i: F(t).embedding(i, w * 1, scale_grad_by_freq=True) ** 2,
+         [EMB_W, EMB_I], id="embedding_scale_grad_by_freq", numeric=False),
     # activations registered in elementwise.py, spelled torch.nn.functional.X
     Case("leaky_relu", lambda t, x: F(t).leaky_relu(x, 0.2), [AWAY]),
     Case("gelu", lambda t, x: F(t).gelu(x), [A]),

@@ -77,5 +77,12 @@ CASES = [
     Case("norm", lambda t, x: x.norm(dim=0), [np.zeros((2, 3))], id="norm_at_zero",
          second_order=False),
     Case("cumsum", lambda t, x: x.cumsum(1), [A]),
+    Case("cumprod", lambda t, x: x.cumprod(1), [POS], grad_fn="CumprodBackward0"),
+    Case("cumprod", lambda t, x: t.cumprod(x, -1) ** 2, [ONE_ZERO], id="cumprod_one_zero"),
+    Case("cumprod", lambda t, x: t.cumprod(x, dim=1), [TWO_ZEROS], id="cumprod_two_zeros"),
+    Case("cumprod", lambda t, x: x.cumprod(0), [TWO_ZEROS], id="cumprod_dim0_zero"),
+    Case("cumprod", lambda t, x: x.cumprod(1), [C], id="cumprod_3d"),
+    Case("cumprod", lambda t, x: x.cumprod(0) * x, [SCALAR], id="cumprod_0d"),
+    Case("cumprod", lambda t, x: x.cumprod(1), [INTS], id="cumprod_ints"),
     Case("cumsum", lambda t, x: t.cumsum(x, dim=-3) ** 2, [C], id="cumsum_squared"),
 ]
