@@ -70,7 +70,7 @@ class Tensor:
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
                  "_base", "_acc", "_backward_hooks", "_post_acc_hooks", "_retains_grad",
-                 "_id", "_inference", "__weakref__")
+                 "_id", "_inference", "_made_in", "__weakref__")
 
     __array_priority__ = 1000  # numpy defers `ndarray * tensor` to Tensor.__rmul__
 
@@ -101,6 +101,7 @@ class Tensor:
         t._retains_grad = False
         t._id = 0
         t._inference = False
+        t._made_in = None   # a view made in no_grad/inference mode: see ops.registry
         return t
 
     @classmethod
@@ -367,7 +368,9 @@ class Tensor:
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, outside the graph. Not a view
         (torch: ``_base`` is None), so an in-place op on it leaves this tensor's history."""
-        return Tensor._wrap(self._data, None, 0, self._version_counter())
+        t = Tensor._wrap(self._data, None, 0, self._version_counter())
+        t._inference = self._inference
+        return t
 
     def detach_(self) -> Tensor:
         if self._base is not None:

@@ -233,9 +233,10 @@ class Function(metaclass=FunctionMeta):
         if not record:
             return output
         outs = output if isinstance(output, (tuple, list)) else (output,)
-        wrapped = _attach_outputs(ctx, args, outs)
+        copy_slices = []   # around this node, for a dirty input that is a view
+        wrapped = _attach_outputs(ctx, args, outs, copy_slices)
         ctx._pack_saved(wrapped)
-        for node in ctx.__dict__.pop("_copy_slices", ()):
+        for node in copy_slices:
             node._saved = ctx._saved   # the CopySlices runs this node: it checks and frees
         if isinstance(output, (tuple, list)):
             return type(output)(wrapped)
@@ -250,7 +251,7 @@ def _run_forward(cls, ctx, args: tuple, kwargs: dict):
     return output
 
 
-def _attach_outputs(ctx: BackwardCFunction, args: tuple, outs) -> list:
+def _attach_outputs(ctx: BackwardCFunction, args: tuple, outs, copy_slices: list) -> list:
     """Make the forward's outputs the node's outputs (aliasing inputs, rebasing dirty ones)."""
     dirty = {id(t) for t in ctx.dirty_tensors}
     nondiff = {id(t) for t in ctx.non_differentiable}
@@ -264,14 +265,15 @@ def _attach_outputs(ctx: BackwardCFunction, args: tuple, outs) -> list:
             continue
         meta.append((o._data.shape, o._data.dtype))
         wrapped.append(_output(ctx, o, i, id(o) in dirty, id(o) in inputs,
-                               id(o) not in nondiff and o._data.dtype.kind in "fc", len(outs)))
+                               id(o) not in nondiff and o._data.dtype.kind in "fc", len(outs),
+                               copy_slices))
     ctx._out_meta = tuple(meta)
     ctx._tensor_outputs = tuple(isinstance(o, Tensor) for o in outs)
     return wrapped
 
 
 def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentiable: bool,
-            n_outputs: int):
+            n_outputs: int, copy_slices: list):
     if dirty and differentiable:
         if o._grad_fn is None and o._requires_grad:
             raise RuntimeError(LEAF_INPLACE_MESSAGE.replace("is being used", "has been used"))
@@ -280,7 +282,7 @@ def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentia
         if o._base is not None:
             if n_outputs > 1:
                 raise RuntimeError(_DIRTY_VIEW_OUTPUTS)
-            _rebase_dirty_view(ctx, o)
+            copy_slices.append(_rebase_dirty_view(ctx, o))
             return o
         target = o                      # rebased in place: ``y is x`` after mark_dirty
     elif dirty and not o._requires_grad:
@@ -296,15 +298,16 @@ def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentia
     return target
 
 
-def _rebase_dirty_view(ctx, view: Tensor) -> None:
+def _rebase_dirty_view(ctx, view: Tensor):
     """A dirty input that is a view: its base gets a CopySlices around this node and the
-    view reads its region back out of the base (torch's rebase_history for views)."""
+    view reads its region back out of the base (torch's rebase_history for views).
+    Returns that CopySlices: it runs this node, so it must share its saved tensors."""
     from ..ops.views import rebase_history
     base = view._base
     if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    ctx.__dict__.setdefault("_copy_slices", []).append(rebase_history(view, ctx))
+    return rebase_history(view, ctx)
 
 
 def _check_dirty_returned(dirty: set, outs) -> None:

@@ -23,6 +23,7 @@ from ..ops import elementwise as ew
 from ..ops import nn as ops
 from ..ops.gather import _on
 from ..ops.registry import apply_inplace, write_into
+from ..ops.util import kernel_missing
 from ..tensor import Tensor
 
 __all__ = [
@@ -63,8 +64,7 @@ def _float_kernel(input, cpu: str, cuda: str) -> None:
     their ops, in ops/elementwise.py, so that Tensor methods refuse integers too.)"""
     dt = input._data.dtype
     if dt.kind in "biu":
-        kernel = cpu if type(input._data) is np.ndarray else cuda
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._legacy}\'')
+        raise kernel_missing(cpu if type(input._data) is np.ndarray else cuda, dt)
 
 
 def relu(input, inplace=False):
@@ -268,7 +268,7 @@ def _check_nll_arguments(input, target, weight) -> None:
                                f"{list(target.shape)}")
         kernel = "nll_loss2d_forward_out_frame"
     if not input.is_floating_point():
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._legacy}\'')
+        raise kernel_missing(kernel, input.dtype)
     if input.ndim > 2 and target._data.dtype != np.int64:   # nll_loss2d reads Long targets only
         raise RuntimeError(f"expected scalar type Long but found {target.dtype._legacy}")
     if weight is not None and weight._data.dtype != input._data.dtype:
@@ -298,6 +298,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,
     w = _constant(weight, "nll_loss_forward", "weight")
     if input.ndim <= 2 or input.ndim == 4:   # other ndims: checked on the 4D view below
         _check_nll_arguments(input, target, weight)
+    if input.ndim == 1 and target.ndim == 1:   # its one class (size 1, checked), as torch
+        target = target.reshape(())
     if input.ndim <= 2:
         return ops.nll_loss(input, target=target, weight=w, reduction=reduction,
                             ignore_index=ignore_index)
@@ -450,8 +452,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,
                          f"size ({input.shape!r}) is deprecated. Please ensure they have the "
                          "same size.")
     if not input.is_floating_point():
-        raise NotImplementedError(f'"binary_cross_entropy" not implemented for '
-                                  f"'{input.dtype._legacy}'")
+        raise kernel_missing("binary_cross_entropy", input.dtype)
     if target._data.dtype != input._data.dtype:   # no promotion in torch's kernel
         raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
                            f"{input.dtype._legacy}")
@@ -617,7 +618,7 @@ def _check_conv_kernel(input, weight, dilation) -> None:
                                f"{kh} kernel_width: {kw}")
         kernel = "slow_conv2d_cpu"
     if input._data.dtype.kind == "b":
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+        raise kernel_missing(kernel, input.dtype)
     if weight._data.dtype != input._data.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
                            f"{weight.dtype._legacy}")
@@ -732,7 +733,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     _check_pool(input, kernel, stride, padding, dilation, ceil_mode)
     if input._data.dtype.kind == "b":
-        raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
+        raise kernel_missing("max_pool2d", input.dtype)
     attrs = {"kernel_size": kernel, "stride": stride, "padding": padding,
              "dilation": dilation, "ceil_mode": ceil_mode}
     out = ops.max_pool2d(input, **attrs)
@@ -759,7 +760,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                               f"[{-input.ndim}, {input.ndim - 1}], but got -3)")
     _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode)
     if input._data.dtype.kind in "biu" and input._data.dtype != np.int64:   # floats and Long
-        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{input.dtype._legacy}'")
+        raise kernel_missing("avg_pool2d", input.dtype)
     return ops.avg_pool2d(input, kernel_size=kernel, stride=stride, padding=padding,
                           ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                           divisor_override=divisor_override)

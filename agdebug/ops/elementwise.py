@@ -13,7 +13,7 @@ import numpy as np
 from .. import backend
 from ..backend import result_dtype
 from .registry import defop
-from .util import needs, zeros_grad
+from .util import kernel_missing, needs, zeros_grad
 
 
 def promote(a, b):
@@ -112,7 +112,12 @@ def checked(value, dtype):
     if low == 0 and -high <= value < 0:
         return value + high + 1
     _check_int_scalar(value)
-    raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without overflow")
+    raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype]} without overflow")
+
+
+_C_TYPES = {np.dtype(t): name for t, name in ((np.int8, "int8_t"), (np.uint8, "uint8_t"),
+                                              (np.int16, "int16_t"), (np.int32, "int"),
+                                              (np.int64, "int64_t"))}   # as torch names them
 
 
 def broadcast_error(*operands):
@@ -176,7 +181,8 @@ def add_vjp(ctx, grad):
 
 @defop("sub", node="SubBackward0")
 def sub(xp, x, y, alpha=1):
-    if x.dtype is _BOOL or _is_bool(y):   # torch refuses bool operands
+    # torch refuses bool operands; tested inline, as a call would cost every subtraction
+    if x.dtype is _BOOL or getattr(y, "dtype", None) is _BOOL or type(y) is bool:
         _check_bool_sub(x, y)
     x, y = promote(x, y)
     try:
@@ -704,9 +710,7 @@ def gelu(xp, x, approximate="none"):
     if approximate not in ("none", "tanh"):   # torch checks the argument first
         raise RuntimeError("approximate argument must be either none or tanh.")
     if x.dtype.kind in "biu":   # no integer kernel; torch names it without the device suffix
-        kernel = "GeluKernelImpl" if xp is np else "GeluCUDAKernelImpl"
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{backend.get_dtype(x.dtype)._legacy}'")
+        raise kernel_missing("GeluKernelImpl" if xp is np else "GeluCUDAKernelImpl", x.dtype)
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)
         return (0.5 * x * (1 + xp.tanh(inner))).astype(x.dtype, copy=False)
@@ -986,9 +990,7 @@ def _floating_only(xp, x, kernel: str) -> None:
 
 
 def _not_implemented(xp, kernel: str, dt):
-    device = "cpu" if xp is np else "cuda"
-    raise NotImplementedError(
-        f'"{kernel}_{device}" not implemented for \'{backend.get_dtype(dt)._legacy}\'')
+    raise kernel_missing(f"{kernel}_{'cpu' if xp is np else 'cuda'}", dt)
 
 
 # On bool operands these are the logical ops (bool results), as in torch.

@@ -20,7 +20,7 @@ from .. import backend
 from ..graph.grad_mode import MODE
 from ..tensor import Tensor
 from .registry import (LEAF_INPLACE_MESSAGE, _unwrap, apply_inplace,
-                       check_writable_outside_inference, defop)
+                       check_inplace, defop)
 from .util import dims_of, input_shape, needs, zeros_grad
 
 VIEW_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an in-place "
@@ -369,13 +369,17 @@ def _apply_step(t: Tensor, step: tuple) -> Tensor:
 
 def setitem(self: Tensor, key, value) -> None:
     """``x[key] = value`` in place: CopySlices (basic) or IndexPutBackward0 (advanced)."""
-    check_writable_outside_inference(self)
     value = _value_operand(self, value)
     plan = plan_key(self, key)
     key = plan.key()
     _check_value_shape(self, key, value)
     recording = MODE.grad_enabled and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+    made_in = self._made_in
+    if made_in is not None and key[1] is None and _written_view(plan, self.shape):
+        # torch writes ``v[0] = x`` through the view v.select(0, 0), a view of v
+        made_in = (made_in[0], _written_view(plan, self.shape))
+    check_inplace(self, recording, made_in)
     if not recording:
         _write(self, key, value)
         return
@@ -383,6 +387,18 @@ def setitem(self: Tensor, key, value) -> None:
         raise RuntimeError(VIEW_LEAF_MESSAGE if key[1] is None else LEAF_INPLACE_MESSAGE)
     op = copy_slices if key[1] is None else index_put_op
     apply_inplace(op, self, (value,), {"key": key})
+
+
+_VIEW_NAMES = {"select": "Select", "slice": "Slice", "none": "Unsqueeze"}
+
+
+def _written_view(plan: _Plan, shape: tuple) -> str | None:
+    """The view op torch's ``v[key] = x`` writes through; None when the key takes no view."""
+    steps = plan.steps
+    if not steps or (len(steps) == 1 and steps[0][0] == "slice"
+                     and steps[0][2:] == (0, shape[0], 1)):   # ``v[:] = x`` writes v itself
+        return None
+    return _VIEW_NAMES[steps[-1][0]]
 
 
 def _value_operand(self: Tensor, value):

@@ -8,6 +8,7 @@ op modules.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -109,6 +110,11 @@ def clamp(input, min=None, max=None):
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return tuple(Tensor._wrap(i) for i in condition._data.nonzero())
+    if isinstance(condition, Tensor) and condition._data.dtype == np.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=2)
+        condition = condition != 0   # torch still takes it, as the mask it means
     return ew.where(operand(input), operand(other), condition=condition)
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import get_dtype, xp_of
+from ..backend import xp_of
 from ..tensor import Tensor
 from .elementwise import promote, softplus
 from .gather import index_add_op, masked_fill_op
 from .registry import defop
-from .util import dims_of, input_shape, needs, zeros_grad
+from .util import dims_of, input_shape, kernel_missing, needs, zeros_grad
 
 # ----------------------------------------------------------------------------- softmax
 
@@ -56,8 +56,7 @@ def _check_softmax_input(x, axis: int, name: str) -> None:
     """torch has no integer or bool softmax kernel (its error names the kernel it looked for)."""
     if x.dtype.kind in "biu":
         kernel = "lastdim_kernel_impl" if x.ndim == 0 or axis == x.ndim - 1 else "kernel_impl"
-        raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
-                                  f"'{get_dtype(x.dtype)._legacy}'")
+        raise kernel_missing(f"{name}_{kernel}", x.dtype)
 
 
 # torch's fused derivatives of softmax and log_softmax (aten's ``_softmax_backward_data``):
@@ -192,9 +191,7 @@ nll_loss2d.vjp(nll_loss_vjp)
 def mse_loss(xp, x, y, reduction="mean"):
     x, y = promote(x, y)   # torch's result type: float32 with an int64 target stays float32
     if x.dtype.kind in "biu":
-        device = "cpu" if xp is np else "cuda"
-        raise NotImplementedError(f'"mse_{device}" not implemented for '
-                                  f"'{get_dtype(x.dtype)._legacy}'")
+        raise kernel_missing("mse_cpu" if xp is np else "mse_cuda", x.dtype)
     d = x - y
     return _reduce(xp, d * d, reduction).astype(d.dtype, copy=False)
 

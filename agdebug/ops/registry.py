@@ -21,7 +21,6 @@ in one place, as torch's engine does.
 from __future__ import annotations
 
 import inspect
-import weakref
 
 import numpy as np
 
@@ -301,40 +300,41 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
 def _share_view_state(base: Tensor, outs: list, op: Op) -> None:
     """A view shares its base's storage, so it shares the version counter too."""
     root = base._base if base._base is not None else base
-    # torch's creation_meta: a view made in no_grad mode, or made from such a view, may not be
-    # modified in place with grad mode on (apply_inplace refuses it).
-    origin = None
-    if not MODE.grad_enabled:
-        origin = "A view was created in"
-    elif _NO_GRAD_VIEWS and no_grad_view_origin(base) is not None:
-        origin = f"Output 0 of {op.node_class.__name__.split('Backward')[0]} is a view of a " \
-                 "view which was created in"
+    made_in = _made_in(base, op)
     for t in outs:
         if t._data.base is not None:
             t._vc = base._version_counter()
             t._base = root
-            if origin is not None:
-                _mark_no_grad_view(t, origin)
+            t._inference = base._inference   # a view of a normal tensor is normal
+            t._made_in = made_in
 
 
-# Views made in no_grad mode (or from one): id -> (weak reference, how torch's error begins).
-# Kept beside the tensors rather than in a slot: such views are rare, a slot costs every tensor.
-_NO_GRAD_VIEWS: dict[int, tuple] = {}
+# torch's creation_meta: a view made in no_grad or inference mode, or made from such a view,
+# may not be modified in place while grad mode records it (see check_inplace). ``_made_in``
+# holds (mode, None) for the first, (mode, the view op's name) for the second.
+_IN_NO_GRAD = ("no_grad", None)
+_IN_INFERENCE = ("inference", None)
 
 
-def _mark_no_grad_view(t: Tensor, origin: str) -> None:
-    key = id(t)
-    forget = lambda _ref: _NO_GRAD_VIEWS.pop(key, None)   # noqa: E731 - runs as t dies
-    _NO_GRAD_VIEWS[key] = (weakref.ref(t, forget), origin)
+def _made_in(base: Tensor, op: Op):
+    if not MODE.grad_enabled:
+        return _IN_INFERENCE if MODE.inference else _IN_NO_GRAD
+    if base._made_in is not None:
+        return base._made_in[0], op.node_class.__name__.split("Backward")[0]
+    return None
 
 
-def no_grad_view_origin(t: Tensor) -> str | None:
-    entry = _NO_GRAD_VIEWS.get(id(t))
-    return entry[1] if entry is not None and entry[0]() is t else None
-
-
-def _no_grad_view_message(origin: str) -> str:
-    return (f"{origin} no_grad mode and is being modified inplace with grad mode enabled. Given "
+def _view_inplace_message(made_in: tuple) -> str:
+    mode, view_op = made_in
+    start = (f"Output 0 of {view_op} is a view of a view which was created in" if view_op
+             else "A view was created in")
+    if mode == "inference":
+        return (f"{start} inference mode and is being modified inplace in normal mode. Given "
+                "that this use case is ambiguous and error-prone, it is forbidden. You can "
+                "clarify your code by moving both the view and the inplace either both inside "
+                "the inference_mode block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked).")
+    return (f"{start} no_grad mode and is being modified inplace with grad mode enabled. Given "
             "that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
             "your code by moving both the view and the inplace either both inside the no_grad "
             "block (if you don't want the inplace to be tracked) or both outside (if you want "
@@ -354,14 +354,9 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
     """
     if not isinstance(target, Tensor):
         raise TypeError(f"in-place {op.name} expects a Tensor, got {type(target).__name__}")
-    check_writable_outside_inference(target)
     recording = MODE.grad_enabled and (
         target._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args))
-    if _NO_GRAD_VIEWS and MODE.grad_enabled and (recording or target._base is not None and
-                                                 target._base._requires_grad):
-        origin = no_grad_view_origin(target)   # (torch: the view requires grad with its base)
-        if origin is not None:
-            raise RuntimeError(_no_grad_view_message(origin))
+    check_inplace(target, recording)
     if recording and target._grad_fn is None and target._requires_grad:
         raise RuntimeError(LEAF_INPLACE_MESSAGE)
     if recording and target._base is not None and target._base._grad_fn is None and \
@@ -390,14 +385,20 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
     return target
 
 
-def check_writable_outside_inference(target: Tensor) -> None:
-    """torch refuses to write an inference tensor, or a view of one, outside inference mode."""
+def check_inplace(target: Tensor, recording: bool, made_in=None) -> None:
+    """torch's refusals of an in-place write before anything is written: an inference tensor
+    (or a view of one) outside inference mode; a view made in no_grad or inference mode
+    while grad mode records the write (torch: such a view requires grad with its base).
+    ``made_in`` overrides the target's own (setitem writes through a further view)."""
     base = target._base
+    made_in = made_in or target._made_in
     if (target._inference or base is not None and base._inference) and not MODE.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
+    if made_in is not None and MODE.grad_enabled and (recording or base._requires_grad):
+        raise RuntimeError(_view_inplace_message(made_in))
 
 
 def can_cast(src, dst) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import backend
 from ..backend import xp_of
 from ..tensor import Tensor
 
@@ -49,3 +50,10 @@ def expand_reduced(grad, shape: tuple, dim, keepdim: bool):
             kept[a] = 1
         grad = grad.reshape(tuple(kept))
     return grad.expand(shape)
+
+
+def kernel_missing(kernel: str, dtype) -> NotImplementedError:
+    """torch's error for a dtype that its kernel ``kernel`` has no version for (to raise)."""
+    if not isinstance(dtype, backend.dtype):
+        dtype = backend.get_dtype(dtype)
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype._legacy}\'')

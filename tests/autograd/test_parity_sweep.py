@@ -448,3 +448,44 @@ def test_inference_tensor_rules(case):
 
 def test_detach_in_place_of_a_view_of_a_tensor_without_grad():
     same(lambda L: L.ones(3)[1:].detach_())
+
+
+@pytest.mark.parametrize("case", ["in place, base without grad", "in place, base with grad",
+                                  "saved for backward", "is_inference", "view of the view"])
+def test_views_made_in_inference_mode(case):
+    # a view of a normal tensor made in inference mode is normal, but torch refuses to
+    # modify it in place where grad mode would record that
+    def f(L):
+        base = leaf(L) * 1 if case in ("in place, base with grad", "view of the view") \
+            else L.ones(3)
+        with L.inference_mode():
+            v = base[:2]
+        if case == "view of the view":
+            return v[1:].add_(1)
+        if case == "saved for backward":
+            return v * leaf(L, (1.0, 2.0))
+        if case == "is_inference":
+            return v.is_inference()
+        return v.add_(1)
+    same(f)
+
+
+def test_detach_keeps_inference():
+    def f(L):
+        with L.inference_mode():
+            t = L.ones(3)
+        d = t.detach()
+        return d.is_inference(), leaf(L) * d
+    same(f)
+
+
+@pytest.mark.parametrize("key", ["0", "0:1", "(0, 1)", "...", ":", "None", "(slice(None), 0)",
+                                 "L.tensor([0])"])
+def test_setitem_on_a_view_made_in_no_grad(key):
+    def f(L):
+        b = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * 1
+        with L.no_grad():
+            v = b[0:]
+        exec(f"v[{key}] = value", {"L": L, "v": v, "value": leaf(L, (5.0,)).sum()})
+        return b
+    same(f)

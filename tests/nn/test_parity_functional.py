@@ -130,6 +130,10 @@ EXPRESSIONS = [
     "F.dropout(lib.ones(3, dtype=lib.int64), p=1.0)",
     "F.linear(lib.ones(()), lib.ones(4, 3))",
     "F.linear(lib.ones(2, 3, requires_grad=True), lib.ones(3))",
+    # a 1-D input with a one-element target: the target is its one class
+    "F.nll_loss(lib.ones(4, requires_grad=True), lib.tensor([1]))",
+    "F.nll_loss(lib.ones(4), lib.tensor([1]), reduction='none')",
+    "F.cross_entropy(lib.ones(4, requires_grad=True), lib.tensor([1]))",
 ]
 
 

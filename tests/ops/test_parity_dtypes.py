@@ -120,6 +120,9 @@ EXPRESSIONS = [
     "lib.ones(2).cumsum()", "lib.cumsum(lib.ones(2))", "lib.ones(2).softmax()",
     "lib.softmax(lib.ones(2))", "lib.ones(2).log_softmax()", "lib.ones(2).logsumexp()",
     "lib.ones(2).softmax(dim=0)",
+    # torch names int32 "int" in its overflow message
+    "lib.zeros(2, dtype=lib.int32).fill_(2**40)",
+    "lib.zeros(2, dtype=lib.int16).add(1, alpha=2**40)",
 ]
 
 

@@ -33,6 +33,8 @@ EXPRESSIONS = [
     # where of two Python numbers: the default float dtype; a bool condition only
     "lib.where(lib.tensor([True, False]), 1.0, 2)",
     "lib.where(lib.tensor([1, 0]), lib.ones(2), lib.ones(2))",
+    "lib.where(lib.tensor([1, 0], dtype=lib.uint8), lib.tensor([1.0, 2.0]), 2.0)",
+    "lib.tensor([1.0, 2.0]).where(lib.tensor([1, 0], dtype=lib.uint8), 0.0)",
     # bool operands
     "-lib.tensor([True, False])",
     "lib.tensor([True]) - lib.tensor([True])",
