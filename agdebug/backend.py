@@ -74,15 +74,10 @@ def get_dtype(np_dtype) -> dtype:
 
 
 def to_numpy_dtype(d) -> np.dtype:
-    if isinstance(d, dtype):
-        return d.np
-    if d is float:   # torch reads Python's float as double, not as the default dtype
-        return float64.np
-    if d is int:
-        return int64.np
-    if d is bool:
-        return bool_.np
-    return get_dtype(d).np
+    """The array dtype for ``d``: an agdebug dtype, Python's float/int/bool (torch reads float
+    as double, not as the default dtype), or anything ``np.dtype`` accepts."""
+    named = as_dtype(d)
+    return named.np if named is not None else get_dtype(d).np
 
 
 # ----------------------------------------------------------------------------- devices

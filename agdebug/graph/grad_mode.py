@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import threading
 import warnings
 
@@ -76,9 +75,9 @@ def _wrap_generator(ctx_factory, func):
                     with ctx_factory():
                         gen.close()
                     raise
-                except BaseException:
+                except BaseException as error:   # (the one-argument throw: 3.12 deprecates three)
                     with ctx_factory():
-                        response = gen.throw(*sys.exc_info())
+                        response = gen.throw(error)
                 else:
                     with ctx_factory():
                         response = gen.send(request)

@@ -49,20 +49,6 @@ def _compare(op):
     return method
 
 
-def _dim_required(fn, name: str):
-    """``x.softmax()``: torch's TypeError for the missing ``dim`` (Python's names ``fn``)."""
-    def method(self, *args, **kwargs):
-        if not args and "dim" not in kwargs:
-            raise reduce.missing_arguments(name, "dim")
-        return fn(self, *args, **kwargs)
-    method.__name__ = name
-    return method
-
-
-# torch's functions and methods whose ``dim`` is required, defined in modules not changed here
-_DIM_REQUIRED = ("softmax", "log_softmax")
-
-
 def _to(self, *args, **kwargs):
     from .conversion import to
     return to(self, *args, **kwargs)
@@ -139,8 +125,6 @@ def install() -> None:
         table[name] = _unary_method(op)
     for module in _OP_MODULES:
         table.update(getattr(module, "METHODS", {}))
-    for name in _DIM_REQUIRED:
-        table[name] = _dim_required(table[name], name)
     for name, fn in table.items():
         setattr(Tensor, name, _method(fn) if isinstance(fn, Op) else fn)
 
@@ -150,8 +134,6 @@ def functions() -> dict:
     merged = {}
     for module in _OP_MODULES:
         merged.update(getattr(module, "FUNCTIONS", {}))
-    for name in _DIM_REQUIRED:
-        merged[name] = _dim_required(merged[name], name)
     return merged
 
 

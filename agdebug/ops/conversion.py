@@ -50,11 +50,11 @@ def _parse(args: tuple, dtype, device, non_blocking, copy) -> tuple:
     if rest and isinstance(rest[0], Tensor):
         other = rest.pop(0)
         dtype, device = other.dtype, other.device
-    elif rest and _is_dtype(rest[0]):
+    elif rest and backend.as_dtype(rest[0]) is not None:
         dtype = backend.as_dtype(rest.pop(0))
     elif rest and _is_device(rest[0]):
         device = rest.pop(0)
-        if rest and _is_dtype(rest[0]):
+        if rest and backend.as_dtype(rest[0]) is not None:
             dtype = backend.as_dtype(rest.pop(0))
     flags = [non_blocking, copy]
     if len(rest) > 2 or not all(isinstance(a, bool) for a in rest):
@@ -63,11 +63,6 @@ def _parse(args: tuple, dtype, device, non_blocking, copy) -> tuple:
                         f"but expected one of:\n{_TO_SIGNATURES}")
     flags[:len(rest)] = rest
     return dtype, device, flags[1]
-
-
-def _is_dtype(value) -> bool:
-    # ``x.to(float)`` is torch's float64 (bool is a type here, never a flag)
-    return backend.as_dtype(value) is not None
 
 
 def _is_device(value) -> bool:

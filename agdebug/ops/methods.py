@@ -310,7 +310,7 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
 
 def view(self, *shape, dtype=None):
     if dtype is not None or (shape and not isinstance(shape[0], (tuple, list, int))
-                             and _is_dtype(shape[0])):
+                             and backend.as_dtype(shape[0]) is not None):
         return view_dtype(self, *shape, dtype=dtype)
     target = infer_shape(shape_arg(shape), self.numel())
     if not self._data.flags.c_contiguous and self._data.ndim > 1 and self._data.size > 1:
@@ -319,10 +319,6 @@ def view(self, *shape, dtype=None):
                 "view size is not compatible with input tensor's size and stride (at least one "
                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     return sh.view(self, shape=target)
-
-
-def _is_dtype(value) -> bool:
-    return isinstance(value, backend.dtype) or value is float or value is int or value is bool
 
 
 def view_dtype(self, *args, dtype=None):
@@ -336,7 +332,7 @@ def view_dtype(self, *args, dtype=None):
     if dtype is None and len(args) == 1:
         (dtype,), args = args, ()
     if args:   # torch takes a dtype or a shape, not both
-        got = ", ".join("torch.dtype" if _is_dtype(a) else type(a).__name__
+        got = ", ".join("torch.dtype" if backend.as_dtype(a) is not None else type(a).__name__
                         for a in (*args, *([dtype] if dtype is not None else [])))
         raise TypeError(f"view() received an invalid combination of arguments - got ({got}), "
                         "but expected one of:")

@@ -15,6 +15,7 @@ from ..backend import xp_of
 from ..tensor import Tensor
 from .elementwise import promote, softplus
 from .gather import index_add_op, masked_fill_op
+from .reduce import NO_DIM, missing_arguments
 from .registry import defop
 from .util import dims_of, input_shape, kernel_missing, needs, zeros_grad
 
@@ -561,13 +562,17 @@ def embedding_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- bindings
 
-def softmax_method(self, dim, dtype=None):
+def softmax_method(self, dim=NO_DIM, dtype=None):
     """``x.softmax(dim)`` and ``agdebug.softmax(x, dim)``."""
+    if dim is NO_DIM:
+        raise missing_arguments("softmax", "dim")
     return softmax(self if dtype is None else self.to(dtype), dim=dim)
 
 
-def log_softmax_method(self, dim, dtype=None):
+def log_softmax_method(self, dim=NO_DIM, dtype=None):
     """``x.log_softmax(dim)`` and ``agdebug.log_softmax(x, dim)``."""
+    if dim is NO_DIM:
+        raise missing_arguments("log_softmax", "dim")
     return log_softmax(self if dtype is None else self.to(dtype), dim=dim)
 
 

@@ -612,11 +612,11 @@ def missing_arguments(name: str, *missing: str) -> TypeError:
                      + ", ".join(f'"{m}"' for m in missing))
 
 
-_MISSING = object()   # a required ``dim`` left out: torch's TypeError, not Python's
+NO_DIM = object()   # a required ``dim`` left out: torch's TypeError, not Python's
 
 
-def logsumexp_(input, dim=_MISSING, keepdim=False):
-    if dim is _MISSING:
+def logsumexp_(input, dim=NO_DIM, keepdim=False):
+    if dim is NO_DIM:
         raise missing_arguments("logsumexp", "dim")
     return logsumexp(input, dim=dim, keepdim=keepdim)
 
@@ -640,8 +640,8 @@ def norm_(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 def _scan_signature(op, name: str):
     """``torch.cumsum(input, dim, *, dtype=None)`` and cumprod's: ``dim`` is required."""
-    def method(input, dim=_MISSING, *, dtype=None):
-        if dim is _MISSING:
+    def method(input, dim=NO_DIM, *, dtype=None):
+        if dim is NO_DIM:
             raise missing_arguments(name, "dim")
         return op(input, dim=dim, dtype=_np_dtype(dtype))
     method.__name__ = name
