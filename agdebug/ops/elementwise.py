@@ -389,7 +389,7 @@ def pow_tensor_vjp(ctx, grad):
 def rpow(xp, x, base=1.0):
     x, base = promote(x, base)
     if type(base) is int and x.dtype.kind == "i":   # ``2 ** int_tensor``: negative exponents
-        return int_power(xp, np.array(base, dtype=x.dtype), x)
+        return int_power(xp, xp.asarray(base, dtype=x.dtype), x)   # on x's device
     return base ** x
 
 

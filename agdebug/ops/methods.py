@@ -50,10 +50,12 @@ def _binary(op, reflected=None):
 
 
 def add(input, other, *, alpha=1):
+    _check_alpha(input, other, alpha)
     return ew.add(input, operand(other), alpha=alpha)
 
 
 def sub(input, other, *, alpha=1):
+    _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):   # torch.sub(2, x): SubBackward0 (``2 - x``: Rsub)
         return ew.sub_from_scalar(operand(input), other, alpha=alpha)
     return ew.sub(input, operand(other), alpha=alpha)
@@ -455,11 +457,27 @@ def inplace(op, **fixed):
 
 
 def add_(self, other, *, alpha=1):
+    _check_alpha(self, other, alpha)
     return apply_inplace(ew.add, self, (operand(other),), {"alpha": alpha})
 
 
 def sub_(self, other, *, alpha=1):
+    _check_alpha(self, other, alpha)
     return apply_inplace(ew.sub, self, (operand(other),), {"alpha": alpha})
+
+
+def _check_alpha(input, other, alpha) -> None:
+    """torch's ``alpha_check`` on the result dtype: no float alpha for integers or bools, no
+    bool alpha but for bools. (Operators pass no alpha: only these calls check.)"""
+    if type(alpha) is int:   # the usual case, always allowed
+        return
+    a, b = (t._data if isinstance(t, Tensor) else t for t in (input, other))
+    kind = result_dtype(a, b, getattr(a, "ndim", -1), getattr(b, "ndim", -1)).kind
+    if type(alpha) is bool and kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and kind in "biu":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
 
 
 def div_(self, other, *, rounding_mode=None):

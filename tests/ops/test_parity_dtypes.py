@@ -123,6 +123,14 @@ EXPRESSIONS = [
     # torch names int32 "int" in its overflow message
     "lib.zeros(2, dtype=lib.int32).fill_(2**40)",
     "lib.zeros(2, dtype=lib.int16).add(1, alpha=2**40)",
+    # alpha: no float alpha for integral results, no bool alpha but for bools
+    "lib.tensor([1, 2]).add(lib.tensor([1, 2]), alpha=2.5)",
+    "lib.add(lib.tensor([1, 2]), 1, alpha=0.5)",
+    "lib.tensor([1, 2]).sub(lib.tensor([1, 2]), alpha=1.0)",
+    "lib.tensor([1, 2]).add_(1, alpha=1.5)",
+    "lib.ones(2).add(lib.tensor([1, 2]), alpha=0.5)",
+    "lib.ones(2).add(lib.ones(2), alpha=True)",
+    "lib.tensor([True]).add(lib.tensor([True]), alpha=True)",
 ]
 
 
