@@ -205,22 +205,6 @@ def rsub(xp, x, other):
     return other - x
 
 
-@defop("sub_from_scalar", node="SubBackward0")
-def sub_from_scalar(xp, x, y, alpha=1):
-    """``agdebug.sub(2, y)``: torch wraps the number as a tensor and records SubBackward0
-    (``2 - y`` records RsubBackward1). Not in ``sub``: ``x`` is a number here, and sub's
-    ``x.dtype`` test is on the operators' hot path."""
-    if _is_bool(x) or _is_bool(y):
-        _check_bool_sub(x, y)
-    x, y = promote(x, y)
-    return x - y if alpha == 1 else x - _times_alpha(y, alpha, x)
-
-
-@sub_from_scalar.vjp
-def sub_from_scalar_vjp(ctx, grad):
-    return None, (-grad if ctx.alpha == 1 else grad * -ctx.alpha)
-
-
 @rsub.vjp
 def rsub_vjp(ctx, grad):
     return -grad, None

@@ -51,31 +51,37 @@ def _binary(op, reflected=None):
 
 def add(input, other, *, alpha=1):
     _check_alpha(input, other, alpha)
-    return ew.add(input, operand(other), alpha=alpha)
+    return ew.add(_as_input(input), operand(other), alpha=alpha)
 
 
 def sub(input, other, *, alpha=1):
+    # torch.sub(2, x) is SubBackward0 with tensor(2) as self (the operator ``2 - x``: Rsub)
     _check_alpha(input, other, alpha)
-    if not isinstance(input, Tensor):   # torch.sub(2, x): SubBackward0 (``2 - x``: Rsub)
-        return ew.sub_from_scalar(operand(input), other, alpha=alpha)
-    return ew.sub(input, operand(other), alpha=alpha)
+    return ew.sub(_as_input(input), operand(other), alpha=alpha)
+
+
+def _as_input(value) -> Tensor:
+    """A number given as ``input`` (``torch.add(7, 2.5)``) is a 0-d tensor first, of the dtype
+    torch gives it (a float: the default dtype), so the result's dtype and node are torch's."""
+    if isinstance(value, Tensor):
+        return value
+    value = operand(value)
+    np_dtype = backend.DEFAULT_FLOAT.np if type(value) is float else \
+        backend.to_numpy_dtype(type(value))
+    return Tensor._wrap(np.asarray(value, dtype=np_dtype))
 
 
 def mul(input, other):
-    if not isinstance(input, Tensor):
-        input, other = other, input
-    return ew.mul(input, operand(other))
+    return ew.mul(_as_input(input), operand(other))
 
 
 def div(input, other, *, rounding_mode=None):
     # torch.div(2, x) is DivBackward0 with the number as ``self``; only the operator
     # ``2 / x`` is reciprocal(x) * 2 (MulBackward0), see true_div_r.
     if rounding_mode is not None:
-        return ew.div_rounded(operand(input), operand(other),
+        return ew.div_rounded(_as_input(input), operand(other),
                               rounding_mode=_rounding_mode(rounding_mode))
-    if not isinstance(input, Tensor):
-        return ew.div(operand(input), other)
-    return ew.div(input, operand(other))
+    return ew.div(_as_input(input), operand(other))
 
 
 def _rounding_mode(rounding_mode):

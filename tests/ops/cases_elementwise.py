@@ -29,7 +29,6 @@ CASES = [
     Case("add", lambda t, x: x + 2, [A], id="add_scalar"),
     Case("sub", lambda t, x, y: x - y, [A, ROW]),
     Case("rsub", lambda t, x: 2 - x, [A]),
-    Case("sub_from_scalar", lambda t, x: t.sub(2, x, alpha=1.5), [A]),
     Case("mul", lambda t, x, y: x * y, [A, B]),
     Case("mul", lambda t, x: 3 * x, [A], id="mul_scalar"),
     Case("div", lambda t, x, y: x / y, [A, POS]),

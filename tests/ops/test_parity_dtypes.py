@@ -131,6 +131,10 @@ EXPRESSIONS = [
     "lib.ones(2).add(lib.tensor([1, 2]), alpha=0.5)",
     "lib.ones(2).add(lib.ones(2), alpha=True)",
     "lib.tensor([True]).add(lib.tensor([True]), alpha=True)",
+    # a number as ``input`` is a 0-d tensor first (a float one of the default dtype)
+    "lib.div(7, 2)", "lib.add(7, 2.5)", "lib.mul(2, 3.5)", "lib.sub(7, 2.5)", "lib.add(7, 2)",
+    "lib.div(7.0, 2)", "lib.div(7, 2, rounding_mode='floor')",
+    "lib.mul(2.5, lib.tensor([1, 2]))", "lib.sub(2, lib.ones(2, requires_grad=True), alpha=1.5)",
 ]
 
 
