@@ -226,6 +226,8 @@ def _times_alpha(y, alpha, x):
     dt = x.dtype if hasattr(x, "dtype") else y.dtype
     if type(alpha) is int:
         _check_int_scalar(alpha)
+    if dt.kind == "b":   # torch casts alpha to bool: True + 2 * True is True
+        return y * bool(alpha)
     if dt.kind not in "iu":
         return alpha * y
     alpha = checked(alpha, dt)

@@ -135,6 +135,8 @@ EXPRESSIONS = [
     "lib.div(7, 2)", "lib.add(7, 2.5)", "lib.mul(2, 3.5)", "lib.sub(7, 2.5)", "lib.add(7, 2)",
     "lib.div(7.0, 2)", "lib.div(7, 2, rounding_mode='floor')",
     "lib.mul(2.5, lib.tensor([1, 2]))", "lib.sub(2, lib.ones(2, requires_grad=True), alpha=1.5)",
+    "lib.tensor([True, False]).add(lib.tensor([True, True]), alpha=2)",
+    "lib.tensor([True, False]).add(lib.tensor([False, False]), alpha=0)",
 ]
 
 
