@@ -23,7 +23,7 @@ from ..ops import elementwise as ew
 from ..ops import nn as ops
 from ..ops.gather import _on
 from ..ops.registry import apply_inplace, write_into
-from ..ops.util import kernel_missing
+from ..ops.util import broadcast_error, kernel_missing
 from ..tensor import Tensor
 
 __all__ = [
@@ -425,7 +425,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def _broadcast_pair(a, b) -> tuple:
     """torch's ``broadcast_tensors`` (an ExpandBackward0 node for each one that grows), with
     torch's error where the shapes do not broadcast (before ``reduction`` is looked at)."""
-    ew.broadcast_error(a, b)
+    broadcast_error(a, b)
     shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in (a, b))
 

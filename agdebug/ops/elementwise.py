@@ -13,7 +13,7 @@ import numpy as np
 from .. import backend
 from ..backend import result_dtype
 from .registry import defop
-from .util import kernel_missing, needs, zeros_grad
+from .util import broadcast_error, kernel_missing, needs, zeros_grad
 
 
 def promote(a, b):
@@ -120,22 +120,6 @@ _C_TYPES = {np.dtype(t): name for t, name in ((np.int8, "int8_t"), (np.uint8, "u
                                               (np.int64, "int64_t"))}   # as torch names them
 
 
-def broadcast_error(*operands):
-    """Called where NumPy raised ValueError: torch's RuntimeError if the operands' shapes do
-    not broadcast (checked right to left, pairwise, as torch's ``infer_size``); else nothing,
-    and the caller re-raises."""
-    shape = ()
-    for other in operands:
-        other = tuple(getattr(other, "shape", ()))
-        ndim = max(len(shape), len(other))
-        a, b = (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(other)) + other
-        for d in range(ndim - 1, -1, -1):
-            if a[d] != b[d] and a[d] != 1 and b[d] != 1:
-                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of "
-                                   f"tensor b ({b[d]}) at non-singleton dimension {d}") from None
-        shape = tuple(y if x == 1 else x for x, y in zip(a, b))
-
-
 _BOOL = np.dtype(np.bool_)   # one object: ``is`` tests it (NumPy and CuPy arrays alike)
 
 
@@ -163,14 +147,10 @@ def to_float(x):
 
 # ----------------------------------------------------------------------------- arithmetic
 
-@defop("add", node="AddBackward0")
+@defop("add", node="AddBackward0", broadcasts=True)
 def add(xp, x, y, alpha=1):
     x, y = promote(x, y)
-    try:
-        return x + y if alpha == 1 else x + _times_alpha(y, alpha, x)
-    except ValueError:
-        broadcast_error(x, y)
-        raise
+    return x + y if alpha == 1 else x + _times_alpha(y, alpha, x)
 
 
 @add.vjp
@@ -179,17 +159,13 @@ def add_vjp(ctx, grad):
     return grad, (grad if alpha == 1 else grad * alpha) if needs(ctx, 1) else None
 
 
-@defop("sub", node="SubBackward0")
+@defop("sub", node="SubBackward0", broadcasts=True)
 def sub(xp, x, y, alpha=1):
     # torch refuses bool operands; tested inline, as a call would cost every subtraction
     if x.dtype is _BOOL or getattr(y, "dtype", None) is _BOOL or type(y) is bool:
         _check_bool_sub(x, y)
     x, y = promote(x, y)
-    try:
-        return x - y if alpha == 1 else x - _times_alpha(y, alpha, x)
-    except ValueError:
-        broadcast_error(x, y)
-        raise
+    return x - y if alpha == 1 else x - _times_alpha(y, alpha, x)
 
 
 @sub.vjp
@@ -210,14 +186,10 @@ def rsub_vjp(ctx, grad):
     return -grad, None
 
 
-@defop("mul", node="MulBackward0", saves=("x@1", "y@0"))
+@defop("mul", node="MulBackward0", broadcasts=True, saves=("x@1", "y@0"))
 def mul(xp, x, y):
     x, y = promote(x, y)
-    try:
-        return x * y
-    except ValueError:
-        broadcast_error(x, y)
-        raise
+    return x * y
 
 
 def _times_alpha(y, alpha, x):
@@ -241,17 +213,13 @@ def mul_vjp(ctx, grad):
     return grad_x, grad_y
 
 
-@defop("div", node="DivBackward0", saves=("x@1", "y"))
+@defop("div", node="DivBackward0", broadcasts=True, saves=("x@1", "y"))
 def div(xp, x, y):
     # Promote first, then make an integral result float: float16 / int64 stays float16 and
     # int64 / a 0-d float64 tensor is float64, as in torch (not always the default float).
     x, y = promote(x, y)
     x, y = to_float(x), to_float(y)
-    try:
-        return x / y
-    except ValueError:
-        broadcast_error(x, y)
-        raise
+    return x / y
 
 
 @div.vjp
@@ -262,28 +230,24 @@ def div_vjp(ctx, grad):
     return grad_x, grad_y
 
 
-@defop("div_rounded", node="DivBackward2", saves=("x@1", "y"))
+@defop("div_rounded", node="DivBackward2", broadcasts=True, saves=("x@1", "y"))
 def div_rounded(xp, x, y, rounding_mode="floor"):
     """``div(x, y, rounding_mode=...)``: integers stay integers (torch's integer division),
     floats are floor(x / y) as Python's ``//`` (``-5.0 // inf`` is -1) or trunc(x / y)."""
     x, y = promote(x, y)
     dt = x.dtype if hasattr(x, "dtype") else y.dtype
-    try:
-        if dt.kind == "f":
-            return xp.floor_divide(x, y) if rounding_mode == "floor" else xp.trunc(x / y)
-        if dt.kind == "b":
-            _not_implemented(xp, f"div_{rounding_mode}", dt)
-        if type(y) is int:   # wrapped to the dtype, as torch does (NumPy 2 would raise)
-            y = np.int64(y).astype(dt)
-        if type(x) is int:
-            x = np.int64(x).astype(dt)
-        if rounding_mode == "floor":
-            out = xp.floor_divide(x, y)
-        else:
-            out = (x - xp.fmod(x, y)) // y   # exact: the division has no remainder
-    except ValueError:
-        broadcast_error(x, y)
-        raise
+    if dt.kind == "f":
+        return xp.floor_divide(x, y) if rounding_mode == "floor" else xp.trunc(x / y)
+    if dt.kind == "b":
+        _not_implemented(xp, f"div_{rounding_mode}", dt)
+    if type(y) is int:   # wrapped to the dtype, as torch does (NumPy 2 would raise)
+        y = np.int64(y).astype(dt)
+    if type(x) is int:
+        x = np.int64(x).astype(dt)
+    if rounding_mode == "floor":
+        out = xp.floor_divide(x, y)
+    else:
+        out = (x - xp.fmod(x, y)) // y   # exact: the division has no remainder
     if not xp.all(y):   # NumPy gives 0 (shapes checked first, as torch does); torch raises
         raise RuntimeError("ZeroDivisionError")
     return out
@@ -339,14 +303,10 @@ def pow_scalar_vjp(ctx, grad):
     return (grad * e * ctx.x ** (e - 1),)
 
 
-@defop("pow_tensor", node="PowBackward1", saves=("x", "y", "result"))
+@defop("pow_tensor", node="PowBackward1", broadcasts=True, saves=("x", "y", "result"))
 def pow_tensor(xp, x, y):
     x, y = promote(x, y)
-    try:
-        return int_power(xp, x, y)
-    except ValueError:
-        broadcast_error(x, y)
-        raise
+    return int_power(xp, x, y)
 
 
 def int_power(xp, x, y):
@@ -555,15 +515,11 @@ def tanh_vjp(ctx, grad):
     return (tanh_backward(grad, ctx.result),)
 
 
-@defop("atan2", node="Atan2Backward0", saves=("x", "y"))
+@defop("atan2", node="Atan2Backward0", broadcasts=True, saves=("x", "y"))
 def atan2(xp, x, y):
     x, y = promote(x, y)
     x, y = to_float(x), to_float(y)   # integral operands give the default float, as in torch
-    try:
-        return xp.arctan2(x, y)
-    except ValueError:
-        broadcast_error(x, y)
-        raise
+    return xp.arctan2(x, y)
 
 
 @atan2.vjp
@@ -789,18 +745,14 @@ def clamp_vjp(ctx, grad):
     return (grad * inside,)
 
 
-@defop("clamp_tensor", node="ClampBackward0", saves=("x", "min", "max"))
+@defop("clamp_tensor", node="ClampBackward0", broadcasts=True, saves=("x", "min", "max"))
 def clamp_tensor(xp, x, min, max):
     dtype = _clamp_dtype(x, min, max)
     out = x
-    try:
-        if min is not None:
-            out = xp.maximum(out, min)
-        if max is not None:
-            out = xp.minimum(out, max)
-    except ValueError:
-        broadcast_error(x, *(b for b in (min, max) if b is not None))
-        raise
+    if min is not None:
+        out = xp.maximum(out, min)
+    if max is not None:
+        out = xp.minimum(out, max)
     return out.astype(dtype, copy=False)
 
 
@@ -818,14 +770,10 @@ def clamp_tensor_vjp(ctx, grad):
     return grad * inside, grad_lo, grad_hi
 
 
-@defop("maximum", node="MaximumBackward0", saves=("x", "y"))
+@defop("maximum", node="MaximumBackward0", broadcasts=True, saves=("x", "y"))
 def maximum(xp, x, y):
     x, y = promote(x, y)
-    try:
-        return xp.maximum(x, y)
-    except ValueError:
-        broadcast_error(x, y)
-        raise
+    return xp.maximum(x, y)
 
 
 @maximum.vjp
@@ -833,14 +781,10 @@ def maximum_vjp(ctx, grad):
     return _min_max_grads(ctx, grad, ctx.x > ctx.y)
 
 
-@defop("minimum", node="MinimumBackward0", saves=("x", "y"))
+@defop("minimum", node="MinimumBackward0", broadcasts=True, saves=("x", "y"))
 def minimum(xp, x, y):
     x, y = promote(x, y)
-    try:
-        return xp.minimum(x, y)
-    except ValueError:
-        broadcast_error(x, y)
-        raise
+    return xp.minimum(x, y)
 
 
 @minimum.vjp
@@ -914,14 +858,10 @@ def clone_vjp(ctx, grad):
 # ----------------------------------------------------------------------------- no gradient
 
 def _comparison(name: str, fn):
-    @defop(name, node="NotDifferentiable", differentiable=False)
+    @defop(name, node="NotDifferentiable", differentiable=False, broadcasts=True)
     def forward(xp, x, y):
         x, y = promote(x, y)
-        try:
-            return fn(xp, x, y)
-        except ValueError:
-            broadcast_error(x, y)
-            raise
+        return fn(xp, x, y)
     return forward
 
 
@@ -944,14 +884,10 @@ def logical_not(xp, x):
 # ----------------------------------------------------------------------------- bitwise
 
 def _bitwise(name: str, fn):
-    @defop(name, node="NotDifferentiable", differentiable=False)
+    @defop(name, node="NotDifferentiable", differentiable=False, broadcasts=True)
     def forward(xp, x, y):
         x, y = _integral_operands(xp, name, x, y)
-        try:
-            return fn(x, y)
-        except ValueError:
-            broadcast_error(x, y)
-            raise
+        return fn(x, y)
     return forward
 
 

@@ -30,6 +30,7 @@ from ..graph.grad_mode import MODE, OPEN_BLOCKS
 from ..graph.node import OpNode, shared_nrs
 from ..graph.saved import SavedTensor
 from ..tensor import Tensor
+from .util import broadcast_error
 
 __all__ = ["Op", "defop", "OPS", "apply_inplace"]
 
@@ -43,8 +44,9 @@ class Op:
     """One differentiable operation: forward, derivative, and its node type."""
 
     def __init__(self, name: str, forward, node: str, saves=(), view=False, outputs=1,
-                 nondiff_outputs=(), extras=(), differentiable=True):
+                 nondiff_outputs=(), extras=(), differentiable=True, broadcasts=False):
         self.name = name
+        self.broadcasts = broadcasts        # elementwise: shapes that do not broadcast fail
         self.differentiable = differentiable  # False: comparisons, argmax... never recorded
         self.forward = forward
         self.backward = None
@@ -74,6 +76,12 @@ class Op:
         if node in _CPP_NODES:   # torch's C++-only nodes report a qualified name()
             self.node_class.name = lambda _self, _n=_CPP_NODES[node]: _n
 
+    def explain_failure(self, arrays) -> None:
+        """Where the forward raised NumPy's ValueError: torch's RuntimeError instead when an
+        elementwise op's operands do not broadcast (else the caller re-raises NumPy's)."""
+        if self.broadcasts:
+            broadcast_error(*arrays)
+
     def vjp(self, fn):
         """Register the derivative (vector-Jacobian product) of this op."""
         self.backward = fn
@@ -82,11 +90,16 @@ class Op:
     def __call__(self, *args, **attrs):
         """Run the op on tensors/scalars; record a node when a gradient may be needed."""
         arrays, needs_grad, xp = _unwrap(args)
-        if xp is np:
-            result = self.forward(xp, *arrays, **attrs) if attrs else self.forward(xp, *arrays)
-        else:
-            with xp.cuda.Device(_cuda_index(args)):   # results land on the inputs' GPU
-                result = self.forward(xp, *arrays, **attrs)
+        try:
+            if xp is np:
+                result = self.forward(xp, *arrays, **attrs) if attrs else \
+                    self.forward(xp, *arrays)
+            else:
+                with xp.cuda.Device(_cuda_index(args)):   # results land on the inputs' GPU
+                    result = self.forward(xp, *arrays, **attrs)
+        except ValueError:   # (free in Python 3.11 until raised)
+            self.explain_failure(arrays)
+            raise
         recording = needs_grad and self.differentiable and MODE.grad_enabled
         if self.single:   # the common case, without list building
             out = _record_one(self, args, attrs, result, xp) if recording else \
@@ -365,7 +378,11 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
                            "in-place operation.")
     if not recording:
         arrays, _, xp = _unwrap((target, *args))
-        result = op.forward(xp, *arrays, **attrs)
+        try:
+            result = op.forward(xp, *arrays, **attrs)
+        except ValueError:
+            op.explain_failure(arrays)
+            raise
         write_into(target, result[0] if op.extras else result)
         return target
     first = target

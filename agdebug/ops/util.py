@@ -57,3 +57,19 @@ def kernel_missing(kernel: str, dtype) -> NotImplementedError:
     if not isinstance(dtype, backend.dtype):
         dtype = backend.get_dtype(dtype)
     return NotImplementedError(f'"{kernel}" not implemented for \'{dtype._legacy}\'')
+
+
+def broadcast_error(*operands):
+    """Called where NumPy raised ValueError: torch's RuntimeError if the operands' shapes do
+    not broadcast (checked right to left, pairwise, as torch's ``infer_size``); else nothing,
+    and the caller re-raises."""
+    shape = ()
+    for other in operands:
+        other = tuple(getattr(other, "shape", ()))
+        ndim = max(len(shape), len(other))
+        a, b = (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(other)) + other
+        for d in range(ndim - 1, -1, -1):
+            if a[d] != b[d] and a[d] != 1 and b[d] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of "
+                                   f"tensor b ({b[d]}) at non-singleton dimension {d}") from None
+        shape = tuple(y if x == 1 else x for x, y in zip(a, b))

@@ -98,28 +98,9 @@ SCALAR_FIRST = [
 ]
 
 
-def _check(expr):
+@pytest.mark.parametrize("expr", BITWISE + VIEW_DTYPE + ROUNDING + SCALAR_FIRST)
+def test_matches_torch(expr):
     assert_same_as_torch(torch, expr, SETUP)
-
-
-@pytest.mark.parametrize("expr", BITWISE)
-def test_bitwise_matches_torch(expr):
-    _check(expr)
-
-
-@pytest.mark.parametrize("expr", VIEW_DTYPE)
-def test_view_dtype_matches_torch(expr):
-    _check(expr)
-
-
-@pytest.mark.parametrize("expr", ROUNDING)
-def test_rounding_div_matches_torch(expr):
-    _check(expr)
-
-
-@pytest.mark.parametrize("expr", SCALAR_FIRST)
-def test_number_first_div_sub_match_torch(expr):
-    _check(expr)
 
 
 INPLACE = [
