@@ -376,9 +376,10 @@ def setitem(self: Tensor, key, value) -> None:
     recording = MODE.grad_enabled and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     made_in = self._made_in
-    if made_in is not None and key[1] is None and _written_view(plan, self.shape):
+    if made_in is not None and key[1] is None:
         # torch writes ``v[0] = x`` through the view v.select(0, 0), a view of v
-        made_in = (made_in[0], _written_view(plan, self.shape))
+        through = _written_view(plan, self.shape)
+        made_in = made_in if through is None else (made_in[0], through)
     check_inplace(self, recording, made_in)
     if not recording:
         _write(self, key, value)

@@ -2,7 +2,6 @@
 
 Each test runs the same scenario with agdebug and with torch and compares what a torch
 user sees: values, which tensors get a gradient, flags, error types and texts.
-The ``xfail`` ones are known mismatches in files owned elsewhere (engine, ops, tensor).
 """
 
 from __future__ import annotations
@@ -316,7 +315,7 @@ def test_mark_dirty_and_non_differentiable():
     same(f)
 
 
-# ----------------------------------------------------------------------------- not fixed here
+# ----------------------------------------------------------------------------- hooks, views, inference
 
 @pytest.mark.parametrize("result", ["list", "shape", "dtype", "int"])
 def test_node_pre_hook_results_are_checked(result):

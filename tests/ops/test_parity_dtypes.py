@@ -166,8 +166,11 @@ def test_sum_to_size_records_torch_nodes():
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
 
 
-def test_float_scalar_cache_is_untouched_by_integer_wrapping():
-    # the float path keeps its cached 0-d operand; integers wrap without caching
-    x = ag.tensor([1.0, 2.0])
-    assert (x * 1.5).tolist() == [1.5, 3.0]
-    assert (ag.tensor([250], dtype=ag.uint8) + 10).tolist() == [4]
+def test_float_scalars_still_go_through_the_weak_operand_cache():
+    # integer wrapping was added beside ``weak``: a float scalar must still be cached
+    from agdebug.ops import elementwise as ew
+    table = ew._WEAK_ARRAYS[np.dtype(np.float32)]
+    table.pop(1.25, None)
+    assert (ag.tensor([1.0, 2.0]) * 1.25).tolist() == [1.25, 2.5]
+    cached = table[1.25]
+    assert cached.dtype == np.float32 and not cached.flags.writeable
