@@ -347,8 +347,10 @@ def rpow_vjp(ctx, grad):
     if base < 0:   # torch: result * log(base) is NaN (math.log raises)
         return (grad * ctx.result * math.nan,)
     # base 0: torch masks result * log(0) to 0 where the exponent is >= 0 (the result is 0
-    # or 1 there); where it is < 0 the result is inf and the gradient -inf.
-    return ((grad * 0).where(ctx.result <= 1, grad * -math.inf),)
+    # or 1 there); where it is < 0 the result is inf and the gradient -inf. Written as torch
+    # writes it, through the result, so that its own derivative matches too.
+    result = ctx.result
+    return (grad * (result * -math.inf).where((result <= 1).logical_not(), 0.0),)
 
 
 # ----------------------------------------------------------------------------- unary math

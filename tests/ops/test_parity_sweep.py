@@ -90,6 +90,20 @@ def test_scalar_base_pow_gradient(base):
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), equal_nan=True)
 
 
+@pytest.mark.parametrize("base", [-3.0, 0.0, 2.0])
+def test_scalar_base_pow_second_derivative(base):
+    # the first derivative goes through the result (torch's formula), so it has a graph
+    values = [-1.0, 0.0, 2.0]
+    grads = []
+    for lib in (ag, torch):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad((base ** x).sum(), x, create_graph=True)
+        assert type(g.grad_fn).__name__ == "MulBackward0"
+        gg, = lib.autograd.grad(g.sum(), x)
+        grads.append(gg.detach().numpy())
+    np.testing.assert_allclose(*grads, equal_nan=True)
+
+
 @pytest.mark.parametrize("expr", ["lib.tensor(1.5, dtype=lib.float64, requires_grad=True)"])
 def test_zero_dim_views_keep_torch_nodes_and_gradients(expr):
     for op in ("transpose(0, 0)", "flip(0)", "erf()"):
