@@ -21,7 +21,7 @@ def tensor_repr(t) -> str:
         suffix.append(f"dtype={backend.get_dtype(array.dtype)!r}")
     if t._grad_fn is not None:
         suffix.append(f"grad_fn=<{t._grad_fn.name()}>")
-    elif t._requires_grad:
+    elif t.requires_grad:
         suffix.append("requires_grad=True")
     if array.size == 0 and array.ndim != 1:
         suffix.insert(0, f"size={tuple(array.shape)}")

@@ -212,7 +212,10 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        # torch: a view requires grad when its base does, also one made in no_grad mode. Such
+        # a view is a leaf without an accumulator (``_requires_grad``, torch's own flag, stays
+        # off): ops on it are recorded, and its gradient stops there.
+        return self._requires_grad or (self._base is not None and self._base._requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -281,7 +284,7 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Populate ``.grad`` of this non-leaf tensor during backward."""
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
@@ -332,7 +335,7 @@ class Tensor:
         >>> x.grad
         tensor([10., 10.])
         """
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
             if self._backward_hooks is None:
@@ -343,7 +346,7 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor)`` runs after a leaf's ``.grad`` has been updated."""
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             raise RuntimeError(
@@ -398,7 +401,7 @@ class Tensor:
         return backend.move_array(self._data, backend.CPU).tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and not force:
+        if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if self.device.type != "cpu":

@@ -347,6 +347,13 @@ def _apply(node, grads: list) -> list:
 
 def _call_backward(node, grads: list) -> tuple:
     """The node's gradients for its inputs, one per edge (not yet validated)."""
+    nexts = node._next
+    if nexts and nexts[0] is None and isinstance(node, OpNode) and \
+            all(fn is None for fn in nexts):
+        # No input takes a gradient (a view that requires grad only through its base has no
+        # edge): torch's built-in nodes compute none, and input_shape() would find no node
+        # to read. (Custom and Error nodes still run, as in torch.)
+        return (None,) * len(nexts)
     if len(grads) == 1:
         if grads[0] is None:
             return (None,) * len(node._next)

@@ -220,7 +220,7 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` without recording, then record one node for all its outputs."""
-        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         record = MODE.grad_enabled and any(needs)
         edges = tuple(a._gradient_edge() if record else (None, 0)
                       for a in args if isinstance(a, Tensor))
@@ -288,9 +288,12 @@ def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentia
     elif dirty and not o._requires_grad:
         return o
     elif is_input or o._grad_fn is not None or o._requires_grad:
-        # torch returns a view of an input returned as-is: same storage and version.
+        # torch returns a view of an input returned as-is: same storage and version; but a
+        # non-differentiable one that requires grad is a detached alias, not a view (a view
+        # would require grad through its base).
         target = Tensor._wrap(o._data, None, 0, o._version_counter())
-        target._base = o._base if o._base is not None else o
+        if differentiable or not o.requires_grad:
+            target._base = o._base if o._base is not None else o
     else:
         target = o
     if differentiable:
@@ -364,7 +367,7 @@ def once_differentiable(fn):
             outputs = fn(ctx, *args)
         if not MODE.grad_enabled:
             return outputs
-        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs

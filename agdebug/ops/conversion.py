@@ -32,7 +32,7 @@ def to(self: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=Fa
     target = self.device if device is None else backend.as_device(device)
     np_dtype = None if dtype is None else backend.to_numpy_dtype(dtype)
     same_dtype = np_dtype is None or np_dtype == self._data.dtype
-    if not same_dtype and np_dtype.kind not in "fc" and self._requires_grad:
+    if not same_dtype and np_dtype.kind not in "fc" and self.requires_grad:
         # An integer or bool copy is not differentiable: no grad_fn, as in torch.
         return to(self.detach(), target, backend.get_dtype(np_dtype), copy=copy)
     if target == self.device:

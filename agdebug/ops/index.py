@@ -374,7 +374,7 @@ def setitem(self: Tensor, key, value) -> None:
     key = plan.key()
     _check_value_shape(self, key, value)
     recording = MODE.grad_enabled and (
-        self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+        self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
     made_in = self._made_in
     if made_in is not None and key[1] is None:
         # torch writes ``v[0] = x`` through the view v.select(0, 0), a view of v

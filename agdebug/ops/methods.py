@@ -270,7 +270,7 @@ def sum_to_size(self, *size):
     if len(size) > len(shape) or any(s != 1 and s != n for s, n in zip(size[::-1], shape[::-1])):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     lead = len(shape) - len(size)
-    if lead <= 0 or not (self._requires_grad and MODE.grad_enabled):
+    if lead <= 0 or not (self.requires_grad and MODE.grad_enabled):
         return rd.sum_to_size(self, size=size)
     # torch's sum_to: a full sum to () (SumBackward0); else a keepdim sum, then a view that
     # drops the leading dims (ViewBackward0). Unrecorded, one op does both (the engine's

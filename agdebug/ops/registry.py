@@ -165,8 +165,8 @@ def _unwrap(args: tuple):
             data = a._data
             if type(data) is not _NDARRAY:
                 on_host = False
-            if a._requires_grad:
-                needs_grad = True
+            if a._requires_grad or a._base is not None and a._base._requires_grad:
+                needs_grad = True   # (the second: Tensor.requires_grad of a view, inlined)
             arrays.append(data)
         else:
             arrays.append(a)
@@ -368,7 +368,7 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
     if not isinstance(target, Tensor):
         raise TypeError(f"in-place {op.name} expects a Tensor, got {type(target).__name__}")
     recording = MODE.grad_enabled and (
-        target._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args))
+        target.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args))
     check_inplace(target, recording)
     if recording and target._grad_fn is None and target._requires_grad:
         raise RuntimeError(LEAF_INPLACE_MESSAGE)

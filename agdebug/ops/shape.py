@@ -254,7 +254,8 @@ split_with_sizes.vjp(split_vjp)
 
 @defop("unbind", node="UnbindBackward0", view=True, outputs="many")
 def unbind(xp, x, dim=0):
-    return [x[(slice(None),) * dim + (i,)] for i in range(x.shape[dim])]
+    # (the trailing ``...`` keeps a 0-d result a view: ``x[i]`` of a 1-d array is a copy)
+    return [x[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim])]
 
 
 @unbind.vjp

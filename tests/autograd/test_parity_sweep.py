@@ -488,3 +488,87 @@ def test_setitem_on_a_view_made_in_no_grad(key):
         exec(f"v[{key}] = value", {"L": L, "v": v, "value": leaf(L, (5.0,)).sum()})
         return b
     same(f)
+
+
+# ----------------------------------------------------------------------------- views whose base requires grad
+
+def _view_in_no_grad(L, make=lambda x: x[:2]):
+    x = leaf(L)
+    with L.no_grad():
+        return x, make(x)
+
+
+VIEW_SCENARIOS = {
+    "flags": lambda L: (lambda v: (v.requires_grad, v.is_leaf, v.grad_fn is None))(
+        _view_in_no_grad(L)[1]),
+    "recorded with no edge": lambda L: (lambda y: (
+        y.requires_grad, type(y.grad_fn).__name__,
+        [fn is None for fn, _ in y.grad_fn.next_functions]))(_view_in_no_grad(L)[1] * 2),
+    "backward through it reaches nothing": lambda L: (lambda x, v: (
+        (v * 2).sum().backward(), (v.sum() * 3).backward(), v.grad, x.grad))(
+        *_view_in_no_grad(L)),
+    "reductions and reshapes need no input shape": lambda L: (lambda x, v: (
+        v.mean().backward(), v.reshape(1, 2).sum().backward(), v.expand(3, 2).sum().backward(),
+        x.grad))(*_view_in_no_grad(L)),
+    "repr and numpy": lambda L: (lambda v: (repr(v).replace("torch", "lib"), v.numpy()))(
+        _view_in_no_grad(L)[1]),
+    "requires_grad_(False) is a no-op": lambda L: (lambda v: (
+        v.requires_grad_(False).requires_grad, setattr(v, "requires_grad", False),
+        v.requires_grad))(_view_in_no_grad(L)[1]),
+    "hooks and retain_grad": lambda L: (lambda v: (
+        v.register_hook(lambda g: g) is not None, v.retain_grad(), v.retains_grad))(
+        _view_in_no_grad(L)[1]),
+    "grad of it is unused": lambda L: (lambda v: L.autograd.grad((v * 2).sum(), v))(
+        _view_in_no_grad(L)[1]),
+    "grad of it, allow_unused": lambda L: (lambda v: L.autograd.grad(
+        (v * 2).sum(), v, allow_unused=True))(_view_in_no_grad(L)[1]),
+    "a view of it": lambda L: (lambda w: (w.requires_grad, type(w.grad_fn).__name__))(
+        _view_in_no_grad(L)[1][:1]),
+    "clone and custom function": lambda L: (lambda v: (
+        v.clone().requires_grad, type(v.clone().grad_fn).__name__,
+        dirty_free_function(L).apply(v).requires_grad))(_view_in_no_grad(L)[1]),
+    "unbind, split, expand": lambda L: [
+        _view_in_no_grad(L, make)[1][0].requires_grad
+        for make in (lambda x: x.unbind(0), lambda x: x.split(1), lambda x: [x.expand(2, 3)])],
+    "detach is not a view": lambda L: _view_in_no_grad(L, lambda x: x.detach())[1].requires_grad,
+    "base stops requiring grad": lambda L: (lambda x, v: (
+        x.requires_grad_(False), v.requires_grad)[1])(*_view_in_no_grad(L)),
+    "base starts requiring grad": lambda L: (lambda b: (lambda w: (
+        b.requires_grad_(), w.requires_grad, w.is_leaf, type((w * 2).grad_fn).__name__))(
+        b[:2]))(L.ones(3)),
+    "in place on it": lambda L: _view_in_no_grad(L)[1].mul_(2),
+}
+
+
+def dirty_free_function(L):
+    class Double(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+    return Double
+
+
+@pytest.mark.parametrize("scenario", list(VIEW_SCENARIOS))
+def test_a_view_requires_grad_when_its_base_does(scenario):
+    same(VIEW_SCENARIOS[scenario])
+
+
+def test_non_differentiable_inputs_returned_as_is():
+    def f(L):
+        class Fn(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, z):
+                ctx.mark_non_differentiable(x, z)
+                return x, z
+
+            @staticmethod
+            def backward(ctx, g, h):
+                return g, h
+        b, c = leaf(L) * 1, L.ones(2)
+        y, w = Fn.apply(b, c)
+        return y._base is None, y.requires_grad, w._base is c, w.requires_grad
+    same(f)

@@ -121,3 +121,16 @@ def test_empty_softmax_backward():
     x.softmax(0).sum().backward()
     tx.softmax(0).sum().backward()
     assert tuple(x.grad.shape) == tuple(tx.grad.shape)
+
+
+@pytest.mark.parametrize("make", ["x.unbind(0)[1]", "x.view(3, 1).unbind(1)[0][1]",
+                                  "x.select(0, 1)", "x[1]"])
+def test_zero_dim_views_share_storage(make):
+    # NumPy gives a copy for ``a[i]`` of a 1-d array; a view must still write through
+    results = []
+    for lib in (ag, torch):
+        x = lib.zeros(3)
+        v = eval(make, {"x": x})
+        v.fill_(5.0)
+        results.append((x.tolist(), v._base is x, v._version))
+    assert results[0] == results[1]
