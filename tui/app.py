@@ -602,9 +602,17 @@ class AgDebugApp(App):
                 f"{MIN_SIZE[0]}x{MIN_SIZE[1]}: enlarge it, or press q to quit.")
 
     async def action_quit(self) -> None:
+        self._stop_script()
+        self.exit(self.outcome)
+
+    def on_unmount(self) -> None:
+        # However the app ends (q, an error, the caller), a script it paused is let go: a
+        # paused program holds the event stream, and would hold it for later sessions.
+        self._stop_script()
+
+    def _stop_script(self) -> None:
         if self.live is not None and self.outcome is None:
             self.live.stepper.stop()
-        self.exit(self.outcome)
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)

@@ -372,11 +372,13 @@ class _NodeRef(weakref.ref):
 
 
 class _Lifetimes:
-    """Weak references to watched nodes, and whether a cyclic GC pass is running."""
+    """Weak references to watched nodes, whether a cyclic GC pass is running, and how many
+    watched nodes the running pass has freed."""
 
     def __init__(self):
         self.refs: dict[int, _NodeRef] = {}
         self.in_gc = 0
+        self.freed_in_gc = 0
 
 
 _LIFE = _Lifetimes()
@@ -393,6 +395,8 @@ def _watch_lifetime(node, node_id: int, name: str, edges: tuple) -> None:
 def _node_freed(ref: _NodeRef) -> None:
     node_id = ref.node_id
     _LIFE.refs.pop(node_id, None)
+    if _LIFE.in_gc:
+        _LIFE.freed_in_gc += 1
     if WATCH.on:
         _send(_NodeFreed(0, node_id, "gc" if _LIFE.in_gc else "refcount"))
 
@@ -402,9 +406,14 @@ def _gc_callback(phase: str, info: dict) -> None:
         _LIFE.in_gc += 1
         return
     _LIFE.in_gc = max(0, _LIFE.in_gc - 1)
-    if WATCH.on:
-        _emit(r.GcPass, generation=int(info.get("generation", -1)),
-              collected=int(info.get("collected", 0)),
+    freed, _LIFE.freed_in_gc = _LIFE.freed_in_gc, 0
+    generation = int(info.get("generation", -1))
+    # A pass is shown when it freed graph nodes, or when it was a full collection (what
+    # ``gc.collect()`` runs: "the GC ran and freed nothing" is a lesson of its own). The
+    # young passes Python starts every few hundred allocations, which free none of the
+    # graph, would only interleave noise, at points that move with unrelated allocations.
+    if WATCH.on and (freed or generation == 2):
+        _emit(r.GcPass, generation=generation, collected=int(info.get("collected", 0)),
               uncollectable=int(info.get("uncollectable", 0)))
 
 
@@ -415,7 +424,7 @@ def _watching_changed(on: bool) -> None:
         return
     if _gc_callback in gc.callbacks:
         gc.callbacks.remove(_gc_callback)
-    _LIFE.in_gc = 0
+    _LIFE.in_gc = _LIFE.freed_in_gc = 0
     _CYCLES.clear()
     _LIFE.refs = {}     # dead references never call back
     _LINES.clear()      # a later recording rereads source lines that may have changed

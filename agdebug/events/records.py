@@ -332,7 +332,8 @@ class CycleBroken(Event):
 
 @_frozen
 class GcPass(Event):
-    """Python's cyclic GC finished a pass."""
+    """Python's cyclic GC finished a pass that freed graph nodes, or a full one (generation
+    2, as ``gc.collect()`` runs); ``collected`` counts every object it collected."""
 
     kind: ClassVar[str] = "gc_pass"
     generation: int

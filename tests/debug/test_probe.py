@@ -144,3 +144,23 @@ def test_an_event_published_during_delivery_comes_next():
     exp = next(i for i, e in enumerate(seen) if e.kind == "node_created" and e.op == "exp")
     assert seen[exp + 1].kind == "gc_pass"
     assert [e.seq for e in seen] == sorted({e.seq for e in seen})
+
+
+def test_young_gc_passes_are_published_only_when_they_free_graph_nodes():
+    seen = []
+    x = ag.tensor([1.0], requires_grad=True)
+    with subscribe(seen.append):
+        gc.collect(0)                      # frees none of the graph: nothing to show
+        y = x * 2
+        y.grad_fn.metadata["keep"] = y     # a cycle through the node: only the GC frees it
+        node_id = y.grad_fn._id
+        del y
+        gc.collect(0)
+        gc.collect()                       # a full pass is shown even when it frees nothing
+    kinds = [(e.kind, getattr(e, "generation", None)) for e in seen
+             if e.kind in ("gc_pass", "node_freed")]
+    freed = next(e for e in seen if e.kind == "node_freed" and e.node == node_id)
+    assert freed.by == "gc"
+    after = kinds[kinds.index(("node_freed", None)):]   # the node, then its accumulator
+    assert after[after.index(("gc_pass", 0)) - 1] == ("node_freed", None)
+    assert [k for k in kinds if k[0] == "gc_pass"] == [("gc_pass", 0), ("gc_pass", 2)]

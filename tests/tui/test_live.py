@@ -87,6 +87,19 @@ def test_a_script_that_raises_on_import_is_reported_not_lost(tmp_path):
     run(go())
 
 
+def test_an_app_ending_any_other_way_lets_a_paused_script_go(tmp_path):
+    # a paused script holds the event stream: left paused, it would hold it for every
+    # later session in the process
+    async def go():
+        app = AgDebugApp(script=write(tmp_path, SCRIPT))
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: app.live.stepper.paused)
+            app.exit()
+        app.live.thread.join(5)
+        assert not app.live.thread.is_alive() and app.live.stepper.outcome.stopped
+    run(go())
+
+
 def test_quitting_while_paused_stops_the_script(tmp_path):
     async def go():
         app = AgDebugApp(script=write(tmp_path, SCRIPT))
