@@ -314,31 +314,52 @@ def _share_view_state(base: Tensor, outs: list, op: Op) -> None:
     """A view shares its base's storage, so it shares the version counter too."""
     root = base._base if base._base is not None else base
     made_in = _made_in(base, op)
-    for t in outs:
+    for i, t in enumerate(outs):
         if t._data.base is not None:
             t._vc = base._version_counter()
             t._base = root
             t._inference = base._inference   # a view of a normal tensor is normal
-            t._made_in = made_in
+            t._made_in = made_in if made_in != _MULTI else ("multi", _short(op), i)
 
 
-# torch's creation_meta: a view made in no_grad or inference mode, or made from such a view,
-# may not be modified in place while grad mode records it (see check_inplace). ``_made_in``
-# holds (mode, None) for the first, (mode, the view op's name) for the second.
+# torch's creation_meta: a view made in no_grad or inference mode, one output of an op that
+# returns several views (unbind, split), or a view made from any of these, may not be
+# modified in place while grad mode records it (see check_inplace). ``_made_in`` holds
+# (mode, None) for the first two, ("multi", op, output number) for the third and
+# (mode, the view op) for a view of one.
 _IN_NO_GRAD = ("no_grad", None)
 _IN_INFERENCE = ("inference", None)
+_MULTI = ("multi", None)
+_MULTI_NO_GRAD = ("no_grad_multi", None)
 
 
 def _made_in(base: Tensor, op: Op):
     if not MODE.grad_enabled:
         return _IN_INFERENCE if MODE.inference else _IN_NO_GRAD
+    if op.outputs == "many":   # torch: of a base without grad, these count as no_grad views
+        return _MULTI if base._requires_grad else _MULTI_NO_GRAD
+    if base._made_in is _MULTI_NO_GRAD:   # and so do views of those, in the same words
+        return _MULTI_NO_GRAD
     if base._made_in is not None:
-        return base._made_in[0], op.node_class.__name__.split("Backward")[0]
+        return base._made_in[0], _short(op)
     return None
 
 
+def _short(op: Op) -> str:
+    return op.node_class.__name__.split("Backward")[0]   # torch's name in these errors
+
+
 def _view_inplace_message(made_in: tuple) -> str:
-    mode, view_op = made_in
+    mode, view_op, *output = made_in
+    multiple = ("This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    if mode == "multi":
+        return (f"Output {output[0] if output else 0} of {view_op} is a view and is being "
+                f"modified inplace. {multiple}")
+    if mode == "no_grad_multi":
+        return ("A view was created in no_grad mode and is being modified inplace with grad "
+                f"mode enabled. {multiple}")
     start = (f"Output 0 of {view_op} is a view of a view which was created in" if view_op
              else "A view was created in")
     if mode == "inference":

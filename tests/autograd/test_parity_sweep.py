@@ -315,7 +315,7 @@ def test_mark_dirty_and_non_differentiable():
     same(f)
 
 
-# ----------------------------------------------------------------------------- hooks, views, inference
+# ------------------------------------------------------------- hooks, views, inference
 
 @pytest.mark.parametrize("result", ["list", "shape", "dtype", "int"])
 def test_node_pre_hook_results_are_checked(result):
@@ -490,7 +490,7 @@ def test_setitem_on_a_view_made_in_no_grad(key):
     same(f)
 
 
-# ----------------------------------------------------------------------------- views whose base requires grad
+# ------------------------------------------------------------- views whose base requires grad
 
 def _view_in_no_grad(L, make=lambda x: x[:2]):
     x = leaf(L)
@@ -571,4 +571,30 @@ def test_non_differentiable_inputs_returned_as_is():
         b, c = leaf(L) * 1, L.ones(2)
         y, w = Fn.apply(b, c)
         return y._base is None, y.requires_grad, w._base is c, w.requires_grad
+
+
+@pytest.mark.parametrize("case", ["unbind 0", "unbind 1", "split", "chunk", "view of it",
+                                  "setitem", "in no_grad", "base without grad",
+                                  "base without grad, grad operand",
+                                  "view of it, base without grad, grad operand"])
+def test_in_place_on_an_output_of_a_multi_view_op(case):
+    # torch refuses to modify in place one of several views returned together
+    def f(L):
+        y = (L.zeros(2, 3) if "base without" in case else leaf(L, (1.0,) * 6)
+             .reshape(2, 3) * 1)
+        views = y.split(1) if case == "split" else y.chunk(2) if case == "chunk" \
+            else y.unbind(0)
+        v = views[1] if case == "unbind 1" else views[0]
+        if case.startswith("view of it"):
+            v = v[1:]
+        if case == "setitem":
+            v[0] = 5.0
+        elif case == "in no_grad":
+            with L.no_grad():
+                v.mul_(2)
+        elif case.endswith("grad operand"):
+            v.mul_(leaf(L, (1.0,) * v.shape[-1]))
+        else:
+            v.mul_(2)
+        return y
     same(f)
