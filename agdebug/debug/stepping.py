@@ -130,6 +130,7 @@ class Stepper:
         self._paused = False
         self._go = False
         self._stopping = False
+        self._stop_at_next = False   # stopped while paused where it could not raise
         self._thread: threading.Thread | None = None
 
     # ----------------------------------------------------------------- the UI's side
@@ -220,6 +221,9 @@ class Stepper:
             if event.kind != "gc_pass":
                 self._pending.append(event)
             return
+        if self._stop_at_next and event.kind not in _UNRAISABLE:
+            self._stop_at_next = False
+            raise StopDebugging
         if event.kind == "node_created" and event.op:
             self._ops[event.node] = event.op
         self._pending.append(event)
@@ -257,6 +261,14 @@ class Stepper:
                 self._cond.wait()
             self._paused = False
             stopping = self._stopping
-        # Finalizers and GC callbacks swallow exceptions: those let the program run on.
-        if stopping and kind not in ("node_freed", "gc_pass"):
-            raise StopDebugging
+        # Finalizers and GC callbacks swallow exceptions: stopped there, the program stops
+        # at its next event that can raise.
+        if stopping:
+            if kind in _UNRAISABLE:
+                self._stop_at_next = True
+            else:
+                raise StopDebugging
+
+
+# Events published from finalizers and GC callbacks, which swallow exceptions.
+_UNRAISABLE = ("node_freed", "gc_pass")

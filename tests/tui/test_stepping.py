@@ -125,6 +125,21 @@ def test_stop_ends_a_paused_program_and_exceptions_are_reported():
     assert "raise ValueError" in stepper.outcome.traceback
 
 
+def test_stopped_at_a_gc_pass_the_program_stops_at_its_next_event():
+    # a GC callback swallows exceptions, so the stop takes effect at the next event
+    def collecting():
+        from agdebug.events import probe, records
+        probe._emit(records.GcPass, generation=2, collected=0, uncollectable=0)
+        program()
+
+    stepper, worker, batches = start(collecting)
+    assert stepper.wait_paused(5) and kinds(batches) == ["gc_pass"]
+    stepper.stop()
+    worker.join(5)
+    assert stepper.outcome.stopped and not worker.is_alive()
+    assert "backward_started" not in kinds(batches)
+
+
 def test_another_thread_is_never_blocked_by_a_paused_program():
     stepper, worker, batches = start()
     assert stepper.wait_paused(5)
