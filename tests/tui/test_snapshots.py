@@ -66,10 +66,22 @@ def screenshots(name: str) -> dict:
             app.theme = "textual-dark"
             for key, step in key_steps(trace.events).items():
                 app.goto(step)
-                await pilot.pause()
-                shots[key] = app.export_screenshot(title=f"{name} {key}")
+                shots[key] = await settled_screenshot(app, pilot, f"{name} {key}")
         return shots
     return run(go())
+
+
+async def settled_screenshot(app, pilot, title: str) -> str:
+    """The screen once it stops changing: on a loaded machine one pause may not let the
+    layout that a step triggers finish (seen at load 9 with seven test runs at once)."""
+    shot = None
+    for _ in range(50):
+        await pilot.pause()
+        again = app.export_screenshot(title=title)
+        if again == shot:
+            break
+        shot = again
+    return shot
 
 
 _CACHE: dict = {}
