@@ -360,3 +360,12 @@ FUNCTIONS = {
     "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "addmm": addmm,
     "outer": outer, "ger": outer,
 }
+
+
+# The other linear-algebra modules: their ops register on import, and their functions and
+# methods are installed with this module's (ops/__init__ lists this module only).
+from . import matrix  # noqa: E402
+
+for _module in (matrix,):
+    FUNCTIONS.update(_module.FUNCTIONS)
+    METHODS.update(_module.METHODS)

@@ -43,3 +43,35 @@ CASES = [
          id="addmm_beta_alpha"),
     Case("mul", lambda t, a, b: t.outer(a, b), [V, BIAS], id="outer"),
 ]
+
+# ----------------------------------------------------------------------------- matrix.py
+SQ = rng.standard_normal((3, 3))
+B34 = rng.standard_normal((2, 3, 4))
+
+CASES += [
+    Case("diagonal", lambda t, a: a.diagonal(), [X], grad_fn="DiagonalBackward0"),
+    Case("diagonal", lambda t, a: t.diagonal(a, 1, 2, 0), [B34], id="diagonal_offset_dims"),
+    Case("diagonal", lambda t, a: a.diagonal(-1, -1, -2) * a.diagonal(-1, -1, -2),
+         [B34], id="diagonal_negative_offset_squared"),
+    # diagonal's derivative (DiagonalBackwardBackward0) and its derivative: x.diagonal() ** 2.
+    Case("diagonal_backward", lambda t, a: a.diagonal(1) ** 2, [SQ], id="diagonal_backward"),
+    Case("diagonal_copy", lambda t, a: t.diag(a, -1), [X], grad_fn="DiagonalBackward0_copy"),
+    Case("diag_embed", lambda t, v: t.diag(v), [V], grad_fn="DiagEmbedBackward0"),
+    Case("diag_embed", lambda t, v: t.diag(v, -2) ** 2, [V], id="diag_offset"),
+    Case("diag_embed", lambda t, a: t.diag_embed(a, 1, 0, 2), [X], id="diag_embed_dims"),
+    Case("diag_embed", lambda t, a: t.diagflat(a, 1), [X], id="diagflat"),
+    Case("trace", lambda t, a: a.trace() ** 2, [X], grad_fn="PowBackward0"),
+    Case("trace", lambda t, a: t.trace(a), [SQ], grad_fn="TraceBackward0", id="trace_square"),
+    Case("tril", lambda t, a: a.tril() ** 2, [X]),
+    Case("tril", lambda t, a: t.tril(a, -1), [B34], grad_fn="TrilBackward0", id="tril_batched"),
+    Case("triu", lambda t, a: a.triu(1) ** 2, [B34]),
+    Case("triu", lambda t, a: (a * 1).triu_(-1), [X], grad_fn="TriuBackward0", id="triu_"),
+    Case("tril", lambda t, a: (a * 1).tril_(2), [X], grad_fn="TrilBackward0", id="tril_"),
+    Case("block_diag", lambda t, a, v, s: t.block_diag(a, v, s) ** 2,
+         [X, V, np.array(1.5)]),
+    Case("block_diag", lambda t, a, b: t.block_diag(a, b), [X, SQ],
+         grad_fn="BlockDiagBackward0", id="block_diag_matrices"),
+    Case("unsafe_view", lambda t, a, b: t.kron(a, b) ** 2, [X, V], id="kron"),
+    Case("unsafe_view", lambda t, a, b: t.kron(a, b), [B34, X], grad_fn="UnsafeViewBackward0",
+         id="kron_3d_2d"),
+]
