@@ -364,8 +364,8 @@ FUNCTIONS = {
 
 # The other linear-algebra modules: their ops register on import, and their functions and
 # methods are installed with this module's (ops/__init__ lists this module only).
-from . import matrix  # noqa: E402
+from . import blas, matrix  # noqa: E402
 
-for _module in (matrix,):
+for _module in (matrix, blas):
     FUNCTIONS.update(_module.FUNCTIONS)
     METHODS.update(_module.METHODS)

@@ -75,3 +75,26 @@ CASES += [
     Case("unsafe_view", lambda t, a, b: t.kron(a, b), [B34, X], grad_fn="UnsafeViewBackward0",
          id="kron_3d_2d"),
 ]
+
+# ----------------------------------------------------------------------------- blas.py
+V4 = rng.standard_normal(4)
+B45 = rng.standard_normal((2, 4, 5))
+M35 = rng.standard_normal((3, 5))
+
+# The added input comes last (see the addmm note above).
+CASES += [
+    Case("addmv", lambda t, m, v, b: t.addmv(b, m, v), [X, V, V[:2]], grad_fn="AddmvBackward0"),
+    Case("addmv", lambda t, m, v, b: b.addmv(m, v, beta=0.5, alpha=2.0), [X, V, V[:1]],
+         id="addmv_broadcast_beta_alpha"),
+    Case("addr", lambda t, v, w, b: t.addr(b, v, w), [V, V4, W], grad_fn="AddrBackward0"),
+    Case("addr", lambda t, v, w, b: b.addr(v, w, beta=-1.0, alpha=3.0), [V, V4, V4],
+         id="addr_broadcast_beta_alpha"),
+    Case("baddbmm", lambda t, a, b, c: t.baddbmm(c, a, b), [B34, B45, M35],
+         grad_fn="BaddbmmBackward0"),
+    Case("baddbmm", lambda t, a, b, c: c.baddbmm(a, b, beta=2.0, alpha=0.5),
+         [B34, B45, M35[None]], id="baddbmm_beta_alpha"),
+    Case("addbmm", lambda t, a, b, c: t.addbmm(c, a, b), [B34, B45, M35],
+         grad_fn="AddbmmBackward0"),
+    Case("addbmm", lambda t, a, b, c: c.addbmm(a, b, beta=0.5, alpha=-2.0), [B34, B45, BIAS[:1]],
+         id="addbmm_broadcast_beta_alpha"),
+]
