@@ -98,3 +98,54 @@ CASES += [
     Case("addbmm", lambda t, a, b, c: c.addbmm(a, b, beta=0.5, alpha=-2.0), [B34, B45, BIAS[:1]],
          id="addbmm_broadcast_beta_alpha"),
 ]
+
+# ----------------------------------------------------------------------------- distance.py
+P43 = rng.standard_normal((4, 3))
+Q23 = rng.standard_normal((2, 1, 3))
+R34 = rng.standard_normal((3, 4))
+S54 = rng.standard_normal((5, 4))
+BIG = rng.standard_normal((27, 2))   # more than 25 points: torch's matrix-product path
+
+CASES += [
+    Case("linalg_cross", lambda t, a, b: t.cross(a, b, dim=1), [P43, P43[::-1].copy()],
+         grad_fn="LinalgCrossBackward0"),
+    Case("linalg_cross", lambda t, a, b: t.linalg.cross(a, b) ** 2, [Q23, P43[None]],
+         id="linalg_cross_broadcast"),
+    Case("dist", lambda t, a, b: t.dist(a, b), [X, X[::-1].copy()], grad_fn="DistBackward0"),
+    Case("dist", lambda t, a, b: t.dist(a, b, 1), [X, V], id="dist_p1_broadcast"),
+    Case("dist", lambda t, a, b: a.dist(b, 3.5), [X, V * 2], id="dist_p3_5"),
+    Case("dist", lambda t, a, b: a.dist(b, float("inf")), [X, V], id="dist_inf"),
+    Case("cdist", lambda t, a, b: t.cdist(a, b), [R34, S54], grad_fn="CdistBackward0"),
+    Case("cdist", lambda t, a, b: t.cdist(a, b, p=1), [R34, S54], id="cdist_p1"),
+    Case("cdist", lambda t, a, b: t.cdist(a, b, p=3), [B34, S54[None]], id="cdist_p3_batched"),
+    Case("cdist", lambda t, a, b: t.cdist(a, b, p=float("inf")), [R34, S54], id="cdist_inf"),
+    Case("euclidean_dist", lambda t, a, b: t.cdist(a, b), [BIG, BIG[:3] + 0.5],
+         grad_fn="ViewBackward0"),
+]
+
+# ----------------------------------------------------------------------------- contract.py
+# einsum/tensordot/inner/multi_dot register no op of their own: they are checked as the
+# ops they decompose into, and their graphs against torch's.
+Q = rng.standard_normal((1, 2, 3, 2))
+K = rng.standard_normal((1, 2, 4, 2))
+
+CASES += [
+    Case("bmm", lambda t, a, b: t.einsum("ij,jk->ik", a, b), [X, W], grad_fn="ViewBackward0",
+         id="einsum_mm"),
+    Case("bmm", lambda t, a, b: t.einsum("bij,bjk->bik", a, b), [B3, B3T], id="einsum_bmm"),
+    Case("bmm", lambda t, q, k: t.einsum("bhqd,bhkd->bhqk", q, k) ** 2, [Q, K],
+         id="einsum_attention"),
+    Case("bmm", lambda t, a, b: t.einsum("i,i->", a, b), [V, V * 3], id="einsum_dot"),
+    Case("bmm", lambda t, a, b, c: t.einsum("ij,jk,k->i", a, b, c), [X, W, V4],
+         id="einsum_three"),
+    Case("diagonal", lambda t, a: t.einsum("ii->i", a) ** 2, [SQ], id="einsum_diagonal"),
+    Case("sum_dim", lambda t, a: t.einsum("bii", a) ** 2, [rng.standard_normal((2, 3, 3))],
+         id="einsum_trace_implicit"),
+    Case("mul", lambda t, a, b: t.einsum("i,j->ij", a, b), [V, V4], id="einsum_outer"),
+    Case("mm", lambda t, a, b: t.tensordot(a, b, dims=([1, 2], [1, 0])) ** 2,
+         [B34, rng.standard_normal((4, 3, 2))], id="tensordot"),
+    Case("dot", lambda t, a, b: t.tensordot(a, b), [X, X * 2], id="tensordot_full"),
+    Case("mm", lambda t, a, b: t.inner(a, b), [X, rng.standard_normal((4, 3))], id="inner"),
+    Case("mm", lambda t, a, b, c, d: t.linalg.multi_dot([a, b, c, d]) ** 2,
+         [V, W, R34.T.copy(), V * 2], id="multi_dot"),
+]
