@@ -97,6 +97,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     tensor([6.])
     """
     _check_mv(mat, vec)
+    if input.ndim == 1 and input.shape[0] not in (1, mat.shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({mat.shape[0]}x"
+                           f"{mat.shape[1]}), vec ({vec.shape[0]})")
     _check_expandable(tuple(input.shape), (mat.shape[0],))
     _same_dtype(input, mat)
     return addmv_op(input, mat, vec, beta=beta, alpha=alpha)
@@ -115,17 +118,19 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)`` (BaddbmmBackward0)."""
+    if batch1.ndim == 3 and batch2.ndim == 3:   # torch checks the input's shape first
+        shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+        _check_expandable(tuple(input.shape), shape)
     _check_bmm(batch1, batch2)
-    shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
-    _check_expandable(tuple(input.shape), shape)
     _same_dtype(input, batch1)
     return baddbmm_op(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (AddbmmBackward0)."""
+    if batch1.ndim >= 2 and batch2.ndim >= 3:   # torch checks the input's shape first
+        _check_expandable(tuple(input.shape), (batch1.shape[1], batch2.shape[2]))
     _check_bmm(batch1, batch2)
-    _check_expandable(tuple(input.shape), (batch1.shape[1], batch2.shape[2]))
     _same_dtype(input, batch1)
     return addbmm_op(input, batch1, batch2, beta=beta, alpha=alpha)
 

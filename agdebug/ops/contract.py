@@ -6,7 +6,8 @@ linalg.multi_dot and chain_matmul (mm in the cheapest order, then a view).
 from __future__ import annotations
 
 from ..tensor import Tensor
-from .linalg import _name, bmm, dot, mm
+from .index import type_meta_name
+from .linalg import bmm, dot, mm
 
 # ----------------------------------------------------------------------------- einsum
 
@@ -390,9 +391,10 @@ def _check_chain(tensors: list, fn: str) -> None:
     for i, t in enumerate(tensors[1:], 1):
         if t._data.dtype != dtype:
             raise RuntimeError(f"{fn}(): all tensors must have be the same dtype but tensor 0 "
-                               f"is {_name(tensors[0])} and tensor {i} is {_name(t)}")
+                               f"is {type_meta_name(dtype)} and tensor {i} "
+                               f"{type_meta_name(t._data.dtype)}")
     cols = [t.shape[-1] for t in tensors]
-    rows = [t.shape[0] if t.ndim == 2 else t.shape[0] for t in tensors]
+    rows = [t.shape[0] for t in tensors]
     for i in range(len(tensors) - 1):
         a, b = tensors[i], tensors[i + 1]
         if cols[i] != rows[i + 1]:

@@ -118,8 +118,8 @@ def dist(input, other, p=2):
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"expected scalar type {_name(input)} but found {_name(other)}")
     if input._data.dtype.kind not in "fc":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_name(input)}")
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {_name(input)} instead.")
     return dist_op(input, other, p=float(p))
 
 
