@@ -360,3 +360,18 @@ FUNCTIONS = {
     "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "addmm": addmm,
     "outer": outer, "ger": outer,
 }
+
+
+# The other linear-algebra modules: their ops register on import, and their functions and
+# methods are installed with this module's (ops/__init__ lists this module only).
+from . import blas, contract, distance, matrix  # noqa: E402
+
+for _module in (matrix, blas, contract, distance):
+    FUNCTIONS.update(_module.FUNCTIONS)
+    METHODS.update(_module.METHODS)
+
+# ``agdebug.linalg``: the torch.linalg namespace, a module of its own, reachable without an
+# import as ``torch.linalg`` is.
+from .. import linalg as _linalg_namespace  # noqa: E402
+
+FUNCTIONS["linalg"] = _linalg_namespace
