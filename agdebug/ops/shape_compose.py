@@ -216,7 +216,8 @@ def _repeat_indices(repeats, output_size):
         raise RuntimeError("repeats can not be negative")
     if output_size is not None and output_size != int(counts.sum()):
         raise RuntimeError("allocated size does not match required size")
-    index = xp.repeat(xp.arange(counts.size, dtype=counts.dtype), counts)
+    # (CuPy's repeat takes the counts as a list only; the output size needs them on the host)
+    index = xp.repeat(xp.arange(counts.size, dtype=counts.dtype), counts.tolist())
     return Tensor._wrap(index)
 
 

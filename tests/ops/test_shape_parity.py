@@ -293,3 +293,18 @@ def test_narrow_copy_gradient_with_a_negative_start():
     x = ag.arange(8.0).reshape(2, 4).requires_grad_()
     (x.narrow_copy(-1, -2, 2) * ag.tensor([1.0, 2.0])).sum().backward()
     assert x.grad.tolist() == [[0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 1.0, 2.0]]
+
+
+def _new_functions_grad(lib, device):
+    x = lib.arange(12.0, device=device).reshape(3, 4).requires_grad_()
+    repeats = lib.tensor([1, 0, 2], device=device)
+    outs = [lib.rot90(x), x.narrow_copy(1, 1, 2), lib.repeat_interleave(x, repeats, dim=0),
+            lib.diff(x ** 2, n=2), lib.tensor_split(x, 3, 1)[0], x.tile(2),
+            lib.meshgrid(x[0], x[1], indexing="xy")[0], lib.column_stack([x[0], x[1]])]
+    sum((o * o).sum() for o in outs).backward()
+    assert {o.device.type for o in outs} == {x.grad.device.type} == {device}
+    return x.grad.cpu().numpy()
+
+
+def test_new_functions_run_on_each_device(device):
+    np.testing.assert_allclose(_new_functions_grad(ag, device), _new_functions_grad(torch, "cpu"))
