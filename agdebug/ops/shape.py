@@ -134,6 +134,14 @@ def narrow_vjp(ctx, grad):
     return (cat(*parts, dim=dim, sizes=(start, length, after[dim])),)
 
 
+@defop("narrow_copy", node="NarrowCopyBackward0")
+def narrow_copy(xp, x, dim=0, start=0, length=0):
+    return x[(slice(None),) * dim + (slice(start, start + length),)].copy()
+
+
+narrow_copy.vjp(narrow_vjp)
+
+
 # ----------------------------------------------------------------------------- copies
 
 @defop("repeat", node="RepeatBackward0")
@@ -163,6 +171,23 @@ def flip(xp, x, dims=()):
 @flip.vjp
 def flip_vjp(ctx, grad):
     return (flip(grad, dims=ctx.dims),)
+
+
+@defop("rot90", node="Rot90Backward0")
+def rot90(xp, x, k=1, dims=(0, 1)):
+    # As torch: a flip, then (odd k) a transpose of the flipped copy, so the strides match.
+    d0, d1 = dims
+    if k == 0:
+        return x.copy()
+    if k == 2:
+        return xp.flip(x, axis=(d0, d1)).copy()
+    flipped = xp.ascontiguousarray(xp.flip(x, axis=d1 if k == 1 else d0))
+    return xp.swapaxes(flipped, d0, d1)
+
+
+@rot90.vjp
+def rot90_vjp(ctx, grad):
+    return (rot90(grad, k=-ctx.k % 4, dims=ctx.dims),)
 
 
 @defop("roll", node="RollBackward0")
@@ -266,4 +291,8 @@ def unbind_vjp(ctx, *grads):
 # Argument handling (torch's signatures) lives apart; it needs the ops above to exist.
 from . import shape_args  # noqa: E402 - it needs the ops above
 
-FUNCTIONS, METHODS, stack = shape_args.FUNCTIONS, shape_args.METHODS, shape_args.stack
+from . import shape_compose  # noqa: E402 - it needs shape_args
+
+FUNCTIONS = {**shape_args.FUNCTIONS, **shape_compose.FUNCTIONS}
+METHODS = {**shape_args.METHODS, **shape_compose.METHODS}
+stack = shape_args.stack

@@ -11,6 +11,7 @@ import warnings
 
 from ..tensor import Tensor
 from . import elementwise as ew
+from . import methods as m
 from . import shape as sh
 from .util import dims_of
 
@@ -25,6 +26,16 @@ def _dims_arg(dims) -> tuple:
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
     return tuple(int(d) for d in dims)
+
+
+def _required(name: str, argument: str, args: tuple, keyword) -> tuple:
+    """A shape-like argument given as ``f(2, 3)``, ``f((2, 3))`` or ``f(argument=(2, 3))``;
+    torch's TypeError when it is missing or given both ways."""
+    if args and keyword is not None:
+        raise TypeError(f"{name}() got multiple values for argument '{argument}'")
+    if not args and keyword is None:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "{argument}"')
+    return args if keyword is None else (keyword,)
 
 
 def _no_duplicates(dims: tuple) -> None:
@@ -44,9 +55,9 @@ def flatten(input, start_dim=0, end_dim=-1):
     >>> ag.zeros(2, 3, 4).flatten(1).shape
     torch.Size([2, 12])
     """
+    start, end = _dim(start_dim, input.ndim), _dim(end_dim, input.ndim)
     if input.ndim == 0:
         return input.reshape(1)
-    start, end = _dim(start_dim, input.ndim), _dim(end_dim, input.ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
@@ -60,7 +71,9 @@ def squeeze(input, dim=None):
     if dim is None:
         return sh.squeeze(input)
     if isinstance(dim, (tuple, list)):
-        return sh.squeeze_dims(input, dims=tuple(_dim(d, input.ndim) for d in dim))
+        dims = tuple(_dim(d, input.ndim) for d in dim)
+        _no_duplicates(dims)
+        return sh.squeeze_dims(input, dims=dims)
     return sh.squeeze_dim(input, dim=_dim(dim, input.ndim))
 
 
@@ -69,9 +82,9 @@ def unsqueeze(input, dim):
     return sh.unsqueeze(input, dim=_dim(dim, input.ndim + 1))
 
 
-def permute(input, *dims):
+def permute(input, *args, dims=None):
     """``x.permute(1, 0)`` or ``x.permute((1, 0))``: the dims reordered (a view)."""
-    dims = _dims_arg(dims)
+    dims = _dims_arg(_required("permute", "dims", args, dims))
     if len(dims) != input.ndim:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -116,9 +129,9 @@ def _mT(self):
     return sh.transpose(self, dim0=self.ndim - 2, dim1=self.ndim - 1)
 
 
-def repeat(self, *sizes):
+def repeat(self, *args, repeats=None):
     """``x.repeat(2, 1)``: the tensor tiled ``sizes`` times along each dim (a copy)."""
-    sizes = _dims_arg(sizes)
+    sizes = _dims_arg(_required("repeat", "repeats", args, repeats))
     if len(sizes) < self.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -150,11 +163,32 @@ def narrow(input, dim, start, length):
     return sh.narrow(input, dim=dim, start=start, length=length)
 
 
-def flip(input, *dims):
+def flip(input, *args, dims=None):
     """``x.flip(0)`` / ``agdebug.flip(x, (0, 1))``: elements reversed along ``dims`` (a copy)."""
-    wrapped = tuple(_dim(d, input.ndim) for d in _dims_arg(dims))
+    dims = _dims_arg(_required("flip", "dims", args, dims))
+    wrapped = tuple(_dim(d, input.ndim) for d in dims)
     _no_duplicates(wrapped)
     return sh.flip(input, dims=wrapped)
+
+
+# view, reshape and expand are methods.py's; these check only that a shape was given (as
+# torch's signatures do, ``x.view()`` is a TypeError), and accept it as a keyword too.
+
+def _view(self, *shape, dtype=None, size=None):
+    if not shape and dtype is None and size is None:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
+    if size is not None:
+        shape = _required("view", "size", shape, size)
+    return m.view(self, *shape, dtype=dtype)
+
+
+def _reshape(self, *args, shape=None):
+    return m.reshape(self, *_required("reshape", "shape", args, shape))
+
+
+def _expand(self, *args, size=None, implicit=False):
+    return m.expand(self, *_required("expand", "size", args, size))
 
 
 def contiguous(self, memory_format=None):
@@ -465,4 +499,5 @@ METHODS = {
     "T": property(_T), "mT": property(_mT), "repeat": repeat, "narrow": narrow, "flip": flip,
     "contiguous": contiguous, "split": _split_method, "chunk": chunk, "unbind": unbind,
     "roll": _roll_method, "movedim": _movedim_method, "moveaxis": _movedim_method,
+    "view": _view, "reshape": _reshape, "expand": _expand,
 }

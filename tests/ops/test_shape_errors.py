@@ -56,6 +56,17 @@ BAD_CALLS = [
     "lib.ones(2, 3).flip(0, 0)",
     "lib.ones(6).reshape(4, 2)",
     "lib.ones(2, 3).t().view(-1)",
+    # a shape argument missing (torch's signatures require it) or given twice
+    "lib.ones(2, 3).flip()",
+    "lib.ones(2, 3).repeat()",
+    "lib.ones(2, 3).expand()",
+    "lib.ones(2, 3).permute()",
+    "lib.ones(2, 3).reshape()",
+    "lib.tensor(1.0).permute()",
+    "lib.flip(lib.ones(2, 3))",
+    "lib.ones(2, 3).flip(0, dims=(1,))",
+    "lib.ones(1, 2, 1).squeeze((0, -3))",
+    "lib.tensor(1.0).flatten(0, 1)",
 ]
 
 
@@ -71,6 +82,14 @@ def test_error_matches_torch(expression, torch):
     torch_kind, torch_text = _error(torch, expression)
     assert kind is torch_kind
     assert text == torch_text.splitlines()[0]
+
+
+def test_view_without_a_shape_is_a_type_error(torch):
+    # (torch's message goes on to list its signatures: the first line only is compared)
+    kind, text = _error(ag, "lib.ones(2, 3).view()")
+    torch_kind, torch_text = _error(torch, "lib.ones(2, 3).view()")
+    assert kind is torch_kind is TypeError
+    assert text == torch_text
 
 
 def test_max_with_dim_returns_values_and_indices():
