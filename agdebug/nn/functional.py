@@ -774,14 +774,18 @@ def _shape_text(t) -> str:
     return f"torch.Size({list(t.shape)})"
 
 
-def _check_norm_dtypes(input, kernel: str, *params) -> None:
+def _check_norm_dtypes(input, kernel: str, *params, float_message=False) -> None:
     """torch's CPU kernels: floating inputs only; parameters of the input's dtype, except
-    that a half input may have float32 parameters."""
+    that a half input may have float32 parameters (batch_norm words a float32 input's
+    mismatch otherwise)."""
     if not input.is_floating_point():
         raise kernel_missing(kernel, input.dtype)
     dt = input._data.dtype
     for p in params:
         if p is not None and p._data.dtype != dt and dt.itemsize >= 4:
+            if float_message and dt == np.float32:
+                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                                   "Float")
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
@@ -798,6 +802,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
                         f"of ints, not {type(normalized_shape).__name__}")
     shape = [int(s) for s in normalized_shape]
+    _check_norm_dtypes(input, "LayerNormKernelImpl", weight, bias)
     if not shape:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
                            "containing at least one element, but got normalized_shape = []")
@@ -810,7 +815,6 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
-    _check_norm_dtypes(input, "LayerNormKernelImpl", weight, bias)
     return norm_ops.native_layer_norm(input, weight, bias, normalized_shape=tuple(shape),
                                       eps=eps)
 
@@ -833,11 +837,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups="
                            f"{num_groups}")
+    # (torch's bias message shows the weight's shape, [0] when there is none: copied as is)
+    shown = list(weight.shape) if weight is not None else [0]
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and (p.ndim != 1 or p.numel() != channels):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
-                               f"channels in input, but got {name} of shape {list(p.shape)} "
-                               f"and input of shape {list(input.shape)}")
+                               f"channels in input, but got {name} of shape "
+                               f"{list(p.shape) if name == 'weight' else shown} and input of "
+                               f"shape {list(input.shape)}")
     _check_norm_dtypes(input, "GroupNormKernelImpl", weight, bias)
     return norm_ops.native_group_norm(input, weight, bias, group=num_groups, eps=eps)
 
@@ -877,7 +884,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     ("weight", weight), ("bias", bias)):
         if p is not None and p.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {p.numel()}")
-    _check_norm_dtypes(input, "batch_norm", weight, bias, running_mean, running_var)
+    if input.numel():   # torch returns an empty input's result before looking at dtypes
+        _check_norm_dtypes(input, "batch_norm", weight, bias, running_mean, running_var,
+                           float_message=True)
     return norm_ops.native_batch_norm(
         input, weight, bias, running_mean=_stat_array(running_mean),
         running_var=_stat_array(running_var), training=bool(training),
@@ -915,7 +924,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                      momentum, eps)
     with no_grad():   # torch copies the repeated statistics' mean back (a version bump)
         for own, repeated in zip((running_mean, running_var), stats):
-            if own is not None:
+            if own is not None and use_input_stats:
                 own.copy_(repeated.view(b, c).mean(0))
     return out.view(tuple(input.shape))
 
@@ -996,10 +1005,13 @@ def _check_conv1d(input, weight, bias, groups, padding, stride, dilation) -> Non
     if padded < kernel:
         raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: "
                            f"({kernel}). Kernel size can't be greater than actual input size")
-    if weight._data.dtype != input._data.dtype:
-        raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) "
-                           "should be the same or input should be a MKLDNN tensor and weight "
-                           "is a dense tensor")
+    if weight._data.dtype != input._data.dtype and input.numel():
+        if input._data.dtype == np.float32:   # (torch's oneDNN path words it)
+            raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) "
+                               "should be the same or input should be a MKLDNN tensor and "
+                               "weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
+                           f"{weight.dtype._legacy}")
     if input._data.dtype.kind == "b":
         raise kernel_missing("slow_conv2d_cpu", input.dtype)
 
