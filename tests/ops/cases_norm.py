@@ -13,10 +13,10 @@ import agdebug.nn  # noqa: F401 - makes agdebug.nn.functional reachable as t.nn.
 from .harness import Case
 
 rng = np.random.default_rng(11)
-X = rng.standard_normal((3, 4, 5))
+X = rng.standard_normal((2, 4, 3))
 IMG = rng.standard_normal((2, 4, 3, 2))
-W5, B5 = rng.uniform(0.5, 1.5, 5), rng.standard_normal(5)
-W45 = rng.uniform(0.5, 1.5, (4, 5))
+W3, B3 = rng.uniform(0.5, 1.5, 3), rng.standard_normal(3)
+W43 = rng.uniform(0.5, 1.5, (4, 3))
 W4, B4 = rng.uniform(0.5, 1.5, 4), rng.standard_normal(4)
 MEAN4, VAR4 = rng.standard_normal(4), rng.uniform(0.5, 2.0, 4)
 
@@ -40,13 +40,13 @@ def _bn_eval(t, x, w, b):
 
 
 CASES = [
-    Case("native_layer_norm", lambda t, x: F(t).layer_norm(x, (5,)), [X]),
-    Case("native_layer_norm", lambda t, x, w, b: F(t).layer_norm(x, (5,), w, b) ** 2,
-         [X, W5, B5], id="layer_norm_affine"),
-    Case("native_layer_norm", lambda t, x, w: F(t).layer_norm(x, [4, 5], w, eps=0.1),
-         [X, W45], id="layer_norm_2d_weight_only"),
-    Case("native_layer_norm", lambda t, x, b: F(t).layer_norm(x, (3, 4, 5), None, b),
-         [X, rng.standard_normal((3, 4, 5))], id="layer_norm_all_dims_bias_only"),
+    Case("native_layer_norm", lambda t, x: F(t).layer_norm(x, (3,)), [X]),
+    Case("native_layer_norm", lambda t, x, w, b: F(t).layer_norm(x, (3,), w, b) ** 2,
+         [X, W3, B3], id="layer_norm_affine"),
+    Case("native_layer_norm", lambda t, x, w: F(t).layer_norm(x, [4, 3], w, eps=0.1),
+         [X, W43], id="layer_norm_2d_weight_only"),
+    Case("native_layer_norm", lambda t, x, b: F(t).layer_norm(x, (2, 4, 3), None, b),
+         [X, rng.standard_normal((2, 4, 3))], id="layer_norm_all_dims_bias_only"),
     Case("native_group_norm", lambda t, x: F(t).group_norm(x, 2), [IMG]),
     Case("native_group_norm", lambda t, x, w, b: F(t).group_norm(x, 4, w, b) ** 2,
          [IMG, W4, B4], id="group_norm_affine"),
