@@ -32,7 +32,16 @@ from .layers import (
     Tanh,
 )
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from .layers import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, Conv1d, MaxPool1d
 from .module import Module
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    LayerNorm,
+)
 from .parameter import Parameter
 
 __all__ = [
@@ -41,4 +50,8 @@ __all__ = [
     "MaxPool2d",
     "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
     "Softmax", "Softplus", "Tanh", "functional", "init",
+]
+__all__ += [
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "BatchNorm1d", "BatchNorm2d",
+    "Conv1d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm", "MaxPool1d",
 ]

@@ -18,9 +18,10 @@ import warnings
 import numpy as np
 
 from .. import backend, creation
-from ..graph.grad_mode import MODE
+from ..graph.grad_mode import MODE, no_grad
 from ..ops import elementwise as ew
 from ..ops import nn as ops
+from ..ops import norm as norm_ops
 from ..ops.gather import _on
 from ..ops.registry import apply_inplace, write_into
 from ..ops.util import broadcast_error, kernel_missing
@@ -764,3 +765,361 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return ops.avg_pool2d(input, kernel_size=kernel, stride=stride, padding=padding,
                           ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                           divisor_override=divisor_override)
+
+
+# ----------------------------------------------------------------------------- normalization
+# (and conv1d, the 1D pools and the adaptive average pools: one block, kept together)
+
+def _shape_text(t) -> str:
+    return f"torch.Size({list(t.shape)})"
+
+
+def _check_norm_dtypes(input, kernel: str, *params, float_message=False) -> None:
+    """torch's CPU kernels: floating inputs only; parameters of the input's dtype, except
+    that a half input may have float32 parameters (batch_norm words a float32 input's
+    mismatch otherwise)."""
+    if not input.is_floating_point():
+        raise kernel_missing(kernel, input.dtype)
+    dt = input._data.dtype
+    for p in params:
+        if p is not None and p._data.dtype != dt and dt.itemsize >= 4:
+            if float_message and dt == np.float32:
+                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                                   "Float")
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Standardize over the last ``len(normalized_shape)`` dims, then scale and shift.
+
+    >>> import agdebug as ag
+    >>> x = ag.tensor([[1.0, 3.0]], requires_grad=True)
+    >>> y = ag.nn.functional.layer_norm(x, (2,))
+    >>> y.grad_fn.name(), [round(v, 3) for v in y[0].tolist()]
+    ('NativeLayerNormBackward0', [-1.0, 1.0])
+    """
+    if isinstance(normalized_shape, (int, np.integer)):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    shape = [int(s) for s in normalized_shape]
+    _check_norm_dtypes(input, "LayerNormKernelImpl", weight, bias)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and list(p.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(p.shape)} and normalized_shape = "
+                               f"{shape}")
+    if list(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    return norm_ops.native_layer_norm(input, weight, bias, normalized_shape=tuple(shape),
+                                      eps=eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Standardize each sample over its channels in ``num_groups`` groups, then scale/shift.
+
+    >>> import agdebug as ag
+    >>> x = ag.randn(2, 4, 3, requires_grad=True)
+    >>> ag.nn.functional.group_norm(x, 2).grad_fn.name()
+    'NativeGroupNormBackward0'
+    """
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    size = [input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]]
+    _verify_batch_size(size, str(size))
+    channels = input.shape[1]
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and num_groups="
+                           f"{num_groups}")
+    # (torch's bias message shows the weight's shape, [0] when there is none: copied as is)
+    shown = list(weight.shape) if weight is not None else [0]
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p.ndim != 1 or p.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(p.shape) if name == 'weight' else shown} and input of "
+                               f"shape {list(input.shape)}")
+    _check_norm_dtypes(input, "GroupNormKernelImpl", weight, bias)
+    return norm_ops.native_group_norm(input, weight, bias, group=num_groups, eps=eps)
+
+
+def _verify_batch_size(size, text: str) -> None:
+    """torch's Python check: training statistics need more than one value per channel."""
+    count = size[0] * int(np.prod(size[2:]))
+    if count == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {text}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Standardize each channel over the batch (and the spatial dims), then scale and shift.
+
+    Training uses the batch's statistics and moves ``running_mean``/``running_var`` toward
+    them in place (with the unbiased variance); eval uses the running statistics.
+
+    >>> import agdebug as ag
+    >>> mean, var = ag.zeros(2), ag.ones(2)
+    >>> y = ag.nn.functional.batch_norm(ag.tensor([[1.0, 2.0], [3.0, 6.0]]), mean, var,
+    ...                                 training=True)
+    >>> mean
+    tensor([0.2000, 0.4000])
+    """
+    if training:
+        _verify_batch_size(list(input.shape), _shape_text(input))
+    if momentum is None or isinstance(momentum, bool):
+        raise TypeError(f"batch_norm(): argument 'momentum' (position 7) must be float, not "
+                        f"{type(momentum).__name__}")
+    channels = input.shape[1] if input.ndim > 1 else 0
+    for name, p in (("running_mean", running_mean), ("running_var", running_var)):
+        if p is None and not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for name, p in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if p is not None and p.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {p.numel()}")
+    if input.numel():   # torch returns an empty input's result before looking at dtypes
+        _check_norm_dtypes(input, "batch_norm", weight, bias, running_mean, running_var,
+                           float_message=True)
+    return norm_ops.native_batch_norm(
+        input, weight, bias, running_mean=_stat_array(running_mean),
+        running_var=_stat_array(running_var), training=bool(training),
+        momentum=float(momentum), eps=eps)
+
+
+def _stat_array(t):
+    """A running statistic as its array (updated in place by the op, as torch's kernel)."""
+    return None if t is None else t._data
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Standardize each sample's channels over their spatial dims: torch runs batch_norm on
+    the input viewed as (1, N * C, ...), with the parameters repeated N times.
+
+    >>> import agdebug as ag
+    >>> x = ag.randn(2, 3, 4, requires_grad=True)
+    >>> ag.nn.functional.instance_norm(x).grad_fn.name()
+    'ViewBackward0'
+    """
+    if use_input_stats:
+        size = list(input.shape)
+        if int(np.prod(size[2:])) == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {_shape_text(input)}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    b, c = input.shape[:2]
+    stats = [None if s is None else s.repeat(b) for s in (running_mean, running_var)]
+    params = [None if p is None else p.repeat(b) for p in (weight, bias)]
+    flat = input.contiguous().view((1, b * c) + tuple(input.shape[2:]))
+    out = batch_norm(flat, stats[0], stats[1], params[0], params[1], use_input_stats,
+                     momentum, eps)
+    with no_grad():   # torch copies the repeated statistics' mean back (a version bump)
+        for own, repeated in zip((running_mean, running_var), stats):
+            if own is not None and use_input_stats:
+                own.copy_(repeated.view(b, c).mean(0))
+    return out.view(tuple(input.shape))
+
+
+# ----------------------------------------------------------------------------- conv1d
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1D cross-correlation of (N, C, L) signals with (O, C / groups, k) kernels: one
+    ConvolutionBackward0 node, as torch records.
+
+    >>> import agdebug as ag
+    >>> x, k = ag.ones(1, 1, 5), ag.ones(1, 1, 3, requires_grad=True)
+    >>> ag.nn.functional.conv1d(x, k, padding=1)
+    tensor([[[2., 3., 3., 3., 2.]]], grad_fn=<ConvolutionBackward0>)
+    """
+    if bias is not None and not isinstance(padding, str):
+        _check_bias_dtype(input, bias)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got "
+                           f"input of size: {list(input.shape)}")
+    if input.ndim == 2:   # torch's batchify: unsqueeze, convolve, squeeze
+        return _conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation,
+                       groups).squeeze(0)
+    return _conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv1d(input, weight, bias, stride, padding, dilation, groups):
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if weight.ndim != input.ndim:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
+                           f"dimensional weight {list(weight.shape)}, but got {input.ndim}-"
+                           f"dimensional input of size {list(input.shape)} instead")
+    (s,), (d,) = _conv1_param(stride, "stride"), _conv1_param(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and s != 1:
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        total = d * (weight.shape[2] - 1) if padding == "same" else 0
+        low, high = total // 2, total - total // 2   # the extra pad of an odd total goes after
+    else:
+        (low,) = _conv1_param(padding, "padding")
+        high = low
+    _check_conv1d(input, weight, bias, groups, (low, high), s, d)
+    return ops.conv1d(input, weight, bias, stride=(1, s), padding=(0, 0, low, high),
+                      dilation=(1, d), groups=groups)
+
+
+def _conv1_param(value, name: str) -> tuple:
+    return _conv_param([value] if isinstance(value, (int, np.integer)) else value, name, 1)
+
+
+def _check_conv1d(input, weight, bias, groups, padding, stride, dilation) -> None:
+    """torch's convolution checks for one spatial dim, in its order."""
+    if padding[0] < 0:
+        raise RuntimeError("negative padding is not supported")
+    if stride <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if dilation <= 0:
+        raise RuntimeError("dilation should be greater than zero")
+    out_channels, channels = weight.shape[0], weight.shape[1] * groups
+    if out_channels % groups or out_channels < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{list(weight.shape)}] "
+                           "instead")
+    if input.shape[1] != channels:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
+                           f"expected input{list(input.shape)} to have {channels} channels, but "
+                           f"got {input.shape[1]} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {out_channels} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    padded, kernel = input.shape[2] + sum(padding), dilation * (weight.shape[2] - 1) + 1
+    if padded < kernel:
+        raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: "
+                           f"({kernel}). Kernel size can't be greater than actual input size")
+    if weight._data.dtype != input._data.dtype and input.numel():
+        if input._data.dtype == np.float32:   # (torch's oneDNN path words it)
+            raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) "
+                               "should be the same or input should be a MKLDNN tensor and "
+                               "weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
+                           f"{weight.dtype._legacy}")
+    if input._data.dtype.kind == "b":
+        raise kernel_missing("slow_conv2d_cpu", input.dtype)
+
+
+# ----------------------------------------------------------------------------- 1D pools
+
+def _one(value, function: str, argument: str, allow_empty=False):
+    """torch's ``check1d``: an int, or a list/tuple of one int (empty: None, for stride)."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    values = list(value)
+    if allow_empty and not values:
+        return None
+    if len(values) != 1:
+        raise RuntimeError(f"{function}() argument '{argument}' should contain one int (got "
+                           f"{len(values)})")
+    return int(values[0])
+
+
+def _check_dim_range(input, function: str) -> None:
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for {function})")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum of each window of (N, C, L) signals: torch unsqueezes to an image and runs
+    max_pool2d (SqueezeBackward1 over MaxPool2DWithIndicesBackward0)."""
+    if input.ndim not in (2, 3) or 0 in input.shape[-1:]:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    k = _one(kernel_size, "max_pool1d", "kernel_size")
+    s = _one(stride, "max_pool1d", "stride", True) if stride is not None else None
+    s = k if s is None else s
+    p, d = _one(padding, "max_pool1d", "padding"), _one(dilation, "max_pool1d", "dilation")
+    for name, value in (("kernel_size", k), ("stride", s)):
+        if value <= 0:
+            raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {value}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    (length,) = ops.pool_out_hw(input.shape[-1:], (k,), (s,), (p,), (d,), ceil_mode)
+    if length <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {length}")
+    if not input.is_floating_point() and not return_indices and not input.requires_grad:
+        raise kernel_missing("max_pool1d_impl", input.dtype)
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode,
+                     return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """The mean of each window of (N, C, L) signals (avg_pool2d on the unsqueezed input)."""
+    _check_dim_range(input, "avg_pool1d")
+    k = _one(kernel_size, "avg_pool1d", "kernel_size")
+    s = k if stride is None else _one(stride, "avg_pool1d", "stride", True)
+    s = k if s is None else s
+    p = _one(padding, "avg_pool1d", "padding")
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+# ----------------------------------------------------------------------------- adaptive pools
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a fixed ``output_size`` (None keeps that input size); an output of
+    1 x 1 is ``input.mean((-1, -2), keepdim=True)``, as torch computes it.
+
+    >>> import agdebug as ag
+    >>> x = ag.arange(16.0).reshape(1, 1, 4, 4).requires_grad_()
+    >>> ag.nn.functional.adaptive_avg_pool2d(x, 2).grad_fn.name()
+    'AdaptiveAvgPool2DBackward0'
+    """
+    if isinstance(output_size, (int, np.integer)):
+        size = [int(output_size)] * 2
+    else:
+        size = [input.shape[input.ndim - len(output_size) + i] if v is None else int(v)
+                for i, v in enumerate(output_size)]
+    if len(size) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if size[0] < 0 or size[1] < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{{size[0]}, {size[1]}}}")
+    if size == [1, 1]:
+        return input.mean((-1, -2), keepdim=True)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    if not input.is_floating_point():
+        raise kernel_missing("adaptive_avg_pool2d", input.dtype)
+    return ops.adaptive_avg_pool2d(input, output_size=tuple(size))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of (N, C, L) signals to ``output_size`` (through adaptive_avg_pool2d
+    on the unsqueezed input, as torch)."""
+    _check_dim_range(input, "adaptive_avg_pool1d")
+    size = _one(output_size, "adaptive_avg_pool1d", "output_size")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "batch_norm",
+            "conv1d", "group_norm", "instance_norm", "layer_norm", "max_pool1d"]

@@ -447,3 +447,128 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
+
+
+# ----------------------------------------------------------------------------- 1D and adaptive
+
+class Conv1d(Module):
+    """1D convolution over (N, C, L) signals (zero padding).
+
+    >>> import agdebug as ag
+    >>> conv = ag.nn.Conv1d(2, 4, 3, padding=1)
+    >>> tuple(conv(ag.ones(5, 2, 8)).shape)
+    (5, 4, 8)
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None):
+        super().__init__()
+        if in_channels % groups:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise ValueError(f"agdebug's Conv1d supports padding_mode='zeros' only, got "
+                             f"'{padding_mode}'")
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride = _single(kernel_size), _single(stride)
+        self.padding = padding if isinstance(padding, str) else _single(padding)
+        self.dilation, self.padding_mode = _single(dilation), padding_mode
+        shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
+        bias_t = creation.empty(out_channels, device=device, dtype=dtype) if bias else None
+        self.bias = Parameter(bias_t) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _reset_affine(self.weight, self.bias, self.in_channels // self.groups
+                      * self.kernel_size[0])
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+    def extra_repr(self) -> str:
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,):
+            s += f", padding={self.padding!r}"
+        if self.dilation != (1,):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+def _single(v) -> tuple:
+    return (v,) if isinstance(v, int) else tuple(v)
+
+
+class MaxPool1d(Module):
+    """The maximum of each window of (N, C, L) signals."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool1d(Module):
+    """The mean of each window of (N, C, L) signals."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding, self.ceil_mode = _single(padding), ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(Module):
+    """Average pooling of (N, C, L) signals to a fixed ``output_size``."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
+    """Average pooling of images to a fixed ``output_size`` (None keeps an input size).
+
+    >>> import agdebug as ag
+    >>> ag.nn.AdaptiveAvgPool2d((1, 1))(ag.ones(2, 3, 5, 5)).shape
+    torch.Size([2, 3, 1, 1])
+    """
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+__all__ += ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "Conv1d", "MaxPool1d"]

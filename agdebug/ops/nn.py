@@ -341,6 +341,12 @@ def conv2d(xp, x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1
     return out.astype(x.dtype, copy=False)
 
 
+def _image_hw(x) -> tuple:
+    """(H, W) of an image, (1, L) of a 1D signal (as conv1d convolves it)."""
+    hw = tuple(x.shape[2:])
+    return (1,) + hw if len(hw) == 1 else hw
+
+
 def _geometry(ctx) -> dict:
     return {"stride": ctx.stride, "padding": ctx.padding, "dilation": ctx.dilation,
             "groups": ctx.groups}
@@ -351,17 +357,41 @@ def conv2d_vjp(ctx, grad):
     x, w, geo = ctx.x, ctx.w, _geometry(ctx)
     grad_x = grad_w = grad_b = None
     if needs(ctx, 0):
-        grad_x = conv2d_input_grad(grad, w, input_hw=tuple(x.shape[2:]), **geo)
+        grad_x = conv2d_input_grad(grad, w, input_hw=_image_hw(x), **geo)
     if needs(ctx, 1):
         grad_w = conv2d_weight_grad(x, grad, weight_size=tuple(w.shape), **geo)
     if needs(ctx, 2):
-        grad_b = grad.sum((0, 2, 3))
+        grad_b = grad.sum((0,) + tuple(range(2, len(grad.shape))))
     return grad_x, grad_w, grad_b
+
+
+def lift(a):
+    """A 1D convolution's (N, C, L) array as the (N, C, 1, L) image it convolves."""
+    return a[:, :, None, :]
+
+
+@defop("conv1d", node="ConvolutionBackward0", saves=("x", "w"))
+def conv1d(xp, x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
+    """torch's one convolution node for (N, C, L) inputs: conv2d's forward on a height of 1
+    (the geometry is 2D: stride (1, s), padding (0, 0, p, p), dilation (1, d))."""
+    out = conv2d.forward(xp, lift(x), lift(w), b, stride, padding, dilation, groups)
+    return out[:, :, 0, :]
+
+
+conv1d.vjp(conv2d_vjp)
+
+
+def convolution(x, w, b=None, **geometry):
+    """conv1d or conv2d, as the rank of ``x`` asks (for derivatives that convolve again)."""
+    return (conv1d if len(x.shape) == 3 else conv2d)(x, w, b, **geometry)
 
 
 @defop("conv2d_input_grad", node="ConvolutionBackwardBackward0", saves=("g", "w"))
 def conv2d_input_grad(xp, g, w, input_hw=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0),
                       dilation=(1, 1), groups=1):
+    if g.ndim == 3:   # conv1d's, on the 2D views of its arrays
+        return conv2d_input_grad.forward(xp, lift(g), lift(w), input_hw, stride, padding,
+                                         dilation, groups)[:, :, 0, :]
     n, out_hw = g.shape[0], g.shape[2:]
     wm = w.reshape(groups, w.shape[0] // groups, -1)
     gm = g.reshape(n, groups, w.shape[0] // groups, out_hw[0] * out_hw[1])
@@ -375,7 +405,7 @@ def conv2d_input_grad(xp, g, w, input_hw=(1, 1), stride=(1, 1), padding=(0, 0, 0
 @conv2d_input_grad.vjp
 def conv2d_input_grad_vjp(ctx, grad):
     g, w, geo = ctx.g, ctx.w, _geometry(ctx)
-    grad_g = conv2d(grad, w, None, **geo) if needs(ctx, 0) else None
+    grad_g = convolution(grad, w, None, **geo) if needs(ctx, 0) else None
     grad_w = None
     if needs(ctx, 1):
         grad_w = conv2d_weight_grad(grad, g, weight_size=tuple(w.shape), **geo)
@@ -385,6 +415,10 @@ def conv2d_input_grad_vjp(ctx, grad):
 @defop("conv2d_weight_grad", node="ConvolutionBackwardBackward0", saves=("x", "g"))
 def conv2d_weight_grad(xp, x, g, weight_size=(1, 1, 1, 1), stride=(1, 1), padding=(0, 0, 0, 0),
                        dilation=(1, 1), groups=1):
+    if x.ndim == 3:   # conv1d's, on the 2D views of its arrays
+        lifted = tuple(weight_size[:2]) + (1,) + tuple(weight_size[2:])
+        return conv2d_weight_grad.forward(xp, lift(x), lift(g), lifted, stride, padding,
+                                          dilation, groups).reshape(weight_size)
     n, out_hw = x.shape[0], tuple(g.shape[2:])
     cols = _conv_cols(xp, x, weight_size[2:], stride, padding, dilation, groups, out_hw)
     gm = g.reshape(n, groups, weight_size[0] // groups, out_hw[0] * out_hw[1])
@@ -396,9 +430,9 @@ def conv2d_weight_grad_vjp(ctx, grad):
     x, g, geo = ctx.x, ctx.g, _geometry(ctx)
     grad_x = grad_g = None
     if needs(ctx, 0):
-        grad_x = conv2d_input_grad(g, grad, input_hw=tuple(x.shape[2:]), **geo)
+        grad_x = conv2d_input_grad(g, grad, input_hw=_image_hw(x), **geo)
     if needs(ctx, 1):
-        grad_g = conv2d(x, grad, None, **geo)
+        grad_g = convolution(x, grad, None, **geo)
     return grad_x, grad_g
 
 
@@ -534,6 +568,41 @@ def avg_pool2d_backward(xp, g, input_hw=(1, 1), kernel_size=(1, 1), stride=(1, 1
 @avg_pool2d_backward.vjp
 def avg_pool2d_backward_vjp(ctx, grad):
     return (avg_pool2d(grad, **_avg_attrs(ctx)),)
+
+
+def _adaptive_matrix(xp, size: int, out: int, dtype):
+    """(out, size): row i averages torch's window i, floor(i*size/out) to ceil((i+1)*size/out)."""
+    matrix = xp.zeros((out, size), dtype=dtype)
+    for i in range(out):
+        start, end = (i * size) // out, -(-((i + 1) * size) // out)
+        matrix[i, start:end] = 1.0 / (end - start)
+    return matrix
+
+
+@defop("adaptive_avg_pool2d", node="AdaptiveAvgPool2DBackward0")
+def adaptive_avg_pool2d(xp, x, output_size=(1, 1)):
+    """Each output cell the mean of its window: ``P_h @ x @ P_w.T`` with averaging matrices."""
+    rows = _adaptive_matrix(xp, x.shape[-2], output_size[0], x.dtype)
+    cols = _adaptive_matrix(xp, x.shape[-1], output_size[1], x.dtype)
+    return xp.matmul(xp.matmul(rows, x), cols.T)
+
+
+@adaptive_avg_pool2d.vjp
+def adaptive_avg_pool2d_vjp(ctx, grad):
+    hw = tuple(input_shape(ctx, 0)[-2:])
+    return (adaptive_avg_pool2d_backward(grad, input_hw=hw),)
+
+
+@defop("adaptive_avg_pool2d_backward", node="AdaptiveAvgPool2DBackwardBackward0")
+def adaptive_avg_pool2d_backward(xp, g, input_hw=(1, 1)):
+    rows = _adaptive_matrix(xp, input_hw[0], g.shape[-2], g.dtype)
+    cols = _adaptive_matrix(xp, input_hw[1], g.shape[-1], g.dtype)
+    return xp.matmul(xp.matmul(rows.T, g), cols)
+
+
+@adaptive_avg_pool2d_backward.vjp
+def adaptive_avg_pool2d_backward_vjp(ctx, grad):
+    return (adaptive_avg_pool2d(grad, output_size=tuple(input_shape(ctx, 0)[-2:])),)
 
 
 # ----------------------------------------------------------------------------- embedding

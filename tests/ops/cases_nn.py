@@ -182,3 +182,54 @@ CASES = [
     Case("avg_pool2d_backward", _avg_backward, [GRAD_3X3, IMG],
          grad_fn="AvgPool2DBackwardBackward0"),
 ]
+
+# ----------------------------------------------------------------------------- conv1d, 1D and
+# adaptive pools
+
+SIGNAL = rng.standard_normal((2, 2, 7))
+KERNEL_1D = rng.standard_normal((4, 2, 3))
+BIAS_4 = rng.standard_normal(4)
+GRAD_1D = rng.standard_normal((2, 4, 4))
+POOL_SIGNAL = rng.permutation(np.arange(28.0)).reshape(2, 2, 7) / 8   # no ties in a window
+IMG_5X6 = rng.standard_normal((2, 2, 5, 6))
+GRAD_ADAPTIVE = rng.standard_normal((2, 2, 2, 4))
+
+
+def _conv1d_input_grad(t, w, g, x):
+    with t.enable_grad():
+        x = _leaf(x)
+        y = F(t).conv1d(x, w, stride=2, padding=1)
+        return t.autograd.grad(y, x, g, create_graph=True)[0]
+
+
+def _adaptive_backward(t, g, x):
+    with t.enable_grad():
+        x = _leaf(x)
+        y = F(t).adaptive_avg_pool2d(x, (2, 4))
+        return t.autograd.grad(y, x, g, create_graph=True)[0]
+
+
+CASES += [
+    Case("conv1d", lambda t, x, w, b: F(t).conv1d(x, w, b), [SIGNAL, KERNEL_1D, BIAS_4]),
+    Case("conv1d", lambda t, x, w: F(t).conv1d(x, w, stride=2, padding=1, dilation=2) ** 2,
+         [SIGNAL, KERNEL_1D], id="conv1d_strided_dilated"),
+    Case("conv1d", lambda t, x, w: F(t).conv1d(x, w[:, :1], padding="same", groups=2),
+         [SIGNAL, KERNEL_1D], id="conv1d_same_groups"),
+    Case("conv1d", lambda t, x, w: F(t).conv1d(x[0], w), [SIGNAL, KERNEL_1D],
+         id="conv1d_unbatched"),
+    # conv1d's derivative runs through the conv2d_* ops on (N, C, 1, L) views
+    Case("conv2d_input_grad", _conv1d_input_grad, [KERNEL_1D, GRAD_1D, SIGNAL],
+         grad_fn="ConvolutionBackwardBackward0", id="conv1d_input_grad"),
+    Case("max_pool2d", lambda t, x: F(t).max_pool1d(x, 2), [POOL_SIGNAL], id="max_pool1d"),
+    Case("max_pool2d", lambda t, x: F(t).max_pool1d(x[0], 3, 2, 1, ceil_mode=True),
+         [POOL_SIGNAL], id="max_pool1d_ceil_unbatched"),
+    Case("avg_pool2d", lambda t, x: F(t).avg_pool1d(x, 3, 2, 1, count_include_pad=False),
+         [SIGNAL], id="avg_pool1d"),
+    Case("adaptive_avg_pool2d", lambda t, x: F(t).adaptive_avg_pool2d(x, (2, 4)), [IMG_5X6]),
+    Case("adaptive_avg_pool2d", lambda t, x: F(t).adaptive_avg_pool2d(x[0], (3, None)) ** 2,
+         [IMG_5X6], id="adaptive_avg_pool2d_none_unbatched"),
+    Case("adaptive_avg_pool2d", lambda t, x: F(t).adaptive_avg_pool1d(x, 3), [SIGNAL],
+         id="adaptive_avg_pool1d"),
+    Case("adaptive_avg_pool2d_backward", _adaptive_backward, [GRAD_ADAPTIVE, IMG_5X6],
+         grad_fn="AdaptiveAvgPool2DBackwardBackward0"),
+]
