@@ -137,8 +137,11 @@ def functions() -> dict:
     return merged
 
 
+from . import activation, loss  # noqa: E402 - activations and losses of nn.functional
+
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m]
+_OP_MODULES += [activation, loss]
 
 
 install()
