@@ -1280,7 +1280,7 @@ def pad(input, pad, mode="constant", value=None):
     if mode == "constant":
         return loss_ops.constant_pad_nd(input, pad=pad, value=0.0 if value is None else value)
     if value is not None and value != 0:
-        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     if mode in ("reflect", "replicate"):
         return _edge_pad(input, pad, mode)
     raise NotImplementedError(f"agdebug's pad supports modes 'constant', 'reflect' and "
@@ -1292,8 +1292,12 @@ def _edge_pad(input, pad, mode):
     unbatched input (one more or two more dims than padded)."""
     n = len(pad) // 2
     if n not in (1, 2, 3) or input.ndim not in (n + 1, n + 2):
-        raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are "
-                                  "supported for now")
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     name = "reflection" if mode == "reflect" else "replication"
     if mode == "reflect":
         for i in range(n):
