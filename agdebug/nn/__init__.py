@@ -31,8 +31,48 @@ from .layers import (
     Softplus,
     Tanh,
 )
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .layers import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, Conv1d, MaxPool1d
+from .layers import (
+    CELU,
+    GLU,
+    SELU,
+    CosineSimilarity,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LogSigmoid,
+    Mish,
+    PairwiseDistance,
+    PReLU,
+    ReLU6,
+    RReLU,
+    Softmin,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+    Unflatten,
+)
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    MultiLabelSoftMarginLoss,
+    NLLLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
 from .module import Module
 from .normalization import (
     BatchNorm1d,
@@ -50,6 +90,13 @@ __all__ = [
     "MaxPool2d",
     "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
     "Softmax", "Softplus", "Tanh", "functional", "init",
+    # more activations, losses and helpers
+    "CELU", "GLU", "SELU", "CosineSimilarity", "Hardshrink", "Hardsigmoid", "Hardswish",
+    "Hardtanh", "LogSigmoid", "Mish", "PReLU", "PairwiseDistance", "RReLU", "ReLU6", "Softmin",
+    "Softshrink", "Softsign", "Tanhshrink", "Threshold", "Unflatten",
+    "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss",
+    "L1Loss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SmoothL1Loss",
+    "SoftMarginLoss", "TripletMarginLoss",
 ]
 __all__ += [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "BatchNorm1d", "BatchNorm2d",

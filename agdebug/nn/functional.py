@@ -74,7 +74,9 @@ def relu(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _activation(ew.leaky_relu, input, inplace, negative_slope=negative_slope)
+    if inplace:   # torch's in-place node reads the result (LeakyReluBackward1)
+        return leaky_relu_(input, negative_slope)
+    return ew.leaky_relu(input, negative_slope=negative_slope)
 
 
 def gelu(input, approximate="none"):
@@ -82,7 +84,9 @@ def gelu(input, approximate="none"):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return _activation(ew.elu, input, inplace, alpha=alpha)
+    if inplace:   # torch's in-place node reads the result (EluBackward1)
+        return elu_(input, alpha)
+    return ew.elu(input, alpha=alpha)
 
 
 def silu(input, inplace=False):
@@ -1123,3 +1127,552 @@ def adaptive_avg_pool1d(input, output_size):
 
 __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "batch_norm",
             "conv1d", "group_norm", "instance_norm", "layer_norm", "max_pool1d"]
+# ============================================================================= more of torch's
+# activations, losses and helpers (one block: the maths of single-node ones is in
+# ops/activation.py and ops/loss.py; composites are built from the ops torch records)
+
+from ..ops import activation as act  # noqa: E402
+from ..ops import loss as loss_ops  # noqa: E402
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp to [min_val, max_val] (HardtanhBackward0, also in place).
+
+    >>> import agdebug as ag
+    >>> ag.nn.functional.hardtanh(ag.tensor([-3.0, 0.5, 2.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _activation(act.hardtanh, input, inplace, min_val=min_val, max_val=max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """min(max(0, x), 6): torch records it as hardtanh(0, 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def softsign(input):
+    """x / (1 + |x|), a composite (DivBackward0) as in torch."""
+    return input / (input.abs() + 1)
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with torch's fixed constants (EluBackward0; EluBackward1 in
+    place)."""
+    op = act.elu_inplace if inplace else act.elu_scaled
+    return _activation(op, input, inplace, **act.selu_constants())
+
+
+def selu_(input):
+    """In-place :func:`selu`."""
+    return selu(input, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    """In-place elu: torch's node reads the result (EluBackward1)."""
+    return apply_inplace(act.elu_inplace, input, (), {"alpha": alpha})
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) (CeluBackward0; CeluBackward1 in
+    place)."""
+    op = act.celu_inplace if inplace else act.celu
+    return _activation(op, input, inplace, alpha=alpha)
+
+
+def celu_(input, alpha=1.0):
+    """In-place :func:`celu`."""
+    return celu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place leaky_relu: torch's node reads the result (LeakyReluBackward1)."""
+    return apply_inplace(act.leaky_relu_inplace, input, (), {"negative_slope": negative_slope})
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed without overflow (LogSigmoidBackward0)."""
+    return act.logsigmoid(input)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along ``dim``: a NegBackward0 then a SoftmaxBackward0, as in torch."""
+    if dim is None:
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the "
+                      "call to include dim=X as an argument.", UserWarning, stacklevel=2)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    from ..ops.util import dims_of
+    axis = dims_of(dim, input.ndim)[0]
+    if input.shape[axis] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size "
+                           f"{input.shape[axis]}")
+    return act.glu(input, dim=axis)
+
+
+def hardswish(input, inplace=False):
+    """x * relu6(x + 3) / 6 (HardswishBackward0)."""
+    return _activation(act.hardswish, input, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(x + 3) / 6 (HardsigmoidBackward0)."""
+    return _activation(act.hardsigmoid, input, inplace)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x)) (MishBackward0)."""
+    return _activation(act.mish, input, inplace)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``input`` where it is greater than ``threshold``, else ``value``.
+
+    >>> import agdebug as ag
+    >>> ag.nn.functional.threshold(ag.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    op = act.threshold_inplace if inplace else act.threshold
+    return _activation(op, input, inplace, threshold=threshold, value=value)
+
+
+def threshold_(input, threshold, value):
+    """In-place :func:`threshold` (ThresholdBackward1)."""
+    return apply_inplace(act.threshold_inplace, input, (),
+                         {"threshold": threshold, "value": value})
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    return act.softshrink(input, lambd=lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, 0 elsewhere."""
+    return act.hardshrink(input, lambd=lambd)
+
+
+def tanhshrink(input):
+    """x - tanh(x), a composite (SubBackward0) as in torch."""
+    return input - input.tanh()
+
+
+def prelu(input, weight):
+    """x where x > 0, else weight * x; ``weight`` holds one slope or one per channel (dim 1).
+
+    >>> import agdebug as ag
+    >>> ag.nn.functional.prelu(ag.tensor([-2.0, 3.0]), ag.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {weight.numel()} and channel size = {channels}.")
+    return act.prelu(input, weight)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """leaky_relu with a slope drawn from U(lower, upper) for each negative element in
+    training (from agdebug's generator, so not torch's numbers), (lower + upper) / 2 else."""
+    noise = _rrelu_noise(input, lower, upper) if training else None
+    op = act.rrelu_with_noise_inplace if inplace else act.rrelu_with_noise
+    return _activation(op, input, inplace, noise=noise, lower=lower, upper=upper,
+                       training=bool(training))
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place :func:`rrelu` (RreluWithNoiseBackward1)."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def _rrelu_noise(input, lower, upper):
+    """torch's noise: a random slope where x <= 0, 1 elsewhere."""
+    data = input._data
+    act._floating(np, data, "leaky_relu")
+    draw = lower + (upper - lower) * creation.generator().random(tuple(input.shape))
+    draw = backend.move_array(draw.astype(data.dtype), input.device)
+    return Tensor._wrap(backend.xp_of(data).where(data <= 0, draw, 1).astype(data.dtype))
+
+
+# ----------------------------------------------------------------------------- more losses
+
+def _warn_target_size(input, target) -> None:
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape!r}) that is different to the input "
+                      f"size ({input.shape!r}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=3)
+
+
+def _apply_reduction(loss, reduction: str):
+    """torch's C++ ``apply_loss_reduction``: MeanBackward0 or SumBackward0."""
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _weighted_reduction(loss, weight, reduction: str, mean):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return mean(loss)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """The mean absolute error: (input - target).abs() then mean, as torch records it.
+
+    >>> import agdebug as ag
+    >>> ag.nn.functional.l1_loss(ag.tensor([1.0, 3.0]), ag.tensor([0.0, 0.0]))
+    tensor(2.)
+    """
+    _warn_target_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    input, target = _broadcast_pair(input, target)
+    if weight is not None:
+        if weight.shape != input.shape:
+            raise ValueError("Weights and input must have the same size.")
+        loss = (input - target).abs() * weight
+        return _weighted_reduction(loss, weight, reduction, lambda t: t.sum() / weight.sum())
+    return _apply_reduction((input - target).abs(), _reduction(None, None, reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Squared error below ``beta``, absolute error above (SmoothL1LossBackward0)."""
+    _warn_target_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    input, target = _broadcast_pair(input, target)
+    reduction = _reduction(None, None, reduction)
+    if beta == 0.0:   # torch's l1_loss then
+        return _apply_reduction((input - target).abs(), reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return loss_ops.smooth_l1_loss(input, target, reduction=reduction, beta=beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Squared error below ``delta``, ``delta``-scaled absolute error above
+    (HuberLossBackward0)."""
+    _warn_target_size(input, target)
+    input, target = _broadcast_pair(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is None:
+        return loss_ops.huber_loss(input, target, reduction=_reduction(None, None, reduction),
+                                   delta=delta)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss_ops.huber_loss(input, target, reduction="none", delta=delta) * weight
+    return _weighted_reduction(loss, weight, reduction, lambda t: t.mean())
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """The KL divergence of ``target`` from log-probabilities ``input``; 'batchmean' divides
+    the sum by the batch size (torch warns that 'mean' divides by every element)."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    inner = "sum" if reduction == "batchmean" else _reduction(None, None, reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _xlogy_self(target) - target * input
+    reduced = _apply_reduction(loss, inner)
+    if reduction == "batchmean" and input.ndim != 0:
+        reduced = reduced / input.shape[0]
+    return reduced
+
+
+def _xlogy_self(target):
+    """xlogy(target, target): 0 where the target is 0 (a constant where it needs no
+    gradient, as torch's XlogyBackward0 then has no edges)."""
+    if target.requires_grad and MODE.grad_enabled:
+        return target * target.log().masked_fill(target == 0, 0.0)
+    data = target._data
+    xp = backend.xp_of(data)
+    return Tensor._wrap(xp.where(data == 0, 0, data * xp.log(xp.where(data == 0, 1, data)))
+                        .astype(data.dtype, copy=False))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """The negative log likelihood of ``target`` under Poisson(rate), where ``input`` is the
+    log rate (``log_input``) or the rate; ``full`` adds Stirling's term."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + (target * (2 * np.pi)).log() * 0.5
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _apply_reduction(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """The negative log likelihood of ``target`` under N(input, var); ``var`` is clamped at
+    ``eps`` outside the graph, as in torch."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * creation.ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.ndim == var.ndim and sum(
+                y for x, y in zip(input.shape, var.shape) if x != y) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with _no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * float(np.log(2 * np.pi))
+    return _apply_reduction(loss, reduction)
+
+
+def _no_grad():
+    from ..graph.grad_mode import no_grad
+    return no_grad()
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {_size(input1)}, input2: {_size(input2)}, "
+                           f"target: {_size(target)} ")
+    loss = loss_ops.add_scalar(-target * (input1 - input2), other=margin)
+    return _apply_reduction(loss_ops.clamp_min_scalar(loss, min=0), reduction)
+
+
+def _size(t) -> str:
+    return f"torch.Size({list(t.shape)})"
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """x where target is 1, max(0, margin - x) where it is -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = creation.zeros_like(input)
+    margin_clamp = loss_ops.clamp_min_scalar(creation.full_like(input, margin) - input, min=0)
+    output = ew.where(margin_clamp, zeros, condition=(target != 1)._data) + \
+        ew.where(input, zeros, condition=(target != -1)._data)
+    return _apply_reduction(output, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input)) (SoftMarginLossBackward0)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    target = _constant(target, "soft_margin_loss", "target")
+    return loss_ops.soft_margin_loss(input, target, reduction=reduction)
+
+
+_EPSILON = 1e-12
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dim = target.ndim
+    if dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if dim == 1 else 1
+    if input1.ndim != want or input2.ndim != want:
+        raise RuntimeError(f"{dim}D target tensor expects {want}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    prod_sum = (input1 * input2).sum(dim)
+    mag1 = loss_ops.add_scalar((input1 * input1).sum(dim), other=_EPSILON)
+    mag2 = loss_ops.add_scalar((input2 * input2).sum(dim), other=_EPSILON)
+    cos = prod_sum / (mag1 * mag2).sqrt()
+    zeros = creation.zeros_like(cos)
+    pos = creation.full_like(cos, 1) - cos
+    neg = loss_ops.clamp_min_scalar(loss_ops.sub_scalar(cos, other=margin), min=0)
+    output = ew.where(pos, zeros, condition=(target == 1)._data) + \
+        ew.where(neg, zeros, condition=(target == -1)._data)
+    return _apply_reduction(output, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """The mean over classes of the binary logistic loss of each label."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(dim=class_dim) / input.shape[class_dim]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _apply_reduction(loss, reduction)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``).
+
+    >>> import agdebug as ag
+    >>> ag.nn.functional.normalize(ag.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    if out is not None:
+        raise NotImplementedError("agdebug's normalize takes no out=")
+    denom = loss_ops.clamp_min_scalar(input.norm(p, dim, keepdim=True), min=eps)
+    return input / denom.expand_as(input)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
+    from ..ops.reduce import vector_norm
+    x1, x2 = _broadcast_pair(x1, x2)
+    n1 = vector_norm(x1, 2, dim=dim, keepdim=True).clone()
+    n2 = vector_norm(x2, 2, dim=dim, keepdim=True).clone()
+    with _no_grad():   # torch clamps the norms outside the graph (the clone keeps them apart)
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The ``p``-norm of ``x1 - x2 + eps`` along the last dim (NormBackward1)."""
+    dim = 0 if max(x1.ndim, x2.ndim) == 1 else -1
+    diff = loss_ops.add_scalar(x1 - x2, other=eps)
+    return loss_ops.norm_p_dim(diff, ord=float(p), dim=(dim % max(diff.ndim, 1),),
+                               keepdim=keepdim)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d a pairwise distance."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = ew.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    loss = loss_ops.add_scalar(dist_pos, other=margin) - dist_neg
+    return _apply_reduction(loss_ops.clamp_min_scalar(loss, min=0), reduction)
+
+
+def one_hot(tensor, num_classes=-1):
+    """Int64 one-hot rows, ``num_classes`` wide (one more than the largest class if -1).
+
+    >>> import agdebug as ag
+    >>> ag.nn.functional.one_hot(ag.tensor([0, 2]))
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    data = tensor._data
+    xp = backend.xp_of(data)
+    if num_classes == -1:
+        if data.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    if data.size and int(data.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if data.size and int(data.max()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
+    return Tensor._wrap(out)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last ``len(pad) // 2`` dims: ``pad`` is (left, right, top, bottom, ...).
+
+    >>> import agdebug as ag
+    >>> ag.nn.functional.pad(ag.tensor([1.0, 2.0]), (1, 2), value=9.0)
+    tensor([9., 1., 2., 9., 9.])
+    """
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           "dimension but got padding length " + f"{len(pad)} and input of "
+                           f"dimension {input.ndim}")
+    pad = tuple(int(p) for p in pad)
+    if mode == "constant":
+        return loss_ops.constant_pad_nd(input, pad=pad, value=0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode in ("reflect", "replicate"):
+        return _edge_pad(input, pad, mode)
+    raise NotImplementedError(f"agdebug's pad supports modes 'constant', 'reflect' and "
+                              f"'replicate', got '{mode}'")
+
+
+def _edge_pad(input, pad, mode):
+    """torch's reflection / replication pads: the last 1, 2 or 3 dims of a batched or
+    unbatched input (one more or two more dims than padded)."""
+    n = len(pad) // 2
+    if n not in (1, 2, 3) or input.ndim not in (n + 1, n + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    name = "reflection" if mode == "reflect" else "replication"
+    if mode == "reflect":
+        for i in range(n):
+            size = input.shape[input.ndim - 1 - i]
+            if pad[2 * i] >= size or pad[2 * i + 1] >= size:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                                   f"corresponding input dimension, but got: padding "
+                                   f"({pad[2 * i]}, {pad[2 * i + 1]}) at dimension "
+                                   f"{input.ndim - 1 - i} of input {list(input.shape)}")
+    return loss_ops.EDGE_PADS[(name, n)](input, pad=pad)
+
+
+__all__ += [
+    "celu", "celu_", "cosine_embedding_loss", "cosine_similarity", "elu_", "gaussian_nll_loss",
+    "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
+    "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss", "leaky_relu_", "logsigmoid",
+    "margin_ranking_loss", "mish", "multilabel_soft_margin_loss", "normalize", "one_hot", "pad",
+    "pairwise_distance", "poisson_nll_loss", "prelu", "relu6", "rrelu", "rrelu_", "selu", "selu_",
+    "smooth_l1_loss", "soft_margin_loss", "softmin", "softshrink", "softsign", "tanhshrink",
+    "threshold", "threshold_", "triplet_margin_loss",
+]

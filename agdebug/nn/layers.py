@@ -572,3 +572,229 @@ class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
 
 
 __all__ += ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "Conv1d", "MaxPool1d"]
+# ============================================================================= more activations
+# and helpers of torch.nn (thin wrappers that hold the options of nn.functional)
+
+def _inplace_repr(s: str, inplace: bool) -> str:
+    return s + (", inplace=True" if inplace and s else "inplace=True" if inplace else "")
+
+
+class Hardtanh(Module):
+    """Clamp to [min_val, max_val].
+
+    >>> import agdebug as ag
+    >>> ag.nn.Hardtanh()(ag.tensor([-2.0, 0.5]))
+    tensor([-1.0000,  0.5000])
+    """
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+        super().__init__()
+        if not max_val > min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(f"min_val={self.min_val}, max_val={self.max_val}", self.inplace)
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace: bool = False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class _Plain(Module):
+    """An activation without options."""
+    fn = None
+
+    def forward(self, input):
+        return type(self).fn(input)
+
+
+class Softsign(_Plain):
+    fn = staticmethod(F.softsign)
+
+
+class LogSigmoid(_Plain):
+    fn = staticmethod(F.logsigmoid)
+
+
+class Tanhshrink(_Plain):
+    fn = staticmethod(F.tanhshrink)
+
+
+class _Inplace(Module):
+    """An activation whose only option is ``inplace``."""
+    fn = None
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self).fn(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class SELU(_Inplace):
+    fn = staticmethod(F.selu)
+
+
+class Hardswish(_Inplace):
+    fn = staticmethod(F.hardswish)
+
+
+class Hardsigmoid(_Inplace):
+    fn = staticmethod(F.hardsigmoid)
+
+
+class Mish(_Inplace):
+    fn = staticmethod(F.mish)
+
+
+class CELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(f"alpha={self.alpha}", self.inplace)
+
+
+class Softmin(Softmax):
+    def forward(self, input):
+        return F.softmin(input, self.dim)
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(f"threshold={self.threshold}, value={self.value}", self.inplace)
+
+
+class Softshrink(Module):
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Softshrink):
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class PReLU(Module):
+    """x where x > 0, else a learned slope times x (one slope, or one per channel).
+
+    >>> import agdebug as ag
+    >>> act = ag.nn.PReLU()
+    >>> act(ag.tensor([-4.0, 2.0]))
+    tensor([-1.,  2.], grad_fn=<PreluKernelBackward0>)
+    """
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(creation.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """leaky_relu with random slopes in training, their mean (lower + upper) / 2 in eval."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(f"lower={self.lower}, upper={self.upper}", self.inplace)
+
+
+class Unflatten(Module):
+    """Expand dim ``dim`` into ``unflattened_size``.
+
+    >>> import agdebug as ag
+    >>> tuple(ag.nn.Unflatten(1, (2, 3))(ag.ones(4, 6)).shape)
+    (4, 2, 3)
+    """
+
+    def __init__(self, dim: int, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, input):
+        shape = tuple(input.shape)
+        dim = self.dim % len(shape) if shape else 0
+        return input.view(shape[:dim] + self.unflattened_size + shape[dim + 1:])
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+__all__ += ["CELU", "GLU", "SELU", "CosineSimilarity", "Hardshrink", "Hardsigmoid", "Hardswish",
+            "Hardtanh", "LogSigmoid", "Mish", "PReLU", "PairwiseDistance", "RReLU", "ReLU6",
+            "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold", "Unflatten"]

@@ -138,8 +138,11 @@ def functions() -> dict:
     return merged
 
 
+from . import activation, loss  # noqa: E402 - activations and losses of nn.functional
+
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
-_OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm]
+_OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
+               activation, loss]
 
 
 install()
