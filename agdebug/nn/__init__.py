@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from . import functional, init
+from . import functional, init, utils
 from .layers import (
     ELU,
     GELU,
@@ -40,5 +40,5 @@ __all__ = [
     "Dropout", "Embedding", "Flatten", "Identity", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss",
     "MaxPool2d",
     "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
-    "Softmax", "Softplus", "Tanh", "functional", "init",
+    "Softmax", "Softplus", "Tanh", "functional", "init", "utils",
 ]
