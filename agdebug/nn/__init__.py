@@ -31,6 +31,7 @@ from .layers import (
     Softplus,
     Tanh,
 )
+from .container import ModuleDict, ParameterDict, ParameterList
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
 from .parameter import Parameter
@@ -39,6 +40,7 @@ __all__ = [
     "ELU", "GELU", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "Conv2d", "CrossEntropyLoss",
     "Dropout", "Embedding", "Flatten", "Identity", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss",
     "MaxPool2d",
-    "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
+    "Module", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
+    "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
     "Softmax", "Softplus", "Tanh", "functional", "init", "utils",
 ]
