@@ -1,4 +1,5 @@
-"""``torch.nn`` for agdebug: Module, Parameter, layers, losses, ``functional`` and ``init``.
+"""``torch.nn`` for agdebug: Module, Parameter, layers, losses, ``functional``, ``init``
+and ``utils``.
 
 >>> import agdebug as ag
 >>> net = ag.nn.Sequential(ag.nn.Linear(2, 3), ag.nn.Tanh(), ag.nn.Linear(3, 1))
@@ -8,48 +9,51 @@
 
 from __future__ import annotations
 
-from . import functional, init
+from . import functional, init, utils
+from .container import ModuleDict, ParameterDict, ParameterList
 from .layers import (
-    ELU,
-    GELU,
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AvgPool1d,
     AvgPool2d,
+    CELU,
+    Conv1d,
     Conv2d,
+    CosineSimilarity,
     Dropout,
+    ELU,
     Embedding,
     Flatten,
-    Identity,
-    LeakyReLU,
-    Linear,
-    LogSoftmax,
-    MaxPool2d,
-    ModuleList,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Softplus,
-    Tanh,
-)
-from .layers import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, Conv1d, MaxPool1d
-from .layers import (
-    CELU,
+    GELU,
     GLU,
-    SELU,
-    CosineSimilarity,
     Hardshrink,
     Hardsigmoid,
     Hardswish,
     Hardtanh,
+    Identity,
+    LeakyReLU,
+    Linear,
     LogSigmoid,
+    LogSoftmax,
+    MaxPool1d,
+    MaxPool2d,
     Mish,
+    ModuleList,
     PairwiseDistance,
     PReLU,
+    ReLU,
     ReLU6,
     RReLU,
+    SELU,
+    Sequential,
+    Sigmoid,
+    SiLU,
+    Softmax,
     Softmin,
+    Softplus,
     Softshrink,
     Softsign,
+    Tanh,
     Tanhshrink,
     Threshold,
     Unflatten,
@@ -85,20 +89,16 @@ from .normalization import (
 from .parameter import Parameter
 
 __all__ = [
-    "ELU", "GELU", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "Conv2d", "CrossEntropyLoss",
-    "Dropout", "Embedding", "Flatten", "Identity", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss",
-    "MaxPool2d",
-    "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
-    "Softmax", "Softplus", "Tanh", "functional", "init",
-    # more activations, losses and helpers
-    "CELU", "GLU", "SELU", "CosineSimilarity", "Hardshrink", "Hardsigmoid", "Hardswish",
-    "Hardtanh", "LogSigmoid", "Mish", "PReLU", "PairwiseDistance", "RReLU", "ReLU6", "Softmin",
-    "Softshrink", "Softsign", "Tanhshrink", "Threshold", "Unflatten",
-    "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss",
-    "L1Loss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SmoothL1Loss",
-    "SoftMarginLoss", "TripletMarginLoss",
-]
-__all__ += [
-    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "BatchNorm1d", "BatchNorm2d",
-    "Conv1d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm", "MaxPool1d",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss",
+    "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "CELU", "Conv1d", "Conv2d",
+    "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU", "Embedding",
+    "Flatten", "GELU", "GLU", "GaussianNLLLoss", "GroupNorm", "Hardshrink", "Hardsigmoid",
+    "Hardswish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InstanceNorm1d",
+    "InstanceNorm2d", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid",
+    "LogSoftmax", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "Mish", "Module",
+    "ModuleDict", "ModuleList", "MultiLabelSoftMarginLoss", "NLLLoss", "PReLU", "PairwiseDistance",
+    "Parameter", "ParameterDict", "ParameterList", "PoissonNLLLoss", "RReLU", "ReLU", "ReLU6",
+    "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax",
+    "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
+    "TripletMarginLoss", "Unflatten", "functional", "init", "utils",
 ]

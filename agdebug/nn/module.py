@@ -42,6 +42,7 @@ class Module:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -58,7 +59,8 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            if name not in params:   # replacing a parameter keeps its place, as in torch
+                self._forget(name)
             params[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -68,7 +70,8 @@ class Module:
         elif isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            if name not in modules:
+                self._forget(name)
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
@@ -76,12 +79,16 @@ class Module:
                                 "(torch.nn.Module or None expected)")
             modules[name] = None
         elif name in self.__dict__.get("_buffers", {}):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
 
     def _forget(self, name: str) -> None:
         self.__dict__.pop(name, None)
+        self.__dict__.get("_non_persistent_buffers_set", set()).discard(name)
         for table in (self._parameters, self._buffers, self._modules):
             table.pop(name, None)
 
@@ -107,8 +114,26 @@ class Module:
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
-        self._forget(name)
+        """Register a tensor that is state but not a parameter (``persistent=False``: left
+        out of ``state_dict``), with torch's errors for bad names and values."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
         self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name: str, module) -> None:
         self._forget(name)
@@ -228,9 +253,10 @@ class Module:
         """Parameters and buffers by dotted name, detached (they share storage)."""
         out = OrderedDict() if destination is None else destination
         for owner_name, owner in self.named_modules(prefix=prefix.rstrip(".")):
+            skip = owner.__dict__.get("_non_persistent_buffers_set", ())
             for table in (owner._parameters, owner._buffers):
                 for name, value in table.items():
-                    if value is not None:
+                    if value is not None and not (table is owner._buffers and name in skip):
                         key = f"{owner_name}.{name}" if owner_name else name
                         out[key] = value if keep_vars else value.detach()
         return out
@@ -267,15 +293,16 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        lines = []
-        for name, child in self._modules.items():
-            body = repr(child).replace("\n", "\n  ")
-            lines.append(f"({name}): {body}")
         extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): " + repr(child).replace("\n", "\n  ")
+                       for name, child in self._modules.items()]
+        if len(extra_lines) == 1 and not child_lines:
+            return f"{type(self).__name__}({extra_lines[0]})"
+        lines = extra_lines + child_lines
         if not lines:
-            return f"{type(self).__name__}({extra})"
-        head = [extra] if extra else []
-        return f"{type(self).__name__}(\n  " + "\n  ".join(head + lines) + "\n)"
+            return f"{type(self).__name__}()"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
 
 def _type_name(value) -> str:

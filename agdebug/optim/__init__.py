@@ -1,4 +1,4 @@
-"""``torch.optim`` for agdebug: SGD and Adam.
+"""``torch.optim`` for agdebug: the optimizers and ``lr_scheduler``.
 
 >>> import agdebug as ag
 >>> net = ag.nn.Linear(2, 1)
@@ -12,8 +12,15 @@ True
 
 from __future__ import annotations
 
-from .adam import Adam
+from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .adamax import Adamax
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adam", "Optimizer"]
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "lr_scheduler"]

@@ -1,16 +1,23 @@
-"""Adam (Kingma & Ba) with L2 weight decay and optional AMSGrad, as torch computes it."""
+"""Adam (Kingma & Ba) and AdamW (decoupled weight decay), with AMSGrad, as torch computes them."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 from ..backend import xp_of
-from ..tensor import Tensor
-from .optimizer import Optimizer, subtract_from_param
+from .optimizer import (
+    Optimizer,
+    check_betas,
+    check_hyper,
+    lerp_,
+    next_step,
+    param_add_,
+    param_mul_,
+    scalar,
+    scalar_state,
+    unsupported,
+    zeros_state,
+)
 
-__all__ = ["Adam"]
+__all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
@@ -27,40 +34,73 @@ class Adam(Optimizer):
     """
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False, *, maximize: bool = False):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
-                                  "weight_decay": weight_decay, "amsgrad": amsgrad,
-                                  "maximize": maximize})
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused=None, decoupled_weight_decay: bool = False):
+        check_hyper("learning rate", lr)
+        check_hyper("epsilon value", eps)
+        check_betas(betas)
+        check_hyper("weight_decay value", weight_decay)
+        defaults = {"lr": lr, "betas": tuple(scalar(b) for b in betas), "eps": eps,
+                    "weight_decay": weight_decay, "amsgrad": amsgrad, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        unsupported(defaults, "capturable", "differentiable", "fused")
+        super().__init__(params, defaults)
 
     def _update(self, p, grad, group, state) -> None:
         if not state:
-            state["step"] = Tensor._wrap(np.array(0.0, dtype=np.float32))
-            state["exp_avg"] = Tensor._wrap(xp_of(p._data).zeros_like(p._data))
-            state["exp_avg_sq"] = Tensor._wrap(xp_of(p._data).zeros_like(p._data))
+            state["step"] = scalar_state(0.0)
+            state["exp_avg"] = zeros_state(p)
+            state["exp_avg_sq"] = zeros_state(p)
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = Tensor._wrap(xp_of(p._data).zeros_like(p._data))
+                state["max_exp_avg_sq"] = zeros_state(p)
+        lr, wd = scalar(group["lr"]), group["weight_decay"]
         beta1, beta2 = group["betas"]
         g = -grad if group["maximize"] else grad
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p._data
-        step = float(state["step"].item()) + 1
-        state["step"]._data[...] = step
+        step = next_step(state)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                param_mul_(p, 1 - lr * wd)
+            else:
+                g = g + wd * p._data
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        m[...] = m + (g - m) * (1 - beta1)
-        v[...] = v * beta2 + (1 - beta2) * g * g
+        lerp_(m, g, 1 - beta1)
+        v *= beta2
+        v += (1 - beta2) * g * g
         if group["amsgrad"]:
             v_max = state["max_exp_avg_sq"]._data
             v_max[...] = xp_of(v_max).maximum(v_max, v)
             v = v_max
-        bias_sqrt = math.sqrt(1 - beta2 ** step)
-        denom = (v ** 0.5) / bias_sqrt + group["eps"]
-        subtract_from_param(p, (group["lr"] / (1 - beta1 ** step)) * m / denom)
+        step_size = lr / (1 - beta1 ** step)
+        denom = xp_of(v).sqrt(v) / (1 - beta2 ** step) ** 0.5 + group["eps"]
+        param_add_(p, (-step_size * m) / denom)
+
+
+class AdamW(Adam):
+    """torch.optim.AdamW: Adam whose weight decay shrinks the parameters directly.
+
+    >>> import agdebug as ag
+    >>> w = ag.nn.Parameter(ag.tensor([1.0]))
+    >>> opt = ag.optim.AdamW([w], lr=0.1, weight_decay=0.5)
+    >>> (w * 2).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([0.8500], requires_grad=True)
+    """
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach=None, capturable: bool = False, differentiable: bool = False,
+                 fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

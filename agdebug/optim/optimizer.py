@@ -1,23 +1,55 @@
-"""``Optimizer``: parameter groups, per-parameter state, ``zero_grad``.
+"""``Optimizer``: parameter groups, per-parameter state, ``zero_grad``, ``state_dict``.
 
 Steps update the parameters' arrays in place under ``no_grad`` and bump each
-parameter's version counter, as torch's in-place updates do.
+parameter's version counter once per in-place update, as torch's ``add_``/``addcdiv_`` do.
+The update rules follow torch's single-tensor (``foreach=False``) code line by line, so
+float64 results agree with torch to the last few ulps.
 """
 
 from __future__ import annotations
 
-from ..graph.grad_mode import no_grad
+import warnings
+from collections import defaultdict
+from copy import deepcopy
+from itertools import chain
+
+import numpy as np
+
+from ..backend import xp_of
+from ..graph.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Singleton for a hyperparameter a param group must give (torch's ``optim.required``)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
 
 
 class Optimizer:
-    """Base class: holds ``param_groups`` (dicts of params and options) and ``state``."""
+    """Base class: holds ``param_groups`` (dicts of params and options) and ``state``.
+
+    Subclasses implement ``_update(p, grad, group, state)`` on arrays.
+
+    >>> import agdebug as ag
+    >>> w = ag.nn.Parameter(ag.ones(2))
+    >>> opt = ag.optim.SGD([{"params": [w], "lr": 0.5}], lr=0.1)
+    >>> opt.param_groups[0]["lr"], opt.defaults["lr"]
+    (0.5, 0.1)
+    """
 
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
-        self.state: dict = {}
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got " + typename(params))
+        self.state: defaultdict = defaultdict(dict)
         self.param_groups: list[dict] = []
         groups = list(params)
         if not groups:
@@ -27,51 +59,137 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
 
+    # -- groups -----------------------------------------------------------------------------------
+
     def add_param_group(self, param_group: dict) -> None:
-        group = dict(param_group)
-        params = group["params"]
-        group["params"] = [params] if isinstance(params, Tensor) else list(params)
-        for p in group["params"]:
+        """Add a dict of ``params`` and options; missing options take the defaults."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        _unpack_params(param_group)
+        for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                f"{type(p).__module__}.{type(p).__name__}")
-            if not p.is_leaf:
+                                + typename(p))
+            if not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
-            group.setdefault(name, default)
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
-        if any(id(p) in seen for p in group["params"]):
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        params = param_group["params"]
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see github.com/pytorch/pytorch/"
+                          "issues/40967 for more information", stacklevel=3)
+        self._check_names_and_overlap(param_group)
+        self.param_groups.append(param_group)
+
+    def _check_names_and_overlap(self, param_group: dict) -> None:
+        seen: set[int] = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if any(id(p) in seen for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
-        self.param_groups.append(group)
+
+    # -- gradients and steps ----------------------------------------------------------------------
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Reset each parameter's ``.grad``: to None (default) or to zeros."""
+        """Reset each parameter's ``.grad``: to None (default) or to zeros in place."""
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is None:
                     continue
                 if set_to_none:
                     p._grad = None
+                    continue
+                if p._grad.grad_fn is not None:
+                    p._grad.detach_()
                 else:
-                    p._grad = p._grad.detach()
-                    p._grad.zero_()
+                    p._grad.requires_grad_(False)
+                p._grad.zero_()
 
     def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
+
+        ``closure`` re-evaluates the model (with grad enabled) and returns the loss.
+        """
         loss = None
         if closure is not None:
-            from ..graph.grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
                     if p._grad is not None:
-                        self._update(p, p._grad._data, group, self.state.setdefault(p, {}))
+                        self._update_one(p, group)
         return loss
+
+    def _update_one(self, p: Tensor, group: dict) -> None:
+        # torch keeps no entry for a parameter whose optimizer has nothing to remember
+        # (SGD without momentum): an empty dict is stored only once it is filled.
+        state = self.state.get(p)
+        if state is None:
+            state = {}
+            self._update(p, p._grad._data, group, state)
+            if state:
+                self.state[p] = state
+        else:
+            self._update(p, p._grad._data, group, state)
 
     def _update(self, p: Tensor, grad, group: dict, state: dict) -> None:
         raise NotImplementedError
+
+    # -- state_dict -------------------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}``."""
+        mapping: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                mapping.setdefault(id(p), len(mapping))
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v
+                 for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore ``state`` and group options saved by ``state_dict()`` (params keep theirs)."""
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(self.param_groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"])
+               for g, s in zip(self.param_groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in self.param_groups)))
+        state: defaultdict = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                state[id_map[key]] = _cast_state(id_map[key], value)
+            else:
+                state[key] = value
+        for group, saved in zip(self.param_groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.state = state
+        self.param_groups = saved_groups
+
+    def __getstate__(self) -> dict:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
@@ -82,7 +200,113 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
+# -- helpers shared by the optimizers ------------------------------------------------------------
+
+def typename(obj) -> str:
+    """torch.typename: ``'torch.FloatTensor'`` for a tensor, the qualified class name else."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
+def _unpack_params(param_group: dict) -> None:
+    params = param_group["params"]
+    if isinstance(params, Tensor):
+        params = [params]
+    elif isinstance(params, set):
+        raise TypeError("optimizer parameters need to be organized in ordered collections, but "
+                        "the ordering of tensors in sets will change between runs. Please use a "
+                        "list instead.")
+    params = list(params)
+    names = [p[0] for p in params if isinstance(p, tuple)]
+    param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in params]
+    if names:
+        if len(names) != len(params):
+            raise ValueError("all optimizer params should be with/without names. Some param "
+                             "names are missing")
+        param_group["param_names"] = names
+
+
+def _cast_state(param: Tensor, value, key=None):
+    """A loaded state value, its tensors moved to ``param``'s device (and float dtype but
+    for ``step``), as torch's ``_process_value_according_to_param_policy``."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v) for v in value)
+    return value
+
+
+def check_hyper(name: str, value, low: float = 0.0) -> None:
+    """torch's ``ValueError(f"Invalid {name}: {value}")`` for a value below ``low``."""
+    if not low <= value:
+        raise ValueError(f"Invalid {name}: {value}")
+
+
+def check_betas(betas) -> None:
+    for i, beta in enumerate(betas[:2]):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+
+
+def unsupported(group_or_defaults: dict, *names: str) -> None:
+    """Refuse torch options that agdebug does not implement (rather than ignore them)."""
+    for name in names:
+        if group_or_defaults.get(name):
+            raise NotImplementedError(f"agdebug.optim does not support {name}=True")
+
+
+def scalar(value) -> float:
+    """A Python float from a float or a one-element tensor (torch's ``_to_scalar``)."""
+    return float(value.item()) if isinstance(value, Tensor) else value
+
+
+def scalar_state(value: float) -> Tensor:
+    """A 0-d CPU tensor of the default float dtype, as torch keeps ``step`` and ``mu_product``."""
+    from ..backend import DEFAULT_FLOAT
+    return Tensor._wrap(np.array(value, dtype=DEFAULT_FLOAT.np))
+
+
+def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
+    """A state buffer like ``p`` (same dtype and device) filled with ``fill``."""
+    return Tensor._wrap(xp_of(p._data).full_like(p._data, fill))
+
+
+def next_step(state: dict) -> float:
+    """``state["step"] += 1`` (in its own dtype); returns the new count as a Python float."""
+    step = state["step"]._data
+    step += 1
+    return float(step)
+
+
+def lerp_(start, end, weight: float) -> None:
+    """``start.lerp_(end, weight)`` with torch's CPU formula (two branches by ``weight``)."""
+    if abs(weight) < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - weight)
+
+
+def param_add_(p: Tensor, delta) -> None:
+    """``p += delta`` in ``p``'s own array (views see it) and bump its version."""
+    p._data += delta
+    p._bump_version()
+
+
+def param_mul_(p: Tensor, factor: float) -> None:
+    p._data *= factor
+    p._bump_version()
+
+
 def subtract_from_param(p: Tensor, delta) -> None:
-    """``p -= delta`` in ``p``'s own array (views see it) and bump its version: an in-place op."""
+    """``p -= delta`` in place, bumping ``p``'s version (kept for callers of the old name)."""
     p._data -= delta
     p._bump_version()

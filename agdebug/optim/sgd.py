@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, subtract_from_param
+from .optimizer import Optimizer, check_hyper, param_add_, scalar, unsupported
 
 __all__ = ["SGD"]
 
@@ -22,29 +22,31 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach=None, differentiable: bool = False, fused=None):
+        check_hyper("learning rate", lr)
+        check_hyper("momentum value", momentum)
+        check_hyper("weight_decay value", weight_decay)
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
-                                  "weight_decay": weight_decay, "nesterov": nesterov,
-                                  "maximize": maximize})
+        unsupported(defaults, "differentiable", "fused")
+        super().__init__(params, defaults)
 
     def _update(self, p, grad, group, state) -> None:
         d = -grad if group["maximize"] else grad
-        if group["weight_decay"]:
+        if group["weight_decay"] != 0:
             d = d + group["weight_decay"] * p._data
         momentum = group["momentum"]
-        if momentum:
+        if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:
                 buf = state["momentum_buffer"] = Tensor._wrap(d.copy())
             else:
-                buf._data[...] = buf._data * momentum + (1 - group["dampening"]) * d
+                b = buf._data
+                b *= momentum
+                b += (1 - group["dampening"]) * d
             d = d + momentum * buf._data if group["nesterov"] else buf._data
-        subtract_from_param(p, group["lr"] * d)
+        param_add_(p, -scalar(group["lr"]) * d)

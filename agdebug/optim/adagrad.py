@@ -1,0 +1,63 @@
+"""Adagrad (Duchi et al.) with learning-rate decay, as torch computes it."""
+
+from __future__ import annotations
+
+from ..backend import xp_of
+from .optimizer import (
+    Optimizer,
+    check_hyper,
+    next_step,
+    param_add_,
+    scalar,
+    scalar_state,
+    unsupported,
+    zeros_state,
+)
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """torch.optim.Adagrad: scale each coordinate by the root of its summed squared gradients.
+
+    State is made at construction, as torch does (``state[p]["sum"]`` starts at
+    ``initial_accumulator_value``).
+
+    >>> import agdebug as ag
+    >>> w = ag.nn.Parameter(ag.tensor([1.0]))
+    >>> opt = ag.optim.Adagrad([w], lr=0.1)
+    >>> (w * 2).sum().backward()
+    >>> opt.step()
+    >>> round(w.item(), 4)
+    0.9
+    """
+
+    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *,
+                 maximize: bool = False, differentiable: bool = False, fused=None):
+        check_hyper("learning rate", lr)
+        check_hyper("lr_decay value", lr_decay)
+        check_hyper("weight_decay value", weight_decay)
+        check_hyper("initial_accumulator_value value", initial_accumulator_value)
+        check_hyper("epsilon value", eps)
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value,
+                    "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable, "fused": fused}
+        unsupported(defaults, "differentiable", "fused")
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["step"] = scalar_state(0.0)
+                self.state[p]["sum"] = zeros_state(p, initial_accumulator_value)
+
+    def _update(self, p, grad, group, state) -> None:
+        step = next_step(state)
+        g = -grad if group["maximize"] else grad
+        if group["weight_decay"] != 0:
+            g = g + group["weight_decay"] * p._data
+        clr = scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
+        state_sum = state["sum"]._data
+        state_sum += 1 * g * g
+        std = xp_of(state_sum).sqrt(state_sum) + group["eps"]
+        param_add_(p, (-clr * g) / std)
