@@ -17,7 +17,7 @@ import numpy as np
 from .. import backend
 from . import elementwise as ew
 from .elementwise import _not_implemented, checked, promote, to_float
-from .registry import defop
+from .registry import can_cast, defop
 from .util import needs, zeros_grad
 
 
@@ -135,6 +135,8 @@ def _xlogy_forward(xp, x, y):
     """x * log(y), 0 where x is 0 (unless y is NaN)."""
     x, y = promote(x, y)
     x, y = to_float(x), to_float(y)
+    if not hasattr(y, "dtype"):   # a number: its log in x's dtype (NumPy's would be float64)
+        y = xp.asarray(y, dtype=x.dtype)
     product = x * xp.log(y)
     return xp.where((x == 0) & ~xp.isnan(y), 0, product).astype(product.dtype, copy=False)
 
@@ -148,10 +150,12 @@ xlogy_other_scalar = defop("xlogy_other_scalar", node="XlogyBackward2", saves=("
 
 
 def _xlogy_self_grad(grad, x, y):
-    # d/dx = log(y), but 0 where x == 0: xlogy(x != 0, y), as torch writes it
+    # torch: xlogy(grad, other), masked to 0 where self == 0 and other <= 0 (so at
+    # self == 0 the gradient is log(other) where that is finite)
     if isinstance(y, (int, float)):
-        return grad * xlogy_other_scalar(x != 0, other=y)
-    return grad * xlogy(x != 0, y)
+        scaled = xlogy_other_scalar(grad, other=y)
+        return scaled.masked_fill(x == 0, 0.0) if y <= 0 else scaled
+    return xlogy(grad, y).masked_fill((x == 0).logical_and(y <= 0), 0.0)
 
 
 @xlogy.vjp
@@ -178,6 +182,11 @@ def heaviside(xp, x, values):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     # torch's kernel: values where x == 0, else (x > 0) (so NaN gives 0, not NaN)
     return xp.where(x == 0, values, x > 0).astype(x.dtype, copy=False)
+
+
+# torch's C++ node reports a qualified name (the registry knows only CopySlices's and
+# CopyBackwards's; NotImplemented is one more).
+heaviside.node_class.name = lambda self: "torch::autograd::NotImplemented"
 
 
 @heaviside.vjp
@@ -260,6 +269,24 @@ def clamp_max_tensor_vjp(ctx, grad):
     return _both(ctx, lambda: grad.where(x <= hi, 0.0), lambda: grad.where(x > hi, 0.0))
 
 
+def check_bound_cast(x, *bounds) -> None:
+    """``int_tensor.clamp_min_(0.5)``: torch's cast check for number bounds, which names
+    the target by its C++ type (``long int``) where other in-place ops say ``Long``."""
+    data = x._data
+    dt = data.dtype
+    for b in bounds:
+        if b is not None:
+            dt = backend.result_dtype(np.empty(1, dt), b, data.ndim, -1)
+    if not can_cast(dt, data.dtype):
+        raise RuntimeError(f"result type {backend.get_dtype(dt)._legacy} can't be cast to the "
+                           f"desired output type {c_name(data.dtype)}")
+
+
+def c_name(dtype) -> str:
+    """The C++ name torch's messages give a dtype in some checks (``long int``)."""
+    return _C_NAMES.get(str(dtype), str(dtype))
+
+
 # ----------------------------------------------------------------------------- lerp
 
 # torch's names for dtypes in lerp's messages (C++ type names)
@@ -272,9 +299,8 @@ def _check_lerp(xp, x, end, weight, kernel: str) -> None:
     """torch's lerp takes no promotion: every tensor has ``self``'s (floating) dtype."""
     for name, other in (("end", end), ("weight", weight)):
         if hasattr(other, "dtype") and other.dtype != x.dtype:
-            raise RuntimeError(f"expected dtype {_C_NAMES.get(str(x.dtype), str(x.dtype))} "
-                               f"for `{name}` but got dtype "
-                               f"{_C_NAMES.get(str(other.dtype), str(other.dtype))}")
+            raise RuntimeError(f"expected dtype {c_name(x.dtype)} for `{name}` but got dtype "
+                               f"{c_name(other.dtype)}")
     if x.dtype.kind in "biu":
         raise ew.kernel_missing(kernel, x.dtype)
 

@@ -35,6 +35,8 @@ def _tensor_or_number(name: str, tensor_op, scalar_op, keyword: str):
     def method_(self, other):
         if isinstance(other, Tensor):
             return apply_inplace(tensor_op, self, (other,), {})
+        if keyword != "other":   # clamp_min_/clamp_max_: torch's own cast message
+            bm.check_bound_cast(self, other)
         return apply_inplace(scalar_op, self, (), {keyword: operand(other)})
     function.__name__, method_.__name__ = name, name + "_"
     return function, method_

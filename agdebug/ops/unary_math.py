@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .elementwise import _not_implemented, to_float
+from ..graph.grad_mode import MODE
 from .registry import defop
 from .util import zeros_grad
 
@@ -23,6 +24,11 @@ _LN10 = math.log(10.0)
 def zeros_like_vjp(ctx, grad):
     """torch's ``zeros_like(grad)``: a constant zero gradient (no node of its own)."""
     return (zeros_grad(grad, tuple(grad.shape)),)
+
+
+def opmath(x):
+    """float16 computed in float32, as torch's CPU kernels do (then rounded once)."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
 
 
 def _integral_is_identity(xp, x, kernel: str) -> bool:
@@ -181,19 +187,26 @@ def exp2_vjp(ctx, grad):
 @defop("logit", node="LogitBackward0", saves=("x",))
 def logit(xp, x, eps=None):
     x = to_float(x)
+    z = opmath(x)
     if eps is not None:
-        x = xp.clip(x, eps, 1 - eps).astype(x.dtype, copy=False)
-    return xp.log(x / (1 - x))
+        z = xp.clip(z, eps, 1 - eps).astype(z.dtype, copy=False)
+    return xp.log(z / (1 - z)).astype(x.dtype, copy=False)
 
 
 @logit.vjp
 def logit_vjp(ctx, grad):
-    # torch's logit_backward: 1 / (x (1 - x)) on [eps, 1 - eps] (bounds included) and 0
-    # outside; without eps, NaN outside [0, 1].
+    """1 / (x (1 - x)) on [eps, 1 - eps] (bounds included), 0 outside; without eps, NaN
+    outside [0, 1]. Like torch, two formulas: with create_graph=True the differentiable one
+    (``infinitely_differentiable_logit_backward``), else the kernel's, which also gives
+    +-inf (not 1 / -0) at 0 and 1 and lets a NaN input through."""
     x, eps = ctx.x, ctx.eps
     lo, hi, outside = (0.0, 1.0, math.nan) if eps is None else (eps, 1 - eps, 0.0)
-    inside = (x >= lo).logical_and(x <= hi)
-    return ((grad / (x * (1 - x))).where(inside, outside),)
+    slope = grad / (x * (1 - x))
+    if MODE.grad_enabled:
+        return (slope.where((x >= lo).logical_and(x <= hi), outside),)
+    if eps is None:
+        slope = (grad * math.inf).where((x == 0).logical_or(x == 1), slope)
+    return (slope.where((x < lo).logical_or(x > hi).logical_not(), outside),)
 
 
 # ----------------------------------------------------------------------------- special
@@ -232,9 +245,10 @@ def _erfinv_scalar(y: float) -> float:
     ln = math.log1p(-y * y)
     t = 2 / (math.pi * a) + ln / 2
     x = math.copysign(math.sqrt(math.sqrt(t * t - ln / a) - t), y)
+    sign = 1.0 if y > 0 else -1.0
     for _ in range(4):
         residual = math.erf(x) - y if abs(y) <= 0.5 else \
-            math.copysign((1 - abs(y)) - math.erfc(abs(x)), y)
+            sign * ((1 - abs(y)) - math.erfc(abs(x)))
         x -= residual / (2 / math.sqrt(math.pi) * math.exp(-x * x))
     return x
 
@@ -248,8 +262,9 @@ def erfinv_vjp(ctx, grad):
 @defop("sinc", node="SincBackward0", saves=("x",))
 def sinc(xp, x):
     x = to_float(x)
-    scaled = x * x.dtype.type(math.pi)
-    return xp.where(x == 0, 1, xp.sin(scaled) / scaled).astype(x.dtype, copy=False)
+    z = opmath(x)
+    scaled = z * z.dtype.type(math.pi)
+    return xp.where(z == 0, 1, xp.sin(scaled) / scaled).astype(x.dtype, copy=False)
 
 
 @sinc.vjp
@@ -265,7 +280,7 @@ def sinc_vjp(ctx, grad):
 @defop("deg2rad", node="Deg2RadBackward0")
 def deg2rad(xp, x):
     x = to_float(x)
-    return x * x.dtype.type(math.pi / 180)
+    return (opmath(x) * math.pi / 180).astype(x.dtype, copy=False)
 
 
 @deg2rad.vjp
@@ -276,7 +291,7 @@ def deg2rad_vjp(ctx, grad):
 @defop("rad2deg", node="Rad2DegBackward0")
 def rad2deg(xp, x):
     x = to_float(x)
-    return x * x.dtype.type(180 / math.pi)
+    return (opmath(x) * 180 / math.pi).astype(x.dtype, copy=False)
 
 
 @rad2deg.vjp
