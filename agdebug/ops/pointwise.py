@@ -215,5 +215,6 @@ METHODS = {**um.UNARY, "logit": logit, "nan_to_num": nan_to_num, "positive": pos
            "logit_": logit_, "nan_to_num_": nan_to_num_, "fmod_": fmod_, "copysign_": copysign_,
            "clamp_min_": clamp_min_, "clamp_max_": clamp_max_, "hypot_": hypot_,
            "atan2_": atan2_, "arctan2_": atan2_, "xlogy_": xlogy_, "lerp_": lerp_,
+           "heaviside_": inplace(bm.heaviside),
            "addcmul_": addcmul_, "addcdiv_": addcdiv_, "float_power_": float_power_,
            "square_": square_, "round_": round_inplace}

@@ -213,7 +213,8 @@ INPLACE = [
     f"{N}.addcmul_({F}, {F})", f"{F}.fmod_(0.5)", f"{F}.fmod_({U} + 2)", f"{N}.fmod_(0.5)",
     f"{F}.copysign_(-1)", f"{N}.copysign_(-1)", f"{F}.copysign_({U})", f"{F}.xlogy_({F})",
     f"{F}.xlogy_(2)", f"{F}.hypot_({U})", f"{F}.atan2_({U})", f"{F}.arctan2_({U})",
-    f"{D}.float_power_(2)", f"{D}.float_power_({N})", f"{F}.float_power_(2)",
+    f"{F}.heaviside_({F})", f"{N}.heaviside_({F})", f"{D}.float_power_(2)",
+    f"{D}.float_power_({N})", f"{F}.float_power_(2)",
     f"{F}.sinh_()", f"{F}.cosh_()", f"{F}.asinh_()", f"({F} + 3).acosh_()",
     f"{U}.atanh_()", f"{U}.arctanh_()",
 ]
