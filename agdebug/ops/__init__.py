@@ -12,6 +12,7 @@ from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
 from . import conversion, factory, gather, index, linalg, nn, reduce, shape, sorting
+from . import pointwise
 from . import device, views  # noqa: F401 - they register ops (to_device, CopySlices)
 from . import norm
 from .registry import OPS, Op, apply_inplace, defop
@@ -142,7 +143,7 @@ from . import activation, loss  # noqa: E402 - activations and losses of nn.func
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
-               activation, loss]
+               activation, loss, pointwise]
 
 
 install()

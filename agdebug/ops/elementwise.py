@@ -322,7 +322,8 @@ def int_power(xp, x, y):
 @pow_tensor.vjp
 def pow_tensor_vjp(ctx, grad):
     x, y = ctx.x, ctx.y
-    grad_x = grad * y * x ** (y - 1) if needs(ctx, 0) else None
+    # torch: 0 where the exponent is 0 (0 * 0 ** -1 would be NaN)
+    grad_x = (grad * y * x ** (y - 1)).where(y != 0, 0.0) if needs(ctx, 0) else None
     # torch: d/dy x**y = x**y * log(x), defined as 0 where x == 0 and y >= 0
     grad_y = None
     if needs(ctx, 1):
@@ -718,6 +719,10 @@ def clamp(xp, x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dtype = _clamp_dtype(x, min, max)
+    if dtype == _BOOL:   # no bool kernel for number bounds (tensor bounds have one)
+        kernel = "clamp_scalar" if min is not None and max is not None else \
+            "clamp_min_scalar" if min is not None else "clamp_max_scalar"
+        _not_implemented(xp, kernel, dtype)
     min, max = checked(min, dtype), checked(max, dtype)
     out = x
     if min is not None:
@@ -744,7 +749,8 @@ def clamp_vjp(ctx, grad):
         inside = inside.logical_and(x >= lo)
     if hi is not None:
         inside = inside.logical_and(x <= hi)
-    return (grad * inside,)
+    # where, not grad * inside: an inf or NaN gradient outside the bounds is still 0
+    return (grad.where(inside, 0.0),)
 
 
 @defop("clamp_tensor", node="ClampBackward0", broadcasts=True, saves=("x", "min", "max"))
@@ -765,11 +771,11 @@ def clamp_tensor_vjp(ctx, grad):
     grad_lo = grad_hi = None
     if lo is not None:
         inside = inside.logical_and(x >= lo)
-        grad_lo = grad * (x < lo) if needs(ctx, 1) else None
+        grad_lo = grad.where(x < lo, 0.0) if needs(ctx, 1) else None
     if hi is not None:
         inside = inside.logical_and(x <= hi)
-        grad_hi = grad * (x > hi) if needs(ctx, 2) else None
-    return grad * inside, grad_lo, grad_hi
+        grad_hi = grad.where(x > hi, 0.0) if needs(ctx, 2) else None
+    return grad.where(inside, 0.0), grad_lo, grad_hi
 
 
 @defop("maximum", node="MaximumBackward0", broadcasts=True, saves=("x", "y"))

@@ -19,6 +19,7 @@ from ..tensor import Tensor
 from . import elementwise as ew
 from . import reduce as rd
 from . import shape as sh
+from .binary_math import check_bound_cast
 from .registry import apply_inplace, can_cast
 
 
@@ -494,4 +495,6 @@ def div_(self, other, *, rounding_mode=None):
 
 
 def clamp_(self, min=None, max=None):
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        check_bound_cast(self, min, max)
     return apply_inplace(ew.clamp, self, (), {"min": min, "max": max})
