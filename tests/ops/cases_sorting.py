@@ -31,3 +31,33 @@ CASES = [
     Case("topk", lambda t, x: x.topk(1), [SCALAR], id="topk_0d"),
     Case("sort", lambda t, x: t.argsort(x, 1, True) * 1.0 + x, [A], id="argsort"),
 ]
+
+# ----------------------------------------------------------------------------- selection.py
+# Ties are included where torch picks one index (median, mode, kthvalue, cummax): the
+# gradient goes to that index, so torch's values and gradients are compared, not central
+# differences (which would split it).
+TIED = np.array([[3.0, 1.0, 3.0, 1.0, 2.0], [5.0, 5.0, 5.0, 0.0, 0.0]])
+
+CASES += [
+    Case("median", lambda t, x: x.median(), [A], grad_fn="MedianBackward0"),
+    Case("median", lambda t, x: t.median(x), [TIED], id="median_ties", numeric=False),
+    Case("median_dim", lambda t, x: x.median(1), [A], grad_fn="MedianBackward1"),
+    Case("median_dim", lambda t, x: t.median(x, 0, keepdim=True), [TIED], id="median_dim_ties",
+         numeric=False),
+    Case("median_dim", lambda t, x: x.median(0), [SCALAR], id="median_dim_0d"),
+    Case("nanmedian", lambda t, x: x.nanmedian(), [C], grad_fn="NanmedianBackward0"),
+    Case("nanmedian_dim", lambda t, x: t.nanmedian(x, -1), [C], grad_fn="NanmedianBackward1"),
+    Case("mode", lambda t, x: x.mode(), [A], grad_fn="ModeBackward0"),
+    Case("mode", lambda t, x: t.mode(x, 1), [TIED], id="mode_ties", numeric=False),
+    Case("mode", lambda t, x: x.mode(0, True), [C], id="mode_dim0_keepdim"),
+    Case("kthvalue", lambda t, x: x.kthvalue(2), [A], grad_fn="KthvalueBackward0"),
+    Case("kthvalue", lambda t, x: t.kthvalue(x, 4, 1), [TIED], id="kthvalue_ties",
+         numeric=False),
+    Case("kthvalue", lambda t, x: x.kthvalue(1, dim=0, keepdim=True), [C], id="kthvalue_dim0"),
+    Case("cummax", lambda t, x: x.cummax(1), [A], grad_fn="CummaxBackward0"),
+    Case("cummax", lambda t, x: t.cummax(x, 1).values ** 2, [TIED], id="cummax_ties",
+         numeric=False),
+    Case("cummax", lambda t, x: x.cummax(0), [SCALAR], id="cummax_0d"),
+    Case("cummin", lambda t, x: t.cummin(x, dim=-1), [C], grad_fn="CumminBackward0"),
+    Case("cummin", lambda t, x: x.cummin(1), [TIED], id="cummin_ties", numeric=False),
+]
