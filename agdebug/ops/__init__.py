@@ -13,7 +13,7 @@ from . import elementwise as ew
 from . import methods as m
 from . import conversion, factory, gather, index, linalg, nn, reduce, shape, sorting
 from . import device, views  # noqa: F401 - they register ops (to_device, CopySlices)
-from . import selection, statistics
+from . import scatter, selection, statistics
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
@@ -140,7 +140,7 @@ def functions() -> dict:
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m,
-               selection, statistics]
+               selection, statistics, scatter]
 
 
 install()
