@@ -61,3 +61,25 @@ CASES += [
     Case("cummin", lambda t, x: t.cummin(x, dim=-1), [C], grad_fn="CumminBackward0"),
     Case("cummin", lambda t, x: x.cummin(1), [TIED], id="cummin_ties", numeric=False),
 ]
+
+# ----------------------------------------------------------------------------- search, unique
+# unique's nodes have no derivative (torch's raise NotImplementedError, as agdebug's do: see
+# test_reduce_parity.py): integer inputs here, so only values are compared.
+EDGES = np.array([-0.5, 0.0, 0.0, 0.75])
+REPEATS = np.array([[3, 1, 3], [1, 1, 2], [3, 1, 3]])
+
+CASES += [
+    Case("sort", lambda t, x: x.msort() ** 2, [A], id="msort"),
+    Case("searchsorted", lambda t, e, x: t.searchsorted(e, x), [EDGES, A]),
+    Case("searchsorted", lambda t, e, x: t.bucketize(x, e, right=True, out_int32=True),
+         [EDGES, C], id="bucketize_right_int32"),
+    Case("histc", lambda t, x: x.histc(4).long(), [A]),   # (float, no grad: as counts)
+    Case("histc", lambda t, x: t.histc(x, bins=3, min=-1, max=1).long(), [C], id="histc_range"),
+    Case("unique", lambda t, x: t.unique(x, return_inverse=True, return_counts=True),
+         [REPEATS]),
+    Case("unique_dim", lambda t, x: x.unique(dim=0, return_inverse=True), [REPEATS]),
+    Case("unique_consecutive", lambda t, x: x.unique_consecutive(return_counts=True),
+         [REPEATS]),
+    Case("unique_consecutive", lambda t, x: t.unique_consecutive(x, dim=1), [REPEATS],
+         id="unique_consecutive_dim"),
+]
