@@ -318,8 +318,10 @@ def put_(self, index, source, accumulate=False):
 
 # ----------------------------------------------------------------------------- scatter_reduce
 
+# torch's forward also takes "max" and "min" (its legacy scatter names); its backward refuses
+# them (see scatter_reduce_vjp).
 _UFUNCS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum",
-           "amin": "minimum"}
+           "amin": "minimum", "max": "maximum", "min": "minimum"}
 
 
 def _identity(reduce: str, dtype):
@@ -329,7 +331,7 @@ def _identity(reduce: str, dtype):
         return 1
     big = np.inf if dtype.kind == "f" else (True if dtype.kind == "b" else np.iinfo(dtype).max)
     low = -np.inf if dtype.kind == "f" else (False if dtype.kind == "b" else np.iinfo(dtype).min)
-    return low if reduce == "amax" else big
+    return low if reduce in ("amax", "max") else big
 
 
 def _ufunc_at(xp, name: str, out, key, values) -> None:
@@ -365,6 +367,9 @@ def scatter_reduce_op(xp, x, src, index=None, dim=0, reduce="sum", include_self=
 def scatter_reduce_vjp(ctx, grad):
     """torch's scatter_reduce_backward, one reduction at a time."""
     reduce, dim, index = ctx.reduce, ctx.dim, ctx.index
+    if reduce not in _REDUCE_GRADS:
+        raise RuntimeError("Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                           f"'amin' but got {reduce}.")
     src_shape = input_shape(ctx, 1)
     src = ctx.src[_region(index.shape)] if tuple(index.shape) != tuple(src_shape) else ctx.src
     grad_self, grad_src = _REDUCE_GRADS[reduce](ctx, grad, src)
@@ -432,7 +437,7 @@ def _reduce_args(x: Tensor, dim, index: Tensor, src: Tensor, reduce: str) -> int
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     if src._data.dtype != x._data.dtype:
-        raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     return _check_gather_args("scatter_reduce", x, dim, index, src)
 
 

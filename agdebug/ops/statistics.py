@@ -116,7 +116,9 @@ AMINMAX = _aminmax_type()
 
 @defop("aminmax", node="AminmaxBackward0", outputs=2, saves=("x",))
 def aminmax_op(xp, x, dim=None, keepdim=False):
-    if dim is None and x.size == 0 or dim is not None and x.ndim and x.shape[dim] == 0:
+    if dim is not None and x.ndim and x.shape[dim] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+    if dim is None and x.size == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
     axis = None if dim is None or x.ndim == 0 else dim
@@ -253,7 +255,7 @@ def logcumsumexp(input, dim=NO_DIM):
 
 # ----------------------------------------------------------------------------- isclose
 
-@defop("isclose", node="NotDifferentiable", differentiable=False)
+@defop("isclose", node="NotDifferentiable", differentiable=False, broadcasts=True)
 def isclose_op(xp, x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
     close = x == y
     if x.dtype.kind in "fc" and equal_nan:
