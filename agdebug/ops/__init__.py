@@ -11,10 +11,9 @@ import warnings
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
-from . import conversion, factory, gather, index, linalg, nn, reduce, shape, sorting
-from . import pointwise
+from . import (activation, conversion, factory, gather, index, linalg, loss, nn, norm, pointwise,
+               reduce, scatter, selection, shape, sorting, statistics)
 from . import device, views  # noqa: F401 - they register ops (to_device, CopySlices)
-from . import norm
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
@@ -139,11 +138,9 @@ def functions() -> dict:
     return merged
 
 
-from . import activation, loss  # noqa: E402 - activations and losses of nn.functional
-
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
-               activation, loss, pointwise]
+               activation, loss, pointwise, selection, statistics, scatter]
 
 
 install()

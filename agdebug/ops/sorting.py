@@ -1,4 +1,4 @@
-"""Sorting ops: sort, argsort, topk.
+"""Sorting ops: sort, argsort, topk, msort; searchsorted, bucketize, histc; unique.
 
 Each returns values and int64 indices along one dim. The indices are not
 differentiable; the values' gradient goes back to the positions they came
@@ -12,6 +12,7 @@ import numpy as np
 
 from .gather import scatter_add_op
 from .reduce import values_indices
+from ..tensor import Tensor
 from .registry import defop
 from .util import dims_of, input_shape, zeros_grad
 
@@ -144,5 +145,184 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return values_indices["topk"](*topk_op(input, k=k, dim=dim, largest=bool(largest)))
 
 
-FUNCTIONS = {"sort": sort, "argsort": argsort, "topk": topk}
-METHODS = dict(FUNCTIONS)
+def msort(input):
+    """``input`` sorted along its first dim (SortBackward0)."""
+    return sort(input, 0).values
+
+
+# ----------------------------------------------------------------------------- searchsorted
+
+@defop("searchsorted", node="NotDifferentiable", differentiable=False)
+def searchsorted_op(xp, sorted_sequence, values, right=False, out_int32=False):
+    side = "right" if right else "left"
+    dtype = np.int32 if out_int32 else np.int64
+    if sorted_sequence.ndim == 1:
+        return xp.searchsorted(sorted_sequence, values, side=side).astype(dtype)
+    rows = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
+    flat = values.reshape(rows.shape[0], -1)
+    out = xp.stack([xp.searchsorted(r, v, side=side) for r, v in zip(rows, flat)])
+    return out.reshape(values.shape).astype(dtype)
+
+
+def _side(side, right: bool) -> bool:
+    if side is None:
+        return bool(right)
+    if side not in ("left", "right"):
+        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got "
+                           f"{side}")
+    if right and side == "left":
+        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                           "got side of left while right was True")
+    return side == "right"
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """For each value, the index where it would be inserted to keep the innermost dim of
+    ``sorted_sequence`` sorted (int64, or int32 with ``out_int32``).
+
+    >>> import agdebug as ag
+    >>> ag.searchsorted(ag.tensor([1.0, 2.0, 3.0]), ag.tensor([2.0, 0.5]))
+    tensor([1, 0])
+    """
+    right = _side(side, right)
+    if sorter is not None:
+        sorted_sequence = sorted_sequence.gather(-1, sorter)
+    values = input if isinstance(input, Tensor) else Tensor._wrap(
+        np.asarray(input, dtype=sorted_sequence._data.dtype))
+    lead_ok = sorted_sequence.ndim == 1 or (
+        values.ndim == sorted_sequence.ndim and
+        tuple(values.shape[:-1]) == tuple(sorted_sequence.shape[:-1]))
+    if not lead_ok:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                           "the first N-1 dimensions of boundaries tensor and input value tensor "
+                           f"must match, but we got boundaries tensor "
+                           f"{list(sorted_sequence.shape)} and input value tensor "
+                           f"{list(values.shape)}")
+    return searchsorted_op(sorted_sequence, values, right=right, out_int32=bool(out_int32))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The index of the bucket of ``boundaries`` (1-d, sorted) each value falls in."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+# ----------------------------------------------------------------------------- histc
+
+@defop("histc", node="NotDifferentiable", differentiable=False)
+def histc_op(xp, x, bins=100, min=0, max=0):
+    if x.dtype.kind not in "f":
+        from .util import kernel_missing
+        raise kernel_missing("histogram_cpu", x.dtype)
+    low, high = float(min), float(max)
+    if low == high and x.size:
+        low, high = float(x.min()), float(x.max())
+    if low == high:   # torch widens an empty range by one on each side
+        low, high = low - 1, high + 1
+    counts, _ = xp.histogram(x.reshape(-1), bins=bins, range=(low, high))
+    return counts.astype(x.dtype)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """A histogram of ``input`` in ``bins`` equal bins over [min, max] (the data's range if
+    both are 0); values outside are ignored. Never differentiable."""
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min > max:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    return histc_op(input, bins=int(bins), min=min, max=max)
+
+
+# ----------------------------------------------------------------------------- unique
+
+def _unique_forward(xp, x, dim=None, consecutive=False):
+    """``(values, inverse, counts)``: NaNs are all distinct, as in torch."""
+    if dim is None:
+        flat = x.reshape(-1)
+        if consecutive:
+            return _runs(xp, flat, flat, x.shape)
+        values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True,
+                                            equal_nan=False) if xp is np else \
+            xp.unique(flat, return_inverse=True, return_counts=True)
+        return values, inverse.reshape(x.shape).astype(np.int64), counts.astype(np.int64)
+    moved = xp.moveaxis(x, dim, 0)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
+    if consecutive:
+        values, inverse, counts = _runs(xp, rows, rows, (x.shape[dim],))
+    else:
+        values, inverse, counts = xp.unique(rows, axis=0, return_inverse=True,
+                                            return_counts=True)
+    values = xp.moveaxis(values.reshape((-1,) + moved.shape[1:]), 0, dim)
+    return (xp.ascontiguousarray(values), inverse.reshape(-1).astype(np.int64),
+            counts.astype(np.int64))
+
+
+def _runs(xp, items, keys, shape):
+    """unique_consecutive: the first of each run of equal items, run numbers and lengths."""
+    n = items.shape[0]
+    if n == 0:
+        empty = xp.zeros(0, dtype=np.int64)
+        return items[:0], empty.reshape(shape), empty
+    change = keys[1:] != keys[:-1]
+    if change.ndim > 1:
+        change = change.any(axis=tuple(range(1, change.ndim)))
+    starts = xp.concatenate([xp.ones(1, dtype=bool), change])
+    inverse = xp.cumsum(starts) - 1
+    first = xp.flatnonzero(starts)
+    counts = xp.diff(xp.append(first, n))
+    return items[first], inverse.reshape(shape).astype(np.int64), counts.astype(np.int64)
+
+
+def _no_derivative(name: str):
+    def vjp(ctx, *grads):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return vjp
+
+
+def _unique_op(name: str, node: str, derivative: str):
+    op = defop(name, node=node, outputs=3, nondiff_outputs=(1, 2))(_unique_forward)
+    op.vjp(_no_derivative(derivative))
+    return op
+
+
+unique_op = _unique_op("unique", "Unique2Backward0", "_unique2")
+unique_dim_op = _unique_op("unique_dim", "UniqueDimBackward0", "unique_dim")
+unique_consecutive_op = _unique_op("unique_consecutive", "UniqueConsecutiveBackward0",
+                                   "unique_consecutive")
+
+
+def _unique_result(outs, return_inverse: bool, return_counts: bool):
+    values, inverse, counts = outs
+    picked = (values,) + ((inverse,) if return_inverse else ()) + \
+        ((counts,) if return_counts else ())
+    return picked[0] if len(picked) == 1 else picked
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements of ``input`` (sorted; slices along ``dim`` if given), with
+    optionally the inverse indices and the counts.
+
+    >>> import agdebug as ag
+    >>> ag.tensor([3, 1, 3, 2]).unique(return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    if dim is None:
+        outs = unique_op(input)
+    else:
+        outs = unique_dim_op(input, dim=dims_of(dim, input.ndim)[0])
+    return _unique_result(outs, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """``input`` with each run of equal consecutive elements (or slices) kept once."""
+    dim = None if dim is None else dims_of(dim, input.ndim)[0]
+    outs = unique_consecutive_op(input, dim=dim, consecutive=True)
+    return _unique_result(outs, return_inverse, return_counts)
+
+
+FUNCTIONS = {"sort": sort, "argsort": argsort, "topk": topk, "msort": msort,
+             "searchsorted": searchsorted, "bucketize": bucketize, "histc": histc,
+             "unique": unique, "unique_consecutive": unique_consecutive}
+METHODS = {k: v for k, v in FUNCTIONS.items() if k not in ("searchsorted", "bucketize")}

@@ -110,3 +110,51 @@ CASES = [
     Case("nonzero", lambda t, m: t.nonzero(m), [MASK]),
     Case("nonzero", lambda t, x: x.nonzero(), [A * MASK], id="nonzero_float"),
 ]
+
+# ----------------------------------------------------------------------------- scatter.py
+SRC = rng.standard_normal((3, 3))
+SRC_IDX = np.array([[0, 2, 0], [1, 1, 3], [3, 2, 3]])   # repeats: several src per slot
+
+
+def _reduce_case(reduce: str, include_self: bool = True):
+    def fn(t, x, s, i):
+        return x.scatter_reduce(1, i, s, reduce, include_self=include_self)
+    return Case("scatter_reduce", fn, [A, SRC, SRC_IDX], id=f"scatter_reduce_{reduce}"
+                f"{'' if include_self else '_exclude_self'}")
+
+
+CASES += [
+    Case("index_fill", lambda t, x: x.index_fill(1, t.tensor([0, 2, 0]), -1.5), [A],
+         grad_fn="IndexFillBackward0"),
+    Case("index_fill", lambda t, x: (x * 1).index_fill_(0, t.tensor([-1]), 2.0), [A],
+         id="index_fill_inplace_negative"),
+    Case("index_fill_tensor", lambda t, x, v: t.index_fill(x, 1, t.tensor([1, 1, 3]), v),
+         [A, S], grad_fn="IndexFillBackward1"),
+    Case("index_copy", lambda t, x, s: x.index_copy(1, t.tensor([3, 0]), s[:, :2]), [A, SRC],
+         grad_fn="IndexCopyBackward0"),
+    Case("index_copy", lambda t, x: (x * 1).index_copy_(0, t.tensor([2]), x[:1] * 2), [A],
+         id="index_copy_inplace"),
+    Case("masked_select", lambda t, x, m: x.masked_select(m), [A, MASK],
+         grad_fn="MaskedSelectBackward0"),
+    Case("masked_select", lambda t, x: t.masked_select(x, t.tensor([True, False, False, True])),
+         [A], id="masked_select_broadcast_mask"),
+    Case("masked_select", lambda t, x: x.masked_select(t.tensor([[True], [False], [True]])),
+         [ROW], id="masked_select_broadcast_input"),
+    Case("masked_scatter", lambda t, x, s, m: x.masked_scatter(m, s), [A, B3, MASK],
+         grad_fn="MaskedScatterBackward0"),
+    Case("masked_scatter", lambda t, x, s: (x * 1).masked_scatter_(t.tensor([False, True, True,
+                                                                             False]), s),
+         [A, SRC], id="masked_scatter_inplace_broadcast"),
+    Case("take", lambda t, x: x.take(t.tensor([[0, -1], [5, 5]])), [A], grad_fn="TakeBackward0"),
+    Case("put", lambda t, x, s: x.put(t.tensor([0, -1, 3]), s[0]), [A, SRC],
+         grad_fn="PutBackward0"),
+    Case("put", lambda t, x, s: (x * 1).put_(t.tensor([1, 1, 4]), s[1], accumulate=True),
+         [A, SRC], id="put_accumulate_inplace"),
+    _reduce_case("sum"), _reduce_case("sum", False), _reduce_case("prod"),
+    _reduce_case("prod", False), _reduce_case("mean"), _reduce_case("mean", False),
+    _reduce_case("amax"), _reduce_case("amax", False), _reduce_case("amin"),
+    _reduce_case("amin", False),
+    Case("scatter_reduce", lambda t, x, s, i: (x * 1).scatter_reduce_(1, i, s, "prod"),
+         [np.round(A), np.round(SRC), SRC_IDX], id="scatter_reduce_prod_zeros_inplace",
+         numeric=False),   # rounded: zeros in self and src (torch's masked formulas)
+]

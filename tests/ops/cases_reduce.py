@@ -86,3 +86,33 @@ CASES = [
     Case("cumprod", lambda t, x: x.cumprod(1), [INTS], id="cumprod_ints"),
     Case("cumsum", lambda t, x: t.cumsum(x, dim=-3) ** 2, [C], id="cumsum_squared"),
 ]
+
+# ----------------------------------------------------------------------------- statistics.py
+NANS = np.array([[0.4, np.nan, -1.2], [np.nan, 0.9, 2.0]])
+
+CASES += [
+    Case("var_mean", lambda t, x: t.var_mean(x), [A], grad_fn="VarMeanBackward0"),
+    Case("var_mean", lambda t, x: t.var_mean(x, 1, keepdim=True, correction=0), [C],
+         id="var_mean_dim"),
+    Case("var_mean", lambda t, x: t.var_mean(x, (0, 2))[0], [C], id="var_mean_var_only"),
+    Case("var_mean", lambda t, x: t.var_mean(x, 0, unbiased=True)[1] ** 2, [A],
+         id="var_mean_mean_only"),
+    Case("std_mean", lambda t, x: t.std_mean(x), [A], grad_fn="StdMeanBackward0"),
+    Case("std_mean", lambda t, x: t.std_mean(x, -1, False, True), [C], id="std_mean_dim"),
+    Case("aminmax", lambda t, x: x.aminmax(), [A], grad_fn="AminmaxBackward0"),
+    Case("aminmax", lambda t, x: t.aminmax(x, dim=1, keepdim=True), [C], id="aminmax_dim"),
+    Case("aminmax", lambda t, x: x.aminmax(dim=1).max, [TIES], id="aminmax_ties",
+         second_order=False),   # split between ties: a constant mask, d2 is 0 (as amax's)
+    Case("aminmax", lambda t, x: x.aminmax(), [SCALAR], id="aminmax_0d"),
+    Case("nansum", lambda t, x: x.nansum(), [A], grad_fn="NansumBackward0"),
+    Case("nansum", lambda t, x: t.nansum(x * 1, 1, keepdim=True) ** 2, [C], id="nansum_dim"),
+    Case("nansum", lambda t, x: x.nansum(1), [INTS], id="nansum_ints"),
+    Case("nansum", lambda t, x: x.nanmean(0), [A], id="nanmean", grad_fn="DivBackward0"),
+    Case("count_nonzero", lambda t, x: x.count_nonzero(), [TWO_ZEROS]),
+    Case("count_nonzero", lambda t, x: t.count_nonzero(x, (0, 1)), [INTS], id="count_dims"),
+    Case("logcumsumexp", lambda t, x: x.logcumsumexp(1), [A], grad_fn="LogcumsumexpBackward0"),
+    Case("logcumsumexp", lambda t, x: t.logcumsumexp(x * 50, 0) ** 2, [C], id="logcumsumexp_big"),
+    Case("logcumsumexp", lambda t, x: x.logcumsumexp(-1), [SCALAR], id="logcumsumexp_0d"),
+    Case("isclose", lambda t, x: t.isclose(x, x + 1e-6), [A]),
+    Case("isclose", lambda t, x: x.isclose(x * 0 + 1, 0.5, 0.1), [INTS], id="isclose_ints"),
+]

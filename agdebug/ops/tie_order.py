@@ -1,0 +1,168 @@
+"""Which of several tied elements torch's CPU kernels return, as plain Python.
+
+Where values tie, the index that ``mode``, ``kthvalue`` and ``nanmedian`` report (and so
+the element the gradient reaches) is whatever the selection algorithm leaves in place:
+libstdc++'s ``std::sort`` (introsort) and ``std::nth_element`` (introselect), or
+TH's quickselect (Sedgewick's). These ports replay the same swaps on a list of indices,
+so the same tie wins. They run per slice in Python, so callers use them only for the
+slices where a tie decides the answer.
+"""
+
+from __future__ import annotations
+
+import math
+
+_THRESHOLD = 16   # libstdc++'s _S_threshold: below it, introsort leaves insertion sort
+
+
+def _move_median_to_first(a, result, x, y, z, less) -> None:
+    if less(a[x], a[y]):
+        if less(a[y], a[z]):
+            a[result], a[y] = a[y], a[result]
+        elif less(a[x], a[z]):
+            a[result], a[z] = a[z], a[result]
+        else:
+            a[result], a[x] = a[x], a[result]
+    elif less(a[x], a[z]):
+        a[result], a[x] = a[x], a[result]
+    elif less(a[y], a[z]):
+        a[result], a[z] = a[z], a[result]
+    else:
+        a[result], a[y] = a[y], a[result]
+
+
+def _partition_pivot(a, first: int, last: int, less) -> int:
+    """``std::__unguarded_partition_pivot``: median of three to ``first``, then Hoare."""
+    mid = first + (last - first) // 2
+    _move_median_to_first(a, first, first + 1, mid, last - 1, less)
+    pivot, lo, hi = a[first], first + 1, last
+    while True:
+        while less(a[lo], pivot):
+            lo += 1
+        hi -= 1
+        while less(pivot, a[hi]):
+            hi -= 1
+        if not lo < hi:
+            return lo
+        a[lo], a[hi] = a[hi], a[lo]
+        lo += 1
+
+
+def _insertion_sort(a, first: int, last: int, less) -> None:
+    for i in range(first + 1, last):
+        value = a[i]
+        if less(value, a[first]):
+            a[first + 1:i + 1] = a[first:i]
+            a[first] = value
+        else:
+            _linear_insert(a, i, less)
+
+
+def _linear_insert(a, i: int, less) -> None:
+    value = a[i]
+    j = i - 1
+    while less(value, a[j]):
+        a[j + 1] = a[j]
+        j -= 1
+    a[j + 1] = value
+
+
+def _heap_sort(a, first: int, last: int, less) -> None:
+    """The depth-limit fallback (rare: adversarial inputs); any correct order will do."""
+    import functools
+    key = functools.cmp_to_key(lambda u, v: -1 if less(u, v) else (1 if less(v, u) else 0))
+    a[first:last] = sorted(a[first:last], key=key)
+
+
+def _introsort_loop(a, first: int, last: int, depth: int, less) -> None:
+    while last - first > _THRESHOLD:
+        if depth == 0:
+            _heap_sort(a, first, last, less)
+            return
+        depth -= 1
+        cut = _partition_pivot(a, first, last, less)
+        _introsort_loop(a, cut, last, depth, less)
+        last = cut
+
+
+def std_sort(a: list, less) -> list:
+    """``std::sort(a.begin(), a.end(), less)`` as libstdc++ does it (in place, returned)."""
+    n = len(a)
+    if n < 2:
+        return a
+    _introsort_loop(a, 0, n, 2 * int(math.log2(n)), less)
+    if n > _THRESHOLD:
+        _insertion_sort(a, 0, _THRESHOLD, less)
+        for i in range(_THRESHOLD, n):
+            _linear_insert(a, i, less)
+    else:
+        _insertion_sort(a, 0, n, less)
+    return a
+
+
+def nth_element(a: list, nth: int, less) -> list:
+    """``std::nth_element`` as libstdc++ does it (introselect; in place, returned)."""
+    first, last = 0, len(a)
+    if first == last or nth == last:
+        return a
+    depth = 2 * int(math.log2(last - first))
+    while last - first > 3:
+        if depth == 0:
+            _heap_sort(a, first, last, less)
+            return a
+        depth -= 1
+        cut = _partition_pivot(a, first, last, less)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(a, first, last, less)
+    return a
+
+
+def quick_select(values: list, k: int) -> int:
+    """TH's ``quick_select_template`` (kthvalue's CPU kernel): the index it leaves at ``k``.
+
+    NaN counts as larger than everything, as in torch.
+    """
+    arr = list(values)
+    idx = list(range(len(arr)))
+
+    def gt(x, y) -> bool:
+        return (x != x and y == y) or x > y
+
+    def swap(i: int, j: int) -> None:
+        arr[i], arr[j] = arr[j], arr[i]
+        idx[i], idx[j] = idx[j], idx[i]
+
+    lo, hi = 0, len(arr) - 1
+    while True:
+        if hi <= lo:
+            return idx[k]
+        if hi == lo + 1:
+            if gt(arr[lo], arr[hi]):
+                swap(lo, hi)
+            return idx[k]
+        swap((lo + hi) >> 1, lo + 1)
+        if gt(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while gt(pivot, arr[i]):
+                i += 1
+            j -= 1
+            while gt(arr[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
