@@ -209,6 +209,8 @@ class FakeCupy(types.ModuleType):
         _STATE.syncs = _STATE.transfers = 0
         self.ndarray = ndarray
         self.cuda = _cuda_namespace()
+        self.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
+            as_strided=_as_strided))
         self.state = _STATE
 
     def __getattr__(self, name: str):
@@ -224,6 +226,14 @@ class FakeCupy(types.ModuleType):
     @staticmethod
     def get_array_module(*arrays):
         return sys.modules["cupy"] if any(isinstance(a, ndarray) for a in arrays) else np
+
+
+def _as_strided(x, shape=None, strides=None):
+    """``cupy.lib.stride_tricks.as_strided``: a view of a device array, on its device."""
+    _refuse_host_arrays("as_strided", (x,))
+    view = np.lib.stride_tricks.as_strided(x.view(np.ndarray), shape, strides).view(ndarray)
+    view._device_id = x._device_id
+    return view
 
 
 def _cuda_namespace() -> types.SimpleNamespace:
@@ -256,15 +266,21 @@ def install(monkeypatch, device_count: int = 1) -> FakeCupy:
     return fake
 
 
-def cupyx_modules() -> dict:
-    """``cupyx.scipy.special`` with ``erf`` (what agdebug's erf uses on the GPU)."""
-    special = types.ModuleType("cupyx.scipy.special")
-    vector_erf = np.vectorize(math.erf, otypes=[np.float64])
+def _special_function(name: str, scalar):
+    vector = np.vectorize(scalar, otypes=[np.float64])
 
-    def erf(x):
-        _refuse_host_arrays("erf", (x,))
-        return _wrap(vector_erf(_unwrap(x)).astype(x.dtype))
-    special.erf = erf
+    def function(x):
+        _refuse_host_arrays(name, (x,))
+        return _wrap(vector(_unwrap(x)).astype(x.dtype))
+    return function
+
+
+def cupyx_modules() -> dict:
+    """``cupyx.scipy.special`` with what agdebug uses on the GPU: erf, erfc, erfinv."""
+    from agdebug.ops.unary_math import _erfinv_scalar
+    special = types.ModuleType("cupyx.scipy.special")
+    for name, scalar in (("erf", math.erf), ("erfc", math.erfc), ("erfinv", _erfinv_scalar)):
+        setattr(special, name, _special_function(name, scalar))
     scipy = types.ModuleType("cupyx.scipy")
     scipy.special = special
     cupyx = types.ModuleType("cupyx")
