@@ -179,8 +179,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    array = np.linspace(start, end, steps, dtype=np.float64).astype(DEFAULT_FLOAT.np)
-    return _finish(array, dtype, device, requires_grad)
+    # computed in float64 and cast once, to the dtype asked for (float64 used to come through
+    # float32, 4e-8 off); torch's own kernel may still differ from it in the last bit
+    array = np.linspace(start, end, steps, dtype=np.float64)
+    return _finish(array, DEFAULT_FLOAT if dtype is None else dtype, device, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:

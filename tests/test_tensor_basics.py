@@ -559,3 +559,9 @@ def test_del_grad():
     (x * 2).sum().backward()
     del x.grad
     assert x.grad is None
+
+
+def test_linspace_in_float64_is_not_rounded_through_float32():
+    got = ag.linspace(0, 1, 7, dtype=ag.float64).numpy()
+    np.testing.assert_allclose(got, np.linspace(0, 1, 7), rtol=0, atol=1e-15)
+    assert ag.linspace(0, 1, 7).dtype == ag.float32
