@@ -74,14 +74,20 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
-class Conv2d(Module):
-    """2D convolution over (N, C, H, W) images (zero padding).
+def _pair(v) -> tuple:
+    return (v, v) if isinstance(v, int) else tuple(v)
 
-    >>> import agdebug as ag
-    >>> conv = ag.nn.Conv2d(1, 4, 3, padding=1)
-    >>> tuple(conv(ag.ones(2, 1, 8, 8)).shape)
-    (2, 4, 8, 8)
-    """
+
+def _single(v) -> tuple:
+    return (v,) if isinstance(v, int) else tuple(v)
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share (torch's _ConvNd): they differ in ``_tuple`` (how many
+    spatial dims) and ``_conv`` (the function). Private, so that neither is the other's
+    subclass: ``isinstance(m, nn.Conv2d)`` is false for a Conv1d, as in torch."""
+
+    _tuple = _conv = None
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
@@ -92,12 +98,12 @@ class Conv2d(Module):
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
         if padding_mode != "zeros":
-            raise ValueError(f"agdebug's Conv2d supports padding_mode='zeros' only, got "
-                             f"'{padding_mode}'")
+            raise ValueError(f"agdebug's {type(self).__name__} supports padding_mode='zeros' "
+                             f"only, got '{padding_mode}'")
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
-        self.padding = padding if isinstance(padding, str) else _pair(padding)
-        self.dilation, self.padding_mode = _pair(dilation), padding_mode
+        self.kernel_size, self.stride = self._tuple(kernel_size), self._tuple(stride)
+        self.padding = padding if isinstance(padding, str) else self._tuple(padding)
+        self.dilation, self.padding_mode = self._tuple(dilation), padding_mode
         shape = (out_channels, in_channels // groups) + self.kernel_size
         self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
         bias_t = creation.empty(out_channels, device=device, dtype=dtype) if bias else None
@@ -105,19 +111,20 @@ class Conv2d(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        fan_in = self.in_channels // self.groups * self.kernel_size[0] * self.kernel_size[1]
+        fan_in = self.in_channels // self.groups * math.prod(self.kernel_size)
         _reset_affine(self.weight, self.bias, fan_in)
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return self._conv(input, self.weight, self.bias, self.stride, self.padding,
+                          self.dilation, self.groups)
+
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
-        if self.padding != (0, 0):
+        if self.padding != self._tuple(0):
             s += f", padding={self.padding!r}"
-        if self.dilation != (1, 1):
+        if self.dilation != self._tuple(1):
             s += f", dilation={self.dilation}"
         if self.groups != 1:
             s += f", groups={self.groups}"
@@ -126,8 +133,17 @@ class Conv2d(Module):
         return s
 
 
-def _pair(v) -> tuple:
-    return (v, v) if isinstance(v, int) else tuple(v)
+class Conv2d(_ConvNd):
+    """2D convolution over (N, C, H, W) images (zero padding).
+
+    >>> import agdebug as ag
+    >>> conv = ag.nn.Conv2d(1, 4, 3, padding=1)
+    >>> tuple(conv(ag.ones(2, 1, 8, 8)).shape)
+    (2, 4, 8, 8)
+    """
+
+    _tuple = staticmethod(_pair)
+    _conv = staticmethod(F.conv2d)
 
 
 # ----------------------------------------------------------------------------- activations
@@ -214,21 +230,29 @@ class Sigmoid(Module):
         return F.sigmoid(input)
 
 
-class Softmax(Module):
+class _AlongDim(Module):
+    """Softmax, LogSoftmax and Softmin: ``_function(input, dim)``. Siblings, not subclasses
+    of each other, as in torch (``isinstance(m, nn.Softmax)`` is false for the others)."""
+
+    _function = None
+
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, self.dim)
+        return self._function(input, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 
-class LogSoftmax(Softmax):
-    def forward(self, input):
-        return F.log_softmax(input, self.dim)
+class Softmax(_AlongDim):
+    _function = staticmethod(F.softmax)
+
+
+class LogSoftmax(_AlongDim):
+    _function = staticmethod(F.log_softmax)
 
 
 class Identity(Module):
@@ -345,7 +369,11 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class MaxPool2d(Module):
+class _MaxPoolNd(Module):
+    """MaxPool1d's and MaxPool2d's arguments (torch's _MaxPoolNd); ``_pool`` is the function."""
+
+    _pool = None
+
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
                  return_indices: bool = False, ceil_mode: bool = False):
         super().__init__()
@@ -357,11 +385,14 @@ class MaxPool2d(Module):
         return self._pool(input, self.kernel_size, self.stride, self.padding, self.dilation,
                           self.ceil_mode, self.return_indices)
 
-    _pool = staticmethod(F.max_pool2d)
 
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_MaxPoolNd):
+    _pool = staticmethod(F.max_pool2d)
 
 
 class AvgPool2d(Module):
@@ -453,7 +484,7 @@ class Embedding(Module):
 
 # ----------------------------------------------------------------------------- 1D and adaptive
 
-class Conv1d(Module):
+class Conv1d(_ConvNd):
     """1D convolution over (N, C, L) signals (zero padding).
 
     >>> import agdebug as ag
@@ -462,55 +493,12 @@ class Conv1d(Module):
     (5, 4, 8)
     """
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None):
-        super().__init__()
-        if in_channels % groups:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups:
-            raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ValueError(f"agdebug's Conv1d supports padding_mode='zeros' only, got "
-                             f"'{padding_mode}'")
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride = _single(kernel_size), _single(stride)
-        self.padding = padding if isinstance(padding, str) else _single(padding)
-        self.dilation, self.padding_mode = _single(dilation), padding_mode
-        shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
-        bias_t = creation.empty(out_channels, device=device, dtype=dtype) if bias else None
-        self.bias = Parameter(bias_t) if bias else None
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        _reset_affine(self.weight, self.bias, self.in_channels // self.groups
-                      * self.kernel_size[0])
-
-    def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
-
-    def extra_repr(self) -> str:
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
-        if self.padding != (0,):
-            s += f", padding={self.padding!r}"
-        if self.dilation != (1,):
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+    _tuple = staticmethod(_single)
+    _conv = staticmethod(F.conv1d)
 
 
-def _single(v) -> tuple:
-    return (v,) if isinstance(v, int) else tuple(v)
-
-
-class MaxPool1d(MaxPool2d):
-    """The maximum of each window of (N, C, L) signals (MaxPool2d's arguments, one dim)."""
+class MaxPool1d(_MaxPoolNd):
+    """The maximum of each window of (N, C, L) signals."""
 
     _pool = staticmethod(F.max_pool1d)
 
@@ -534,21 +522,27 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool1d(Module):
-    """Average pooling of (N, C, L) signals to a fixed ``output_size``."""
+class _AdaptiveAvgPoolNd(Module):
+    _pool = None
 
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
 
     def forward(self, input):
-        return F.adaptive_avg_pool1d(input, self.output_size)
+        return self._pool(input, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
 
-class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, L) signals to a fixed ``output_size``."""
+
+    _pool = staticmethod(F.adaptive_avg_pool1d)
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling of images to a fixed ``output_size`` (None keeps an input size).
 
     >>> import agdebug as ag
@@ -556,8 +550,7 @@ class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
     torch.Size([2, 3, 1, 1])
     """
 
-    def forward(self, input):
-        return F.adaptive_avg_pool2d(input, self.output_size)
+    _pool = staticmethod(F.adaptive_avg_pool2d)
 
 
 __all__ += ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "Conv1d", "MaxPool1d"]
@@ -660,9 +653,8 @@ class CELU(Module):
         return _inplace_repr(f"alpha={self.alpha}", self.inplace)
 
 
-class Softmin(Softmax):
-    def forward(self, input):
-        return F.softmin(input, self.dim)
+class Softmin(_AlongDim):
+    _function = staticmethod(F.softmin)
 
 
 class GLU(Module):
@@ -689,21 +681,26 @@ class Threshold(Module):
         return _inplace_repr(f"threshold={self.threshold}, value={self.value}", self.inplace)
 
 
-class Softshrink(Module):
+class _Shrink(Module):
+    _function = None
+
     def __init__(self, lambd: float = 0.5):
         super().__init__()
         self.lambd = lambd
 
     def forward(self, input):
-        return F.softshrink(input, self.lambd)
+        return self._function(input, self.lambd)
 
     def extra_repr(self) -> str:
         return str(self.lambd)
 
 
-class Hardshrink(Softshrink):
-    def forward(self, input):
-        return F.hardshrink(input, self.lambd)
+class Softshrink(_Shrink):
+    _function = staticmethod(F.softshrink)
+
+
+class Hardshrink(_Shrink):
+    _function = staticmethod(F.hardshrink)
 
 
 class PReLU(Module):

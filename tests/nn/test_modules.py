@@ -244,3 +244,15 @@ def test_sequential_and_repr(torch):
     assert len(seq) == 8 and isinstance(seq[1], nn.ReLU) and isinstance(seq[-1], nn.Tanh)
     assert len(seq[:2]) == 2
     assert seq.append(nn.Sigmoid()) is seq and len(seq) == 9
+
+
+def test_module_classes_subclass_each_other_exactly_as_in_torch():
+    # ``if isinstance(m, nn.Conv2d): init...`` must not catch a Conv1d, nor nn.Softmax a
+    # LogSoftmax: shared code lives in private bases, as torch's _ConvNd does
+    import inspect
+    torch = pytest.importorskip("torch")
+    names = [n for n in nn.__all__ if inspect.isclass(getattr(nn, n)) and hasattr(torch.nn, n)]
+    differ = [(a, b) for a in names for b in names if a != b and
+              issubclass(getattr(nn, a), getattr(nn, b))
+              != issubclass(getattr(torch.nn, a), getattr(torch.nn, b))]
+    assert len(names) > 60 and differ == []
