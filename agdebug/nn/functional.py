@@ -19,7 +19,10 @@ import numpy as np
 
 from .. import backend, creation
 from ..graph.grad_mode import MODE, no_grad
+from ..ops import activation as act
+from ..ops import binary_math
 from ..ops import elementwise as ew
+from ..ops import loss as loss_ops
 from ..ops import nn as ops
 from ..ops import norm as norm_ops
 from ..ops.gather import _on
@@ -28,27 +31,77 @@ from ..ops.util import broadcast_error, kernel_missing
 from ..tensor import Tensor
 
 __all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "avg_pool1d",
     "avg_pool2d",
+    "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "celu",
+    "celu_",
+    "conv1d",
     "conv2d",
+    "cosine_embedding_loss",
+    "cosine_similarity",
     "cross_entropy",
     "dropout",
     "elu",
+    "elu_",
     "embedding",
+    "gaussian_nll_loss",
     "gelu",
+    "glu",
+    "group_norm",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hardtanh_",
+    "hinge_embedding_loss",
+    "huber_loss",
+    "instance_norm",
+    "kl_div",
+    "l1_loss",
+    "layer_norm",
     "leaky_relu",
+    "leaky_relu_",
     "linear",
     "log_softmax",
+    "logsigmoid",
+    "margin_ranking_loss",
+    "max_pool1d",
     "max_pool2d",
+    "mish",
     "mse_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
+    "normalize",
+    "one_hot",
+    "pad",
+    "pairwise_distance",
+    "poisson_nll_loss",
+    "prelu",
     "relu",
+    "relu6",
+    "rrelu",
+    "rrelu_",
+    "selu",
+    "selu_",
     "sigmoid",
     "silu",
+    "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
+    "softmin",
     "softplus",
+    "softshrink",
+    "softsign",
     "tanh",
+    "tanhshrink",
+    "threshold",
+    "threshold_",
+    "triplet_margin_loss",
 ]
 
 # ----------------------------------------------------------------------------- activations
@@ -1125,14 +1178,9 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
-__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "batch_norm",
-            "conv1d", "group_norm", "instance_norm", "layer_norm", "max_pool1d"]
 # ============================================================================= more of torch's
 # activations, losses and helpers (one block: the maths of single-node ones is in
 # ops/activation.py and ops/loss.py; composites are built from the ops torch records)
-
-from ..ops import activation as act  # noqa: E402
-from ..ops import loss as loss_ops  # noqa: E402
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -1478,7 +1526,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
                            f"but got sizes: input1: {_size(input1)}, input2: {_size(input2)}, "
                            f"target: {_size(target)} ")
     loss = loss_ops.add_scalar(-target * (input1 - input2), other=margin)
-    return _apply_reduction(loss_ops.clamp_min_scalar(loss, min=0), reduction)
+    return _apply_reduction(binary_math.clamp_min(loss, min=0), reduction)
 
 
 def _size(t) -> str:
@@ -1490,7 +1538,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """x where target is 1, max(0, margin - x) where it is -1."""
     reduction = _reduction(size_average, reduce, reduction)
     zeros = creation.zeros_like(input)
-    margin_clamp = loss_ops.clamp_min_scalar(creation.full_like(input, margin) - input, min=0)
+    margin_clamp = binary_math.clamp_min(creation.full_like(input, margin) - input, min=0)
     output = ew.where(margin_clamp, zeros, condition=(target != 1)._data) + \
         ew.where(input, zeros, condition=(target != -1)._data)
     return _apply_reduction(output, reduction)
@@ -1523,7 +1571,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     cos = prod_sum / (mag1 * mag2).sqrt()
     zeros = creation.zeros_like(cos)
     pos = creation.full_like(cos, 1) - cos
-    neg = loss_ops.clamp_min_scalar(loss_ops.sub_scalar(cos, other=margin), min=0)
+    neg = binary_math.clamp_min(loss_ops.sub_scalar(cos, other=margin), min=0)
     output = ew.where(pos, zeros, condition=(target == 1)._data) + \
         ew.where(neg, zeros, condition=(target == -1)._data)
     return _apply_reduction(output, reduction)
@@ -1555,7 +1603,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """
     if out is not None:
         raise NotImplementedError("agdebug's normalize takes no out=")
-    denom = loss_ops.clamp_min_scalar(input.norm(p, dim, keepdim=True), min=eps)
+    denom = binary_math.clamp_min(input.norm(p, dim, keepdim=True), min=eps)
     return input / denom.expand_as(input)
 
 
@@ -1593,7 +1641,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     if swap:
         dist_neg = ew.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
     loss = loss_ops.add_scalar(dist_pos, other=margin) - dist_neg
-    return _apply_reduction(loss_ops.clamp_min_scalar(loss, min=0), reduction)
+    return _apply_reduction(binary_math.clamp_min(loss, min=0), reduction)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -1667,12 +1715,3 @@ def _edge_pad(input, pad, mode):
     return loss_ops.EDGE_PADS[(name, n)](input, pad=pad)
 
 
-__all__ += [
-    "celu", "celu_", "cosine_embedding_loss", "cosine_similarity", "elu_", "gaussian_nll_loss",
-    "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
-    "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss", "leaky_relu_", "logsigmoid",
-    "margin_ranking_loss", "mish", "multilabel_soft_margin_loss", "normalize", "one_hot", "pad",
-    "pairwise_distance", "poisson_nll_loss", "prelu", "relu6", "rrelu", "rrelu_", "selu", "selu_",
-    "smooth_l1_loss", "soft_margin_loss", "softmin", "softshrink", "softsign", "tanhshrink",
-    "threshold", "threshold_", "triplet_margin_loss",
-]

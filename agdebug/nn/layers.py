@@ -13,26 +13,12 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = [
-    "ELU",
-    "GELU",
-    "AvgPool2d",
-    "Conv2d",
-    "Dropout",
-    "Embedding",
-    "Flatten",
-    "Identity",
-    "LeakyReLU",
-    "Linear",
-    "LogSoftmax",
-    "MaxPool2d",
-    "ModuleList",
-    "ReLU",
-    "Sequential",
-    "SiLU",
-    "Sigmoid",
-    "Softmax",
-    "Softplus",
-    "Tanh",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "CELU", "Conv1d", "Conv2d",
+    "CosineSimilarity", "Dropout", "ELU", "Embedding", "Flatten", "GELU", "GLU", "Hardshrink",
+    "Hardsigmoid", "Hardswish", "Hardtanh", "Identity", "LeakyReLU", "Linear", "LogSigmoid",
+    "LogSoftmax", "MaxPool1d", "MaxPool2d", "Mish", "ModuleList", "PairwiseDistance", "PReLU",
+    "ReLU", "ReLU6", "RReLU", "SELU", "Sequential", "Sigmoid", "SiLU", "Softmax", "Softmin",
+    "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten",
 ]
 
 
@@ -553,7 +539,6 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     _pool = staticmethod(F.adaptive_avg_pool2d)
 
 
-__all__ += ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "Conv1d", "MaxPool1d"]
 # ============================================================================= more activations
 # and helpers of torch.nn (thin wrappers that hold the options of nn.functional)
 
@@ -779,8 +764,3 @@ class PairwiseDistance(Module):
 
     def forward(self, x1, x2):
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
-
-
-__all__ += ["CELU", "GLU", "SELU", "CosineSimilarity", "Hardshrink", "Hardsigmoid", "Hardswish",
-            "Hardtanh", "LogSigmoid", "Mish", "PReLU", "PairwiseDistance", "RReLU", "ReLU6",
-            "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold", "Unflatten"]

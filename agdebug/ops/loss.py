@@ -79,17 +79,6 @@ def soft_margin_loss_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- pieces
 
-@defop("clamp_min_scalar", node="ClampMinBackward0", saves=("x",))
-def clamp_min_scalar(xp, x, min=0.0):
-    """``x.clamp_min(min)`` for a number ``min``: the node torch's composite losses record."""
-    return xp.maximum(x, min).astype(x.dtype, copy=False)
-
-
-@clamp_min_scalar.vjp
-def clamp_min_scalar_vjp(ctx, grad):
-    return (grad * (ctx.x >= ctx.min),)
-
-
 # ``torch.norm(x, p, dim, keepdim)`` (norm.ScalarOpt_dim): linalg.vector_norm's maths under
 # the node torch gives it, NormBackward1.
 norm_p_dim = defop("norm_p_dim", node="NormBackward1", saves=("x", "result"))(

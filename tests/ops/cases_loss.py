@@ -67,7 +67,7 @@ CASES = [
     Case("add_scalar", lambda t, x, y: F(t).margin_ranking_loss(x[0], y[0], _c(t, SIGNS[0]),
                                                                 margin=0.2), [A, B],
          id="margin_ranking_loss"),
-    Case("clamp_min_scalar", lambda t, x: F(t).hinge_embedding_loss(x, _c(t, SIGNS)), [A],
+    Case("clamp_min", lambda t, x: F(t).hinge_embedding_loss(x, _c(t, SIGNS)), [A],
          id="hinge_embedding_loss"),
     Case("sub_scalar", lambda t, x, y: F(t).cosine_embedding_loss(
         x, y, _c(t, np.array([1.0, -1.0, -1.0])), margin=-0.5), [A, B],
@@ -80,8 +80,8 @@ CASES = [
     Case("logsigmoid", lambda t, x: F(t).multilabel_soft_margin_loss(x, _c(t, (SIGNS > 0) * 1.0)),
          [A], id="multilabel_soft_margin_loss"),
     # helpers
-    Case("clamp_min_scalar", lambda t, x: F(t).normalize(x), [A], id="normalize"),
-    Case("clamp_min_scalar", lambda t, x: F(t).normalize(x, p=1.0, dim=0), [A],
+    Case("clamp_min", lambda t, x: F(t).normalize(x), [A], id="normalize"),
+    Case("clamp_min", lambda t, x: F(t).normalize(x, p=1.0, dim=0), [A],
          id="normalize_p1_dim0"),
     Case("norm", lambda t, x, y: F(t).cosine_similarity(x, y), [A, B], id="cosine_similarity"),
     Case("norm_p_dim", lambda t, x, y: F(t).pairwise_distance(x, y), [A, B]),
