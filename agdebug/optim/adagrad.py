@@ -6,6 +6,7 @@ from ..backend import xp_of
 from .optimizer import (
     Optimizer,
     check_hyper,
+    followed_gradient,
     next_step,
     param_add_,
     scalar,
@@ -53,9 +54,7 @@ class Adagrad(Optimizer):
 
     def _update(self, p, grad, group, state) -> None:
         step = next_step(state)
-        g = -grad if group["maximize"] else grad
-        if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * p._data
+        g = followed_gradient(p, grad, group)
         clr = scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
         state_sum = state["sum"]._data
         state_sum += 1 * g * g

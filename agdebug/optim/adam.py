@@ -7,13 +7,13 @@ from .optimizer import (
     Optimizer,
     check_betas,
     check_hyper,
-    lerp_,
+    followed_gradient,
     next_step,
     param_add_,
-    param_mul_,
     scalar,
     scalar_state,
     unsupported,
+    update_moments,
     zeros_state,
 )
 
@@ -56,19 +56,11 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = zeros_state(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_state(p)
-        lr, wd = scalar(group["lr"]), group["weight_decay"]
+        lr = scalar(group["lr"])
         beta1, beta2 = group["betas"]
-        g = -grad if group["maximize"] else grad
         step = next_step(state)
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                param_mul_(p, 1 - lr * wd)
-            else:
-                g = g + wd * p._data
-        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        lerp_(m, g, 1 - beta1)
-        v *= beta2
-        v += (1 - beta2) * g * g
+        g = followed_gradient(p, grad, group)
+        m, v = update_moments(state, g, beta1, beta2)
         if group["amsgrad"]:
             v_max = state["max_exp_avg_sq"]._data
             v_max[...] = xp_of(v_max).maximum(v_max, v)

@@ -7,6 +7,7 @@ from .optimizer import (
     Optimizer,
     check_betas,
     check_hyper,
+    followed_gradient,
     lerp_,
     next_step,
     param_add_,
@@ -50,10 +51,8 @@ class Adamax(Optimizer):
             state["exp_avg"] = zeros_state(p)
             state["exp_inf"] = zeros_state(p)
         beta1, beta2 = group["betas"]
-        g = -grad if group["maximize"] else grad
         step = next_step(state)
-        if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * p._data
+        g = followed_gradient(p, grad, group)
         exp_avg, exp_inf = state["exp_avg"]._data, state["exp_inf"]._data
         lerp_(exp_avg, g, 1 - beta1)
         exp_inf *= beta2

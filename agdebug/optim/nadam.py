@@ -7,13 +7,13 @@ from .optimizer import (
     Optimizer,
     check_betas,
     check_hyper,
-    lerp_,
+    followed_gradient,
     next_step,
     param_add_,
-    param_mul_,
     scalar,
     scalar_state,
     unsupported,
+    update_moments,
     zeros_state,
 )
 
@@ -58,25 +58,17 @@ class NAdam(Optimizer):
             state["mu_product"] = scalar_state(1.0)
             state["exp_avg"] = zeros_state(p)
             state["exp_avg_sq"] = zeros_state(p)
-        lr, wd = scalar(group["lr"]), group["weight_decay"]
+        lr = scalar(group["lr"])
         beta1, beta2 = group["betas"]
-        g = -grad if group["maximize"] else grad
         step = next_step(state)
         bias_correction2 = 1 - beta2 ** step
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                param_mul_(p, 1 - lr * wd)
-            else:
-                g = g + wd * p._data
+        g = followed_gradient(p, grad, group)
         decay = group["momentum_decay"]
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay)))
         mu_product = state["mu_product"]._data
         mu_product *= mu
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * g * g
+        exp_avg, exp_avg_sq = update_moments(state, g, beta1, beta2)
         denom = xp_of(g).sqrt(exp_avg_sq / bias_correction2) + group["eps"]
         mu_prod = float(mu_product)
         param_add_(p, ((-lr * (1.0 - mu) / (1.0 - mu_prod)) * g) / denom)

@@ -306,7 +306,24 @@ def param_mul_(p: Tensor, factor: float) -> None:
     p._bump_version()
 
 
-def subtract_from_param(p: Tensor, delta) -> None:
-    """``p -= delta`` in place, bumping ``p``'s version (kept for callers of the old name)."""
-    p._data -= delta
-    p._bump_version()
+def followed_gradient(p: Tensor, grad, group: dict):
+    """The gradient an update follows: negated for ``maximize``, with ``weight_decay``
+    added to it (L2, torch's default) or, under ``decoupled_weight_decay`` (AdamW), taken
+    off the parameter itself first."""
+    g = -grad if group["maximize"] else grad
+    wd = group["weight_decay"]
+    if wd != 0:
+        if group.get("decoupled_weight_decay"):
+            param_mul_(p, 1 - scalar(group["lr"]) * wd)
+        else:
+            g = g + wd * p._data
+    return g
+
+
+def update_moments(state: dict, g, beta1: float, beta2: float) -> tuple:
+    """Adam's running averages of the gradient and its square, updated in place."""
+    exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+    lerp_(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * g * g
+    return exp_avg, exp_avg_sq

@@ -7,13 +7,13 @@ from .optimizer import (
     Optimizer,
     check_betas,
     check_hyper,
-    lerp_,
+    followed_gradient,
     next_step,
     param_add_,
-    param_mul_,
     scalar,
     scalar_state,
     unsupported,
+    update_moments,
     zeros_state,
 )
 
@@ -52,19 +52,11 @@ class RAdam(Optimizer):
             state["step"] = scalar_state(0.0)
             state["exp_avg"] = zeros_state(p)
             state["exp_avg_sq"] = zeros_state(p)
-        lr, wd = scalar(group["lr"]), group["weight_decay"]
+        lr = scalar(group["lr"])
         beta1, beta2 = group["betas"]
-        g = -grad if group["maximize"] else grad
         step = next_step(state)
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                param_mul_(p, 1 - lr * wd)
-            else:
-                g = g + wd * p._data
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * g * g
+        g = followed_gradient(p, grad, group)
+        exp_avg, exp_avg_sq = update_moments(state, g, beta1, beta2)
         bias_correction1, bias_correction2 = 1 - beta1 ** step, 1 - beta2 ** step
         corrected = exp_avg / bias_correction1
         rho_inf = 2 / (1 - beta2) - 1

@@ -6,6 +6,7 @@ from ..backend import xp_of
 from .optimizer import (
     Optimizer,
     check_hyper,
+    followed_gradient,
     lerp_,
     next_step,
     param_add_,
@@ -55,10 +56,8 @@ class RMSprop(Optimizer):
             if group["centered"]:
                 state["grad_avg"] = zeros_state(p)
         xp, alpha, lr = xp_of(p._data), group["alpha"], scalar(group["lr"])
-        g = -grad if group["maximize"] else grad
         next_step(state)
-        if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * p._data
+        g = followed_gradient(p, grad, group)
         square_avg = state["square_avg"]._data
         square_avg *= alpha
         square_avg += (1 - alpha) * g * g

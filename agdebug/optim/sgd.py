@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_hyper, param_add_, scalar, unsupported
+from .optimizer import Optimizer, check_hyper, followed_gradient, param_add_, scalar, unsupported
 
 __all__ = ["SGD"]
 
@@ -36,9 +36,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group, state) -> None:
-        d = -grad if group["maximize"] else grad
-        if group["weight_decay"] != 0:
-            d = d + group["weight_decay"] * p._data
+        d = followed_gradient(p, grad, group)
         momentum = group["momentum"]
         if momentum != 0:
             buf = state.get("momentum_buffer")
