@@ -571,6 +571,7 @@ def test_non_differentiable_inputs_returned_as_is():
         b, c = leaf(L) * 1, L.ones(2)
         y, w = Fn.apply(b, c)
         return y._base is None, y.requires_grad, w._base is c, w.requires_grad
+    same(f)
 
 
 @pytest.mark.parametrize("case", ["unbind 0", "unbind 1", "split", "chunk", "view of it",

@@ -300,7 +300,7 @@ def test_errors_match_torch(torch, index):
 def test_non_leaf_that_retains_grad_is_accepted(lib):
     y = lib.ones(2, requires_grad=True) * 2
     y.retain_grad()
-    lib.optim.SGD([y], lr=0.1)
+    assert lib.optim.SGD([y], lr=0.1).param_groups[0]["params"] == [y]
 
 
 def test_duplicate_parameter_warns(lib):
