@@ -635,22 +635,7 @@ def _check_conv(input, weight, bias, groups, padding, stride, dilation) -> None:
         raise RuntimeError("non-positive stride is not supported")
     if any(d < 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero")
-    out_channels, channels = weight.shape[0], weight.shape[1] * groups
-    if out_channels < groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
-                           f"dimension 0, but got weight of size {list(weight.shape)} instead")
-    if out_channels % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
-                           f"at dimension 0, but got weight of size [{list(weight.shape)}] "
-                           "instead")
-    if input.shape[1] != channels:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
-                           f"expected input{list(input.shape)} to have {channels} channels, but "
-                           f"got {input.shape[1]} channels instead")
-    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
-        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
-                           f"1-dimensional with {out_channels} elements, but got bias of size "
-                           f"{list(bias.shape)} instead")
+    _check_conv_weight(input, weight, bias, groups)
     padded = (input.shape[2] + padding[0] + padding[1], input.shape[3] + padding[2] + padding[3])
     kernel = tuple(d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation))
     if padded[0] < kernel[0] or padded[1] < kernel[1]:
@@ -680,6 +665,26 @@ def _check_conv_kernel(input, weight, dilation) -> None:
     if weight._data.dtype != input._data.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
                            f"{weight.dtype._legacy}")
+
+
+def _check_conv_weight(input, weight, bias, groups: int) -> None:
+    """torch's checks of a convolution's weight and bias against its input and groups."""
+    out_channels, channels = weight.shape[0], weight.shape[1] * groups
+    if out_channels < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {list(weight.shape)} instead")
+    if out_channels % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{list(weight.shape)}] "
+                           "instead")
+    if input.shape[1] != channels:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
+                           f"expected input{list(input.shape)} to have {channels} channels, but "
+                           f"got {input.shape[1]} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {out_channels} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -1045,19 +1050,7 @@ def _check_conv1d(input, weight, bias, groups, padding, stride, dilation) -> Non
         raise RuntimeError("non-positive stride is not supported")
     if dilation <= 0:
         raise RuntimeError("dilation should be greater than zero")
-    out_channels, channels = weight.shape[0], weight.shape[1] * groups
-    if out_channels % groups or out_channels < groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
-                           f"at dimension 0, but got weight of size [{list(weight.shape)}] "
-                           "instead")
-    if input.shape[1] != channels:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
-                           f"expected input{list(input.shape)} to have {channels} channels, but "
-                           f"got {input.shape[1]} channels instead")
-    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
-        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
-                           f"1-dimensional with {out_channels} elements, but got bias of size "
-                           f"{list(bias.shape)} instead")
+    _check_conv_weight(input, weight, bias, groups)
     padded, kernel = input.shape[2] + sum(padding), dilation * (weight.shape[2] - 1) + 1
     if padded < kernel:
         raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: "

@@ -110,6 +110,8 @@ EXPRESSIONS = [
     "F.conv1d(sig, k, padding='foo')",
     "F.conv1d(sig[:, :, :2], k)",
     "F.conv1d(sig, k[:, :2])",
+    "F.conv1d(sig, k[:2, :1], groups=3)",
+    "F.conv1d(sig.repeat(1, 2, 1), k[:, :1], groups=6)",
     "F.conv1d(sig.unsqueeze(0), k)",
     "F.conv1d(sig, k, lib.ones(3).double())",
     "F.conv1d(sig, k, lib.ones(4))",
