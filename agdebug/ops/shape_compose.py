@@ -17,7 +17,8 @@ from ..backend import xp_of
 from ..tensor import Size, Tensor
 from . import elementwise as ew
 from . import shape as sh
-from .shape_args import _dim, _grow_3d, _ints, _required, cat, hstack, repeat, tensor_sequence
+from .shape_args import (_dim, _grow_3d, _ints, _non_empty, _required, cat, hstack, repeat,
+                         tensor_sequence)
 from .util import broadcast_error, kernel_missing
 
 # ----------------------------------------------------------------------------- broadcasting
@@ -412,13 +413,6 @@ def dsplit(input, indices_or_sections):
 
 
 # ----------------------------------------------------------------------------- stacking
-
-def _non_empty(name: str, tensors) -> list:
-    tensors = tensor_sequence(name, tensors)
-    if not tensors:
-        raise RuntimeError(f"{name} expects a non-empty TensorList")
-    return tensors
-
 
 def column_stack(tensors):
     """Tensors side by side as columns: 0-D and 1-D ones become columns (ViewBackward0), then
