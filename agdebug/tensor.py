@@ -153,6 +153,11 @@ class Tensor:
     def device(self) -> backend.Device:
         return backend.device_of_array(self._data)
 
+    def get_device(self) -> int:
+        """The GPU's index, or -1 for a CPU tensor (torch's convention)."""
+        device = self.device
+        return -1 if device.type == "cpu" else device.index
+
     @property
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"

@@ -89,6 +89,7 @@ def test_creation_functions_take_device(fake_cuda, name, spec):
     t = CREATORS[name](device=spec)
     want = backend.as_device(spec)
     assert t.device is want and t.is_cuda
+    assert t.get_device() == want.index and CREATORS[name]().get_device() == -1
     assert _on_fake(t, want.index)
     on_cpu = CREATORS[name]()
     assert t.dtype == on_cpu.dtype and t.shape == on_cpu.shape

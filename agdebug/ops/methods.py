@@ -418,8 +418,10 @@ def _viewable(array, target) -> bool:
 
 def reshape(self, *shape):
     target = infer_shape(shape_arg(shape), self.numel())
-    if self._data.flags.c_contiguous or _viewable(self._data, target):
+    if self._data.flags.c_contiguous:
         return sh.view(self, shape=target)
+    if _viewable(self._data, target):
+        return sh.reshape_alias(self, shape=target)
     return sh.unsafe_view(ew.clone(self), shape=target)
 
 

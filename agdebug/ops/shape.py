@@ -25,6 +25,18 @@ def view_vjp(ctx, grad):
     return (grad.reshape(input_shape(ctx, 0)),)
 
 
+@defop("reshape_alias", node="ReshapeAliasBackward0", view=True)
+def reshape_alias(xp, x, shape=()):
+    """``reshape`` of a non-contiguous tensor whose strides allow a view (torch's
+    ``_reshape_alias``; a contiguous one gets ``view``)."""
+    return x.reshape(shape)
+
+
+@reshape_alias.vjp
+def reshape_alias_vjp(ctx, grad):
+    return (grad.reshape(input_shape(ctx, 0)),)
+
+
 @defop("unsafe_view", node="UnsafeViewBackward0")
 def unsafe_view(xp, x, shape=()):
     return x.reshape(shape)

@@ -22,6 +22,8 @@ CASES = [
     Case("view", lambda t, x: t.flatten(x, 0, -2), [C], id="flatten_range"),
     Case("view", lambda t, x: x.flatten(), [SCALAR], id="flatten_0d"),
     Case("unsafe_view", lambda t, x: x.t().reshape(6), [A]),
+    Case("reshape_alias", lambda t, x: x.t().reshape(3, 2) * 2, [A]),
+    Case("reshape_alias", lambda t, x: x[..., ::2].reshape(6, 2), [C], id="reshape_alias_strided"),
     Case("unsafe_view", lambda t, x: x.transpose(0, 2).flatten(), [C], id="flatten_noncontig"),
     Case("expand", lambda t, x: x.expand(2, 3) * x, [ROW]),
     Case("expand", lambda t, x, y: x.expand_as(y) * y, [ROW, A], id="expand_as"),

@@ -144,9 +144,7 @@ def test_second_derivatives_match_torch(expr):
 
 
 def test_einsum_graph_matches_torch_for_attention():
-    """The node names of torch's einsum decomposition (bmm between permutes and views);
-    torch's ReshapeAliasBackward0 (a reshape that is a strided alias) shows as
-    ViewBackward0 here, as agdebug's reshape records it."""
+    """The node names of torch's einsum decomposition (bmm between permutes and views)."""
     def chain(t):
         names, fn = [], t.grad_fn
         while fn is not None and "Accumulate" not in fn.name():

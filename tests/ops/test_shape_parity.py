@@ -34,6 +34,10 @@ EXPRESSIONS = [
     "lib.meshgrid(s, v, indexing='ij')", "lib.meshgrid(lib.ones(0), v, indexing='ij')",
     "lib.meshgrid(v, v.long(), indexing='ij')", "lib.meshgrid(indexing='ij')",
     "lib.meshgrid(v, v, indexing='foo')", "lib.meshgrid(v, v[:2])",
+    # reshape: a view when contiguous, a strided alias when the strides allow, else a copy
+    "m.reshape(3, 2)", "m.t().reshape(3, 2)", "m.t().reshape(6)", "c[..., ::2].reshape(6, 2)",
+    "c[..., ::2].reshape(-1)", "c.transpose(0, 1).reshape(3, 8)", "m[:, :1].reshape(2)",
+    "m.t().reshape(3, 2).mul_(2)",
     # repeating
     "lib.tile(m, ())", "m.tile(2, 1)", "m.tile([2])", "m.tile((2, 1, 1))", "lib.tile(s, (2, 3))",
     "m.tile(dims=(2,))", "lib.tile(m, (-1,))", "lib.tile(m, 2)", "m.tile()",
