@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 from .torch_parity import assert_same_as_torch
@@ -65,3 +66,14 @@ def test_overflow_to_inf_is_silent(expr):
         warnings.simplefilter("error")
         assert_same_as_torch(torch, expr)
         eval(expr, {"lib": ag})
+
+
+def test_cpp_node_printed_unqualified_as_torch(torch):
+    """torch's repr names C++ nodes without their namespace: grad_fn=<CopySlices>."""
+    import agdebug as ag
+    reprs = []
+    for lib in (ag, torch):
+        x = lib.ones(3, requires_grad=True).clone()
+        x[0] = 2
+        reprs.append(repr(x))
+    assert reprs[0] == reprs[1]
