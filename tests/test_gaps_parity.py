@@ -68,6 +68,134 @@ def test_overflow_to_inf_is_silent(expr):
         eval(expr, {"lib": ag})
 
 
+# ----------------------------------------------------------------------------- scatter reduce
+
+I3 = {"x": "lib.zeros(3)", "ones": "lib.ones(3)", "i": "lib.tensor([0, 0, 2])",
+      "s": "lib.tensor([1.0, 2.0, 3.0])", "xr": "lib.zeros(3, requires_grad=True)",
+      "m": "lib.ones(2, 3) + 1", "i2": "lib.tensor([[0, 0], [1, 1]])",
+      "s2": "lib.arange(6.0).reshape(2, 3)"}
+
+SCATTER_REDUCE = [
+    "x.scatter(0, i, s, reduce='add')", "ones.scatter(0, i, s, reduce='multiply')",
+    "x.scatter(0, i, 2.0, reduce='add')", "ones.scatter(0, i, 2.0, reduce='multiply')",
+    "x.scatter(0, i, value=2.0, reduce='add')", "lib.scatter(x, 0, i, s, reduce='add')",
+    "lib.scatter(x, 0, i, value=2.0, reduce='multiply')",
+    "x.clone().scatter_(0, i, s, reduce='add')",
+    "ones.clone().scatter_(0, i, 2, reduce='multiply')",
+    "m.scatter(1, i2, s2, reduce='multiply')", "m.scatter(-1, i2, 3, reduce='add')",
+    "x.scatter(0, i.int(), s, reduce='add')",
+    # dtypes: the value is converted to self's dtype (checked), bool adds as or, multiplies as and
+    "lib.zeros(3, dtype=lib.int64).scatter(0, i, lib.tensor([1, 2, 3]), reduce='add')",
+    "lib.zeros(3, dtype=lib.int64).scatter(0, i, 2.5, reduce='add')",
+    "lib.ones(3, dtype=lib.int32).scatter(0, i, 2, reduce='multiply')",
+    "lib.zeros(3, dtype=lib.bool).scatter(0, i, True, reduce='add')",
+    "lib.zeros(3, dtype=lib.bool).scatter(0, i, lib.tensor([True, False, True]), reduce='add')",
+    "lib.ones(3, dtype=lib.bool).scatter(0, i, lib.tensor([True, False, True]), "
+    "reduce='multiply')",
+    "lib.zeros(3, dtype=lib.uint8).scatter(0, i, -1, reduce='add')",
+    "lib.zeros(3, dtype=lib.uint8).scatter(0, i, 300, reduce='add')",
+    "x.scatter(0, i, 1e300, reduce='add')", "x.scatter(0, i, 1e300)",
+    "lib.zeros(3, dtype=lib.float16).scatter(0, i, 2.0, reduce='add')",
+    # errors
+    "x.scatter(0, i, s, reduce='sum')", "x.scatter(0, i, 2.0, reduce='mean')",
+    "x.scatter(0, i, lib.tensor([1, 2, 3]), reduce='add')",
+    "x.scatter(0, lib.tensor([5]), s, reduce='add')",
+    "x.scatter(0, lib.tensor([0, 1, 2, 0]), s, reduce='add')",
+    # a gradient is asked for: torch records a node without a derivative
+    "xr.scatter(0, i, s, reduce='add')", "xr.scatter(0, i, 2.0, reduce='multiply')",
+    "x.scatter(0, i, s.clone().requires_grad_(), reduce='add')",
+    "xr.clone().scatter_(0, i, 2.0, reduce='add')", "xr.scatter_(0, i, 2.0, reduce='add')",
+    "xr.scatter(0, i, s, reduce='add').sum().backward()",
+    "xr.scatter(0, i, 2.0, reduce='add').sum().backward()",
+]
+
+
+@pytest.mark.parametrize("expr", SCATTER_REDUCE)
+def test_scatter_legacy_reduce_as_torch(expr):
+    assert_same_as_torch(torch, expr, I3)
+
+
+def test_scatter_reduce_deprecation_warned_once_for_a_tensor_src():
+    import agdebug as ag
+    from agdebug.ops import gather
+    gather._WARNED.clear()
+    x, i, s = ag.zeros(3), ag.tensor([0, 0, 2]), ag.ones(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x.scatter(0, i, 2.0, reduce="add")   # a scalar value: no warning in torch
+        x.scatter(0, i, s, reduce="add")
+        x.scatter_(0, i, s, reduce="multiply")
+    assert [str(w.message) for w in caught] == [
+        "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+        "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+        "options."]
+    assert caught[0].filename == __file__   # points at the caller, as torch's does
+
+
+def test_scatter_reduce_prints_torch_node_name(torch):
+    import agdebug as ag
+    want = repr(torch.zeros(2, requires_grad=True).scatter(0, torch.tensor([0]), 1.0,
+                                                            reduce="add"))
+    got = repr(ag.zeros(2, requires_grad=True).scatter(0, ag.tensor([0]), 1.0, reduce="add"))
+    assert got == want
+
+
+# ----------------------------------------------------------------------------- index_reduce
+
+IR = {"x": "lib.arange(6.0).reshape(3, 2) + 1", "i": "lib.tensor([0, 2, 0])",
+      "s": "lib.tensor([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]])",
+      "xr": "(lib.arange(6.0).reshape(3, 2) + 1).requires_grad_()",
+      "xi": "lib.arange(6).reshape(3, 2) - 3", "si": "lib.tensor([[2, -3], [4, 5], [-6, 7]])"}
+
+INDEX_REDUCE = [
+    *(f"x.index_reduce(0, i, s, '{r}', include_self={inc})"
+      for r in ("prod", "mean", "amax", "amin") for inc in (True, False)),
+    *(f"xr.index_reduce(0, i, s, '{r}')" for r in ("prod", "mean", "amax", "amin")),
+    "lib.index_reduce(x, 0, i, s, 'prod')", "x.clone().index_reduce_(0, i, s, 'amax')",
+    "x.index_reduce(0, i.int(), s, 'prod')",
+    "x.index_reduce(1, lib.tensor([1, 1]), s[:, :2], 'mean')",
+    "x.index_reduce(-1, lib.tensor([1, 1, 0]), lib.ones(3, 3), 'mean')",
+    "xi.index_reduce(0, i, si, 'mean')", "xi.index_reduce(0, i, si, 'mean', include_self=False)",
+    "lib.ones(3, 2, dtype=lib.bool).index_reduce(0, i, lib.zeros(3, 2, dtype=lib.bool), 'amin')",
+    "lib.tensor(3.0).index_reduce(0, lib.tensor([0]), lib.tensor(2.0), 'prod')",
+    "lib.tensor(3.0).index_reduce(0, lib.tensor(0), lib.tensor(2.0), 'amax')",
+    "x.index_reduce(0, lib.tensor([], dtype=lib.long), lib.zeros(0, 2), 'prod')",
+    # errors
+    "x.index_reduce(0, i, s, 'sum')", "x.index_reduce(0, i.float(), s, 'prod')",
+    "x.index_reduce(0, i, s.double(), 'prod')",
+    "x.index_reduce(0, lib.tensor([5, 0, 0]), s, 'prod')",
+    "x.index_reduce(0, lib.tensor([-1, 0, 0]), s, 'prod')",
+    "x.index_reduce(0, lib.tensor([0, 0]), s, 'prod')",
+    "x.index_reduce(0, lib.tensor([[0, 0, 0]]), s, 'prod')",
+    "x.index_reduce(2, lib.tensor([1, 1]), s, 'mean')",
+    "x.index_reduce(0, lib.tensor(0), s[0], 'prod')",
+    "lib.tensor(3.0).index_reduce(0, lib.tensor([0]), lib.tensor([2.0]), 'prod')",
+    "x.index_reduce(0, i, lib.zeros(3, 3), 'mean')",
+    "xr.index_reduce_(0, i, s, 'prod')",
+]
+
+
+@pytest.mark.parametrize("expr", INDEX_REDUCE)
+def test_index_reduce_as_torch(expr):
+    assert_same_as_torch(torch, expr, IR)
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_gradients_as_torch(torch, reduce, include_self):
+    """Ties (6 and 6, 7 and 7) and a zero in self: torch's split and masked formulas."""
+    import agdebug as ag
+    grads = []
+    for lib in (ag, torch):
+        x = lib.tensor([[1.0, 7.0], [3.0, 4.0], [0.0, 6.0]], requires_grad=True)
+        s = lib.tensor([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]], requires_grad=True)
+        y = x.index_reduce(0, lib.tensor([0, 2, 0]), s, reduce, include_self=include_self)
+        grads.append([g.detach().numpy() for g in lib.autograd.grad(
+            (y * lib.arange(6.0).reshape(3, 2)).sum(), (x, s))])
+    for got, want in zip(*grads):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_cpp_node_printed_unqualified_as_torch(torch):
     """torch's repr names C++ nodes without their namespace: grad_fn=<CopySlices>."""
     import agdebug as ag
