@@ -205,3 +205,89 @@ def test_cpp_node_printed_unqualified_as_torch(torch):
         x[0] = 2
         reprs.append(repr(x))
     assert reprs[0] == reprs[1]
+
+
+# ----------------------------------------------------------------------------- Sequential
+
+def _layers(lib):
+    lib.manual_seed(0)
+    return [lib.nn.Linear(2, 3), lib.nn.ReLU(), lib.nn.Linear(3, 1), lib.nn.Tanh()]
+
+
+def _structure(result):
+    """What a torch user sees of a container (or of an error) without the classes' module."""
+    if isinstance(result, Exception):
+        text = str(result)
+        for path in ("agdebug.nn.layers", "torch.nn.modules.container", "agdebug.nn.module",
+                     "torch.nn.modules.module"):
+            text = text.replace(path, "X")
+        return type(result).__name__, text
+    if isinstance(result, (list, tuple)):
+        return [_structure(r) for r in result]
+    if hasattr(result, "_modules"):
+        return (type(result).__name__, [(k, type(m).__name__) for k, m in result._modules.items()],
+                [n for n, _ in result.named_parameters()], repr(result),
+                [k for k in dir(result) if k.isdigit()])
+    return result
+
+
+SEQUENTIAL = [
+    "s[1:3]", "s[::-1]", "s[-1]", "s[4]", "s[-5]", "s['a']", "named[1:]", "named[0]",
+    "(s.__setitem__(1, lib.nn.Sigmoid()), s)[1]", "(s.__setitem__(-1, lib.nn.Sigmoid()), s)[1]",
+    "s.__setitem__(4, lib.nn.Sigmoid())", "(named.__setitem__(0, lib.nn.Sigmoid()), named)[1]",
+    "(s.__delitem__(1), s)[1]", "(s.__delitem__(-1), s)[1]", "(s.__delitem__(slice(1, 3)), s)[1]",
+    "(s.__delitem__(slice(None, None, 2)), s)[1]", "s.__delitem__(7)",
+    "(named.__delitem__(0), named)[1]",
+    "s.insert(0, lib.nn.Sigmoid())", "s.insert(-1, lib.nn.Sigmoid())",
+    "s.insert(4, lib.nn.Sigmoid())",
+    "s.insert(5, lib.nn.Sigmoid())", "s.insert(-5, lib.nn.Sigmoid())", "s.insert(1, 3)",
+    "s.extend(lib.nn.Sequential(lib.nn.Sigmoid()))", "s.extend([lib.nn.Sigmoid()])",
+    "(s.pop(1), s)", "(s.pop(slice(0, 2)), s)", "(s.pop(-1), s)", "s.pop(9)",
+    "s + lib.nn.Sequential(lib.nn.Sigmoid())", "s + [lib.nn.Sigmoid()]", "s + 1",
+    "(s.__iadd__(lib.nn.Sequential(lib.nn.Sigmoid())), s)[1]", "s.__iadd__([1])",
+    "s * 2", "2 * s", "s * 0", "s * 1.5", "(s.__imul__(2), s)[1]", "s.__imul__(0)",
+    "named * 2", "named + s", "(named.__iadd__(s), named)[1]",
+]
+
+
+@pytest.mark.parametrize("expr", SEQUENTIAL)
+def test_sequential_as_torch(expr):
+    import collections
+
+    import agdebug as ag
+    results = []
+    for lib in (ag, torch):
+        layers = _layers(lib)
+        scope = {"lib": lib, "s": lib.nn.Sequential(*layers),
+                 "named": lib.nn.Sequential(collections.OrderedDict(
+                     [("a", layers[0]), ("b", layers[1]), ("c", layers[2])]))}
+        try:
+            results.append(_structure(eval(expr, scope)))
+        except Exception as e:   # noqa: BLE001 - compared
+            results.append(_structure(e))
+    assert results[0] == results[1]
+
+
+MODULE_LIST = [
+    "m[1:3]", "m[-1]", "m[4]", "(m.__setitem__(1, lib.nn.Sigmoid()), m)[1]",
+    "m.__setitem__(-5, lib.nn.Sigmoid())", "(m.__delitem__(1), m)[1]",
+    "(m.__delitem__(slice(1, None)), m)[1]", "(m.insert(1, lib.nn.Sigmoid()), m)[1]",
+    "(m.insert(4, lib.nn.Sigmoid()), m)[1]", "(m.pop(0), m)", "(m.pop(slice(2, 4)), m)",
+    "m + [lib.nn.Sigmoid()]", "m + m", "(m.__iadd__([lib.nn.Sigmoid()]), m)[1]", "m.extend(3)",
+    "m.extend(lib.nn.Sequential(lib.nn.ReLU(), lib.nn.ReLU()))",
+    "lib.nn.ModuleList([lib.nn.ReLU(), lib.nn.ReLU(), lib.nn.Tanh(), lib.nn.ReLU()])",
+    "lib.nn.ModuleList()", "lib.nn.ModuleList([lib.nn.Linear(1, 1)] * 3)",
+]
+
+
+@pytest.mark.parametrize("expr", MODULE_LIST)
+def test_module_list_as_torch(expr):
+    import agdebug as ag
+    results = []
+    for lib in (ag, torch):
+        scope = {"lib": lib, "m": lib.nn.ModuleList(_layers(lib))}
+        try:
+            results.append(_structure(eval(expr, scope)))
+        except Exception as e:   # noqa: BLE001 - compared
+            results.append(_structure(e))
+    assert results[0] == results[1]
