@@ -291,3 +291,36 @@ def test_module_list_as_torch(expr):
         except Exception as e:   # noqa: BLE001 - compared
             results.append(_structure(e))
     assert results[0] == results[1]
+
+
+# ----------------------------------------------------------------------------- clip_grad_norm_
+
+INF, NAN = float("inf"), float("nan")
+
+
+def _clip(lib, grads, norm_type, error_if_nonfinite):
+    """``(total norm, clipped gradients)``, or the error, with every warning an error."""
+    params = []
+    for g in grads:
+        p = lib.nn.Parameter(lib.zeros(len(g)))
+        p.grad = lib.tensor(g)
+        params.append(p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # torch warns of nothing here: agdebug must not either
+        try:
+            total = lib.nn.utils.clip_grad_norm_(params, 1.0, norm_type=norm_type,
+                                                 error_if_nonfinite=error_if_nonfinite)
+        except Exception as e:   # noqa: BLE001 - compared
+            return type(e).__name__, str(e)
+    return total.item(), [p.grad.tolist() for p in params]
+
+
+@pytest.mark.parametrize("error_if_nonfinite", [False, True])
+@pytest.mark.parametrize("norm_type", [2.0, INF, 1.0, -INF, 0.0])
+@pytest.mark.parametrize("grads", [[[INF, 1.0]], [[NAN, 1.0]], [[1.0, 2.0], [-INF, 0.0]],
+                                   [[1e30, 1e30]], [[0.0, 0.0]], [[3.0, 4.0]]])
+def test_clip_grad_norm_non_finite_as_torch(grads, norm_type, error_if_nonfinite):
+    import agdebug as ag
+    got = _clip(ag, grads, norm_type, error_if_nonfinite)
+    want = _clip(torch, grads, norm_type, error_if_nonfinite)
+    np.testing.assert_equal(got, want)   # NaN equals NaN here
