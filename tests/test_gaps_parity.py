@@ -324,3 +324,85 @@ def test_clip_grad_norm_non_finite_as_torch(grads, norm_type, error_if_nonfinite
     got = _clip(ag, grads, norm_type, error_if_nonfinite)
     want = _clip(torch, grads, norm_type, error_if_nonfinite)
     np.testing.assert_equal(got, want)   # NaN equals NaN here
+
+
+# ----------------------------------------------------------------------------- bilinear
+
+BL = {"x1": "lib.arange(12.0).reshape(4, 3) / 7", "x2": "lib.arange(20.0).reshape(4, 5) / 9",
+      "w": "lib.arange(30.0).reshape(2, 3, 5) / 11 - 1", "b": "lib.tensor([0.5, -1.0])",
+      "wr": "(lib.arange(30.0).reshape(2, 3, 5) / 11 - 1).requires_grad_()"}
+
+BILINEAR = [
+    "F.bilinear(x1, x2, w, b)", "F.bilinear(x1, x2, w)", "F.bilinear(x1, x2, wr, b)",
+    "F.bilinear(x1, x2, wr)", "F.bilinear(x1[0], x2[0], wr, b)",
+    "F.bilinear(x1.reshape(2, 2, 3), x2.reshape(2, 2, 5), wr, b)",
+    "F.bilinear(x1[:0], x2[:0], w, b)",
+    "F.bilinear(x1.long(), x2.long(), w.long())",
+    "F.bilinear(x1.double(), x2.double(), wr.double())",
+    # errors
+    "F.bilinear(x1, x2.reshape(4, 5, 1), w)", "F.bilinear(x1, x2[:3], w)",
+    "F.bilinear(x1[:, :2], x2, w)", "F.bilinear(x1, x2[:, :4], w)", "F.bilinear(x1, x2, w, b[:1])",
+    "F.bilinear(x1.double(), x2, w)", "F.bilinear(x1, x2, w.double())",
+    "F.bilinear(x1, x2, w, b.double())", "F.bilinear(x1.double(), x2, w, b[:1])",
+    "F.bilinear(x1.half(), x2, w)", "F.bilinear(x1.int(), x2, w)",
+    "F.bilinear(x1.bool(), x2.bool(), w.bool())", "F.bilinear(x1[0, 0], x2[0, 0], w)",
+    "F.bilinear(x1, x2, w, b.reshape(2, 1))", "F.bilinear(x1, x2, w, b[0])",
+    "F.bilinear(x1, x2, w.reshape(2, 3, 5, 1))", "F.bilinear(x1, x2, w[0, 0])",
+]
+
+
+@pytest.mark.parametrize("expr", BILINEAR)
+def test_bilinear_as_torch(expr):
+    assert_same_as_torch(torch, expr, BL)
+
+
+def _graph(fn, depth=0):
+    """The node names below ``fn``, depth first (the graph a torch user inspects)."""
+    if fn is None:
+        return []
+    rows = [(depth, fn.name())]
+    for child, _ in fn.next_functions:
+        rows += _graph(child, depth + 1)
+    return rows
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (2, 3, 4)])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_bilinear_graph_and_grads_as_torch(torch, shape, with_bias):
+    import agdebug as ag
+    seen = []
+    for lib in (ag, torch):
+        lib.manual_seed(0)
+        layer = lib.nn.Bilinear(3, 5, 2, bias=with_bias, dtype=lib.float64)
+        with lib.no_grad():
+            layer.weight.copy_(lib.arange(30.0, dtype=lib.float64).reshape(2, 3, 5) / 7)
+            if with_bias:
+                layer.bias.copy_(lib.tensor([1.0, -2.0], dtype=lib.float64))
+        x1 = (lib.arange(float(np.prod(shape[:-1] + (3,))), dtype=lib.float64) / 5).reshape(
+            *shape[:-1], 3).requires_grad_()
+        x2 = lib.ones(*shape[:-1], 5, dtype=lib.float64, requires_grad=True)
+        y = layer(x1, x2)
+        grads = lib.autograd.grad((y * y).sum(), [x1, x2, *layer.parameters()],
+                                  create_graph=True)
+        second = lib.autograd.grad(sum(g.sum() for g in grads), [x1, layer.weight])
+        values = [y.detach(), *(g.detach() for g in grads), *second]
+        seen.append((_graph(y.grad_fn), np.concatenate([v.numpy().ravel() for v in values]),
+                     repr(layer), [(n, tuple(p.shape)) for n, p in layer.named_parameters()]))
+    (graph, values, *rest), (want_graph, want_values, *want_rest) = seen
+    assert graph == want_graph and rest == want_rest
+    np.testing.assert_allclose(values, want_values, rtol=1e-10)
+
+
+def test_bilinear_module_init_and_errors_as_torch(torch):
+    import agdebug as ag
+    layer = ag.nn.Bilinear(4, 5, 3)
+    bound = 1 / 2   # 1 / sqrt(in1_features)
+    assert layer.weight.abs().max().item() <= bound and layer.bias.abs().max().item() <= bound
+    assert layer.weight.std().item() > bound / 4   # uniform, not zeros
+    for lib in (ag, torch):
+        with pytest.raises(ValueError, match=r"in1_features must be > 0, but got "
+                                             r"\(in1_features=0\)"):
+            lib.nn.Bilinear(0, 5, 2)
+    assert ag.nn.Bilinear(3, 5, 2, bias=False).bias is None
+    assert repr(ag.nn.Bilinear(3, 5, 2, bias=False)) == repr(torch.nn.Bilinear(3, 5, 2,
+                                                                               bias=False))

@@ -1,4 +1,4 @@
-"""Cases for the gap-closing ops: scatter's legacy reduce, index_reduce, bilinear."""
+"""Cases for the gap-closing ops: scatter's legacy reduce, index_reduce, _trilinear (bilinear)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ rng = np.random.default_rng(11)
 A = rng.standard_normal((3, 4))
 SRC = rng.standard_normal((3, 4)) * 2      # apart from A: no ties for amax/amin
 ROWS = rng.standard_normal((4, 4)) * 2
+X1, X2 = rng.standard_normal((4, 3)), rng.standard_normal((4, 5))
+W, BIAS = rng.standard_normal((2, 3, 5)), rng.standard_normal(2)
 
 
 def _index_reduce_case(reduce: str, include_self: bool = True):
@@ -36,4 +38,14 @@ CASES = [
     Case("index_reduce", lambda t, x, s: x.index_reduce(-1, t.tensor([1, 1, 1, 1]), s, "mean",
                                                         include_self=False),
          [A, SRC], id="index_reduce_mean_negative_dim"),
+    # nn.functional.bilinear: ViewBackward0 around TrilinearBackward0, then AddBackward0
+    Case("_trilinear", lambda t, x1, x2, w, b: t.nn.functional.bilinear(x1, x2, w, b),
+         [X1, X2, W, BIAS], grad_fn="AddBackward0", id="bilinear"),
+    Case("_trilinear", lambda t, x1, x2, w: t.nn.functional.bilinear(x1, x2, w),
+         [X1, X2, W], grad_fn="ViewBackward0", id="bilinear_no_bias"),
+    Case("_trilinear", lambda t, x1, x2, w, b: t.nn.functional.bilinear(x1[0], x2[1], w, b),
+         [X1, X2, W, BIAS], id="bilinear_1d"),
+    Case("_trilinear", lambda t, x1, x2, w: t.nn.functional.bilinear(
+        x1.reshape(2, 2, 3).transpose(0, 1), x2.reshape(2, 2, 5), w), [X1, X2, W],
+         id="bilinear_3d_non_contiguous"),
 ]
