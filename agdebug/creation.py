@@ -52,15 +52,19 @@ def _default_array(data, dtype=None) -> np.ndarray:
         return backend.move_array(data._data, backend.CPU).copy()
     if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
         data = _nested_values(data)
+    from_numpy_data = isinstance(data, (np.ndarray, np.generic))
     if dtype is not None:   # straight to the asked dtype: no float32 round trip
         try:
-            return np.array(data, dtype=to_numpy_dtype(dtype))
+            with np.errstate(over="ignore", invalid="ignore"):   # torch casts silently
+                return np.array(data, dtype=to_numpy_dtype(dtype))
         except OverflowError:   # NumPy 2 refuses an int out of the dtype's range
             return _checked_ints(data, to_numpy_dtype(dtype))
     array = np.array(data)
-    from_numpy_data = isinstance(data, (np.ndarray, np.generic))
+    if array.dtype.kind in "uO" and not from_numpy_data:   # an int beyond int64 made them
+        array = _beyond_longs(data, array)
     if array.dtype == np.float64 and not from_numpy_data:
-        array = array.astype(DEFAULT_FLOAT.np)
+        with np.errstate(over="ignore"):   # 1e300 is inf in float32, silently in torch
+            array = array.astype(DEFAULT_FLOAT.np)
     elif array.dtype.kind in "iu" and array.dtype != np.int64 and not from_numpy_data:
         array = array.astype(np.int64)
     elif array.dtype.kind == "O":
@@ -71,6 +75,7 @@ def _default_array(data, dtype=None) -> np.ndarray:
 def _checked_ints(data, np_dtype) -> np.ndarray:
     """Python ints into an integer dtype as torch converts them: out of range is an error,
     except that an unsigned dtype takes negatives down to -max, wrapped (``-1`` is 255)."""
+    _check_longs(data)
     info = np.iinfo(np_dtype)
     low = -int(info.max) if info.min == 0 else int(info.min)
     for value in np.array(data, dtype=object).ravel():
@@ -78,6 +83,24 @@ def _checked_ints(data, np_dtype) -> np.ndarray:
             raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without "
                                "overflow")
     return np.array(data, dtype=np.int64).astype(np_dtype)
+
+
+def _check_longs(data) -> None:
+    """torch reads each Python int of integral data as a C ``long long``."""
+    for value in _flat(data if isinstance(data, (list, tuple)) else [data]):
+        if type(value) is int and not -2**63 <= value < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+
+
+def _beyond_longs(data, array: np.ndarray) -> np.ndarray:
+    """Data with an int beyond int64: floats if any number is a float (as torch infers
+    the dtype first), else torch's overflow error."""
+    values = list(_flat(data if isinstance(data, (list, tuple)) else [data]))
+    if any(type(v) is float for v in values) and \
+            all(type(v) in (bool, int, float) for v in values):
+        return np.array(data, dtype=np.float64)
+    _check_longs(data)
+    return array
 
 
 def _flat(data):
@@ -164,9 +187,9 @@ def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     default = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
                np.dtype(np.int64) if isinstance(fill_value, int) else DEFAULT_FLOAT.np)
-    from .ops.elementwise import checked   # torch's overflow check of the value
+    from .ops.elementwise import converted   # torch's overflow check of the value
 
-    return _sized(lambda s, d: np.full(s, checked(fill_value, d), dtype=d), (size,), dtype,
+    return _sized(lambda s, d: np.full(s, converted(fill_value, d), dtype=d), (size,), dtype,
                   device, requires_grad, default)
 
 

@@ -20,7 +20,8 @@ def tensor_repr(t) -> str:
     if array.dtype not in _DEFAULT_DTYPES or array.size == 0 and array.dtype != np.float32:
         suffix.append(f"dtype={backend.get_dtype(array.dtype)!r}")
     if t._grad_fn is not None:
-        suffix.append(f"grad_fn=<{t._grad_fn.name()}>")
+        # torch prints C++ nodes unqualified: <CopySlices>, not <torch::autograd::CopySlices>
+        suffix.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t.requires_grad:
         suffix.append("requires_grad=True")
     if array.size == 0 and array.ndim != 1:

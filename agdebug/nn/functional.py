@@ -21,6 +21,7 @@ from .. import backend, creation
 from ..graph.grad_mode import MODE, no_grad
 from ..ops import activation as act
 from ..ops import binary_math
+from ..ops.bilinear import bilinear
 from ..ops import elementwise as ew
 from ..ops import loss as loss_ops
 from ..ops import nn as ops
@@ -36,6 +37,7 @@ __all__ = [
     "avg_pool1d",
     "avg_pool2d",
     "batch_norm",
+    "bilinear",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",

@@ -28,6 +28,8 @@ def promote(a, b):
     elif b_is_array and type(a) in _WEAK_KINDS.get(b.dtype.kind, ()):
         return weak(a, b), b
     dt = result_dtype(a, b, a.ndim if a_is_array else -1, b.ndim if b_is_array else -1)
+    if type(a) is int or type(b) is int:   # a bool tensor and an int (the others are weak)
+        _check_promoted_int(a if type(a) is int else b, b if type(a) is int else a, dt)
     if a_is_array and a.dtype != dt:
         a = a.astype(dt)
     if b_is_array and b.dtype != dt:
@@ -36,6 +38,15 @@ def promote(a, b):
 
 
 _WEAK_KINDS = {"f": (float, int, bool), "i": (int, bool), "u": (int, bool), "b": (bool,)}
+
+
+def _check_promoted_int(number: int, other, dtype) -> None:
+    """torch reads an int beyond int64 as uint64, which it will not promote with bool."""
+    _check_int_scalar(number)
+    if number > 0x7FFF_FFFF_FFFF_FFFF and dtype.kind in "iu":
+        name = backend.get_dtype(other.dtype)._legacy if hasattr(other, "dtype") else "Long"
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {name} and UInt64")
 
 
 def weak(number, array):
@@ -115,9 +126,39 @@ def checked(value, dtype):
     raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype]} without overflow")
 
 
-_C_TYPES = {np.dtype(t): name for t, name in ((np.int8, "int8_t"), (np.uint8, "uint8_t"),
-                                              (np.int16, "int16_t"), (np.int32, "int"),
-                                              (np.int64, "int64_t"))}   # as torch names them
+def converted(value, dtype):
+    """A Python number converted as torch converts ``full``'s, ``fill_``'s and ``scatter``'s
+    value (``checked_convert``): an int beyond uint64 is an OverflowError whatever the
+    dtype; a float out of an integer dtype's range (NaN, inf, a negative one for unsigned)
+    or a finite one beyond a float dtype's largest is a RuntimeError; ints go as ``checked``.
+    """
+    if type(value) is int:
+        _check_int_scalar(value)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return value
+    if dtype.kind == "b":
+        return bool(value)
+    if dtype.kind in "iu" and type(value) is float:
+        low, high = _INT_BOUNDS[dtype]
+        if not float(low) <= value <= float(high):   # compared in double; False for NaN
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype]} without "
+                               "overflow")
+        number = int(value)   # 2.0**63 passes that check: x86's cast makes it int64's lowest
+        return number if number <= high else low
+    if dtype.kind == "f" and math.isfinite(value) and abs(value) > _largest(dtype):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype]} without "
+                           "overflow")
+    return checked(value, dtype)
+
+
+def _largest(dtype) -> float:
+    return float(np.finfo(dtype).max)
+
+
+_C_TYPES = {np.dtype(t): name for t, name in (
+    (np.int8, "int8_t"), (np.uint8, "uint8_t"), (np.int16, "int16_t"), (np.int32, "int"),
+    (np.int64, "int64_t"), (np.float16, "c10::Half"), (np.float32, "float"),
+    (np.float64, "double"))}   # as torch names them
 
 
 _BOOL = np.dtype(np.bool_)   # one object: ``is`` tests it (NumPy and CuPy arrays alike)
@@ -963,7 +1004,7 @@ def zero(xp, x):
 
 @defop("fill", node="FillBackward2")
 def fill(xp, x, value=0.0):
-    return xp.full_like(x, checked(value, x.dtype))
+    return xp.full_like(x, converted(value, x.dtype))
 
 
 @defop("copy", node="CopyBackwards")

@@ -6,10 +6,13 @@ edge in the graph (they are not differentiable).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
+from .elementwise import converted
 from .index import _add_at, _check_bounds, copy_slices, type_meta_name
 from .registry import _unwrap, apply_inplace, defop
 from .util import dims_of, input_shape, needs, zeros_grad
@@ -89,6 +92,76 @@ def scatter_value_vjp(ctx, grad):
     return (scatter_value_op(grad, index=ctx.index, dim=ctx.dim, value=0.0),)
 
 
+def _ufunc_at(xp, name: str, out, key, values) -> None:
+    """``out[key] <name>= values``, unbuffered: repeated keys all count."""
+    if xp is np:
+        getattr(np, name).at(out, key, values)
+    elif name == "add":
+        _add_at(xp, out, key, values)
+    else:   # CuPy has no multiply.at (nor a complete maximum.at): done on the host
+        host = out.get()
+        getattr(np, name).at(host, tuple(k.get() if hasattr(k, "get") else k for k in key),
+                             values.get())
+        out[...] = xp.asarray(host)
+
+
+# scatter's legacy ``reduce=`` ('add' or 'multiply'): torch records a node without a
+# derivative (backward through it fails), reported under its C++ name.
+@defop("scatter_legacy_reduce", node="NotImplemented")
+def scatter_legacy_reduce_op(xp, x, src, index=None, dim=0, reduce="add"):
+    out = x.copy()
+    _ufunc_at(xp, reduce, out, _along(xp, index, dim), src[_region(index.shape)])
+    return out
+
+
+@defop("scatter_value_legacy_reduce", node="NotImplemented")
+def scatter_value_legacy_reduce_op(xp, x, index=None, dim=0, value=0.0, reduce="add"):
+    out = x.copy()
+    _ufunc_at(xp, reduce, out, _along(xp, index, dim), xp.full(index.shape, value, x.dtype))
+    return out
+
+
+def _no_scatter_derivative(ctx, grad):
+    raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+for _op in (scatter_legacy_reduce_op, scatter_value_legacy_reduce_op):
+    _op.vjp(_no_scatter_derivative)
+    _op.node_class.name = lambda self: "torch::autograd::NotImplemented"
+
+
+_WARNED: list = []   # the deprecation below, once given
+
+
+def _legacy_reduce(reduce: str, src) -> str:
+    """torch's check of scatter's ``reduce``, and its deprecation warning for a tensor src."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor) and not _WARNED:   # torch warns once per process
+        _WARNED.append(True)
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                      "instead for more reduction options.", UserWarning, stacklevel=4)
+    return reduce
+
+
+def _scatter_call(input, dim, index, src, reduce) -> tuple:
+    """``(op, inputs, attributes)`` of ``scatter(input, dim, index, src, reduce=reduce)``."""
+    if reduce is not None:
+        reduce = _legacy_reduce(reduce, src)
+    if not isinstance(src, Tensor):
+        dim = _check_gather_args("scatter", input, dim, index)
+        attrs = {"index": index._data, "dim": dim, "value": converted(src, input._data.dtype)}
+        if reduce is None:
+            return scatter_value_op, (), attrs
+        return scatter_value_legacy_reduce_op, (), {**attrs, "reduce": reduce}
+    dim = _check_gather_args("scatter", input, dim, index, src)
+    attrs = {"index": index._data, "dim": dim}
+    if reduce is None:
+        return scatter_op, (src,), attrs
+    return scatter_legacy_reduce_op, (src,), {**attrs, "reduce": reduce}
+
+
 def _pad(grad: Tensor, shape: tuple) -> Tensor:
     """A gradient for ``src`` larger than ``index``: zero outside the used region."""
     if tuple(grad.shape) == tuple(shape):
@@ -135,17 +208,15 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
-    """``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
-    if reduce is not None:
-        raise NotImplementedError("agdebug does not implement scatter(reduce=...); use "
-                                  "scatter_add")
-    if src is None:
-        src = value
-    if not isinstance(src, Tensor):
-        dim = _check_gather_args("scatter", input, dim, index)
-        return scatter_value_op(input, index=index._data, dim=dim, value=src)
-    dim = _check_gather_args("scatter", input, dim, index, src)
-    return scatter_op(input, src, index=index._data, dim=dim)
+    """``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``; with
+    ``reduce='add'`` or ``'multiply'``, combined with what is there (no derivative).
+
+    >>> import agdebug as ag
+    >>> ag.ones(3).scatter(0, ag.tensor([0, 0, 2]), 2.0, reduce="multiply")
+    tensor([4., 1., 2.])
+    """
+    op, inputs, attrs = _scatter_call(input, dim, index, value if src is None else src, reduce)
+    return op(input, *inputs, **attrs)
 
 
 def scatter_add(input, dim, index, src):
@@ -160,15 +231,8 @@ def scatter_add(input, dim, index, src):
 
 
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-    if reduce is not None:
-        raise NotImplementedError("agdebug does not implement scatter_(reduce=...)")
-    src = value if src is None else src
-    if not isinstance(src, Tensor):
-        dim = _check_gather_args("scatter", self, dim, index)
-        attrs = {"index": index._data, "dim": dim, "value": src}
-        return apply_inplace(scatter_value_op, self, (), attrs)
-    dim = _check_gather_args("scatter", self, dim, index, src)
-    return apply_inplace(scatter_op, self, (src,), {"index": index._data, "dim": dim})
+    op, inputs, attrs = _scatter_call(self, dim, index, value if src is None else src, reduce)
+    return apply_inplace(op, self, inputs, attrs)
 
 
 def scatter_add_(self, dim, index, src):

@@ -1,5 +1,5 @@
 """More index-tensor ops: index_fill, index_copy, masked_select, masked_scatter, take, put,
-scatter_reduce.
+scatter_reduce, index_reduce.
 
 As in gather.py, index and mask tensors are keyword attributes (no edge in the graph), and
 every derivative is written with the ops of gather.py and this module, so it is itself
@@ -8,12 +8,14 @@ differentiable. The derivatives are torch's (``FunctionsManual.cpp``), masks inc
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
 from .elementwise import where
-from .gather import (_along, _check_gather_args, _on, _pad, _region, gather_op,
+from .gather import (_along, _check_gather_args, _on, _pad, _region, _ufunc_at, gather_op,
                      index_select_op, masked_fill_op, scatter_value_op)
 from .index import _add_at
 from .registry import apply_inplace, defop
@@ -334,18 +336,6 @@ def _identity(reduce: str, dtype):
     return low if reduce in ("amax", "max") else big
 
 
-def _ufunc_at(xp, name: str, out, key, values) -> None:
-    if xp is np:
-        getattr(np, name).at(out, key, values)
-    elif name == "add":
-        _add_at(xp, out, key, values)
-    else:   # CuPy has no multiply.at (nor a complete maximum.at): done on the host
-        host = out.get()
-        getattr(np, name).at(host, tuple(k.get() if hasattr(k, "get") else k for k in key),
-                             values.get())
-        out[...] = xp.asarray(host)
-
-
 @defop("scatter_reduce", node="ScatterReduceBackward0", saves=("x", "src", "result"))
 def scatter_reduce_op(xp, x, src, index=None, dim=0, reduce="sum", include_self=True):
     out = x.copy()
@@ -460,8 +450,119 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     return apply_inplace(scatter_reduce_op, self, (src,), attrs)
 
 
+# ----------------------------------------------------------------------------- index_reduce
+
+def _spread(xp, index, dim: int, shape: tuple):
+    """index_reduce's index as scatter_reduce's: ``index[k]`` at each position k along dim."""
+    view = [1] * len(shape)
+    view[dim] = -1
+    return xp.broadcast_to(index.reshape(view), shape)
+
+
+@defop("index_reduce", node="IndexReduceBackward0", saves=("x", "source", "result"))
+def index_reduce_op(xp, x, source, index=None, dim=0, reduce="prod", include_self=True):
+    if x.ndim == 0:   # one slot: as a 1-element vector
+        return index_reduce_op.forward(xp, x.reshape(1), source.reshape(1), index.reshape(1),
+                                       0, reduce, include_self).reshape(())
+    spread = _spread(xp, index, dim, source.shape)
+    return scatter_reduce_op.forward(xp, x, source, index=spread, dim=dim, reduce=reduce,
+                                     include_self=include_self)
+
+
+class _AsScatter:
+    """An index_reduce node read as the scatter_reduce node the derivatives expect."""
+
+    def __init__(self, ctx, grad):
+        xp = backend.xp_of(grad._data)
+        shape = tuple(ctx.source.shape)
+        self.x, self.src, self.result = _flat0(ctx.x), _flat0(ctx.source), _flat0(ctx.result)
+        self.dim = ctx.dim if shape else 0
+        self.index = _spread(xp, ctx.index, self.dim, shape) if shape else ctx.index.reshape(1)
+        self.include_self, self.reduce = ctx.include_self, ctx.reduce
+
+
+def _flat0(t: Tensor) -> Tensor:
+    return t.reshape(1) if t.ndim == 0 else t
+
+
+@index_reduce_op.vjp
+def index_reduce_vjp(ctx, grad):
+    """torch's index_reduce_backward: scatter_reduce's, with the index spread over source."""
+    view = _AsScatter(ctx, grad)
+    flat = _flat0(grad)
+    grad_self, grad_source = _REDUCE_GRADS[ctx.reduce](view, flat, view.src)
+    if not ctx.include_self:
+        grad_self = scatter_value_op(grad_self, index=view.index, dim=view.dim, value=0.0)
+    if grad.ndim == 0:
+        grad_self, grad_source = grad_self.reshape(()), grad_source.reshape(())
+    return (grad_self if needs(ctx, 0) else None), (grad_source if needs(ctx, 1) else None)
+
+
+_BETA_WARNED: list = []   # torch's beta warning, once given
+
+
+def _index_reduce_args(x: Tensor, dim, index: Tensor, source: Tensor, reduce: str) -> int:
+    """torch's checks of index_reduce's arguments; the dim, made non-negative."""
+    if not _BETA_WARNED:
+        _BETA_WARNED.append(True)
+        warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                      UserWarning, stacklevel=3)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    dim = dims_of(dim, x.ndim)[0]
+    if index.ndim > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {_legacy(index)}"
+                         f" and size: {list(index.shape)}")
+    if index._data.dtype.kind not in "iu":
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{_legacy(index)}")
+    _check_index_reduce_shapes(x, dim, index, source)
+    size = _size(x, dim)
+    if bool(((index._data < 0) | (index._data >= size)).any()):
+        raise IndexError("index out of range in self")
+    return dim
+
+
+def _check_index_reduce_shapes(x: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
+    count, have = index.numel(), _size(source, dim)
+    if count != have:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({count}) should be equal to "
+                           f"source.size(dim): ({have}), for dim: {dim}")
+    if source._data.dtype != x._data.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({_legacy(x)}) and source ({_legacy(source)}) "
+                           "must have the same scalar type")
+    if x.ndim != source.ndim or any(a != b for d, (a, b) in enumerate(zip(x.shape, source.shape))
+                                    if d != dim):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(x.shape)} "
+                           f"source.shape = {list(source.shape)}")
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """``input`` with ``source``'s slices reduced (prod, mean, amax, amin) into the slices
+    named by ``index`` along ``dim`` (IndexReduceBackward0).
+
+    >>> import agdebug as ag
+    >>> ag.ones(2).index_reduce(0, ag.tensor([0, 0]), ag.tensor([2.0, 3.0]), "prod")
+    tensor([6., 1.])
+    """
+    dim = _index_reduce_args(input, dim, index, source, reduce)
+    return index_reduce_op(input, source, index=index._data.reshape(-1), dim=dim,
+                           reduce=reduce, include_self=bool(include_self))
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    dim = _index_reduce_args(self, dim, index, source, reduce)
+    attrs = {"index": index._data.reshape(-1), "dim": dim, "reduce": reduce,
+             "include_self": bool(include_self)}
+    return apply_inplace(index_reduce_op, self, (source,), attrs)
+
+
 FUNCTIONS = {"index_fill": index_fill, "index_copy": index_copy,
              "masked_select": masked_select, "masked_scatter": masked_scatter, "take": take,
-             "put": put, "scatter_reduce": scatter_reduce}
+             "put": put, "scatter_reduce": scatter_reduce, "index_reduce": index_reduce}
 METHODS = {**FUNCTIONS, "index_fill_": index_fill_, "index_copy_": index_copy_,
-           "masked_scatter_": masked_scatter_, "put_": put_, "scatter_reduce_": scatter_reduce_}
+           "masked_scatter_": masked_scatter_, "put_": put_, "scatter_reduce_": scatter_reduce_,
+           "index_reduce_": index_reduce_}
