@@ -5,6 +5,7 @@ torch's LSTM and GRU cells cut their gate pre-activations with ``unsafe_chunk``,
 graph a debugger shows has ``UnsafeSplitBackward0`` nodes there, not ``SplitBackward0``.
 The pieces are not views for autograd (``x.unsafe_chunk(2)[0]._is_view()`` is False); here
 they are copies, so an in-place change of a piece can never reach the input unseen.
+Also the ``TransposeBackward1`` node of torch's in-place ``transpose_``, for the same layers.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from . import shape as sh
 from .registry import defop
 from .shape_args import _dim
 
-__all__ = ["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"]
+__all__ = ["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "transpose_inplace"]
 
 
 @defop("unsafe_split", node="UnsafeSplitBackward0", outputs="many")
@@ -30,6 +31,19 @@ def unsafe_split_with_sizes_op(xp, x, split_sizes=(), dim=0):
 # the pieces' gradients concatenated, as for split
 unsafe_split_op.vjp(sh.split_vjp)
 unsafe_split_with_sizes_op.vjp(sh.split_vjp)
+
+
+@defop("transpose_", node="TransposeBackward1")
+def transpose_inplace(xp, x, dim0=0, dim1=1):
+    """The node of ``transpose_``: torch's RNN and GRU transpose their fresh batch_first
+    output in place. Used only on a tensor nothing else holds, so returning the swapped
+    array, not rebinding the input, is the same thing (agdebug has no Tensor.transpose_)."""
+    return xp.swapaxes(x, dim0, dim1)
+
+
+@transpose_inplace.vjp
+def transpose_inplace_vjp(ctx, grad):
+    return (sh.transpose(grad, dim0=ctx.dim0, dim1=ctx.dim1),)
 
 
 def unsafe_split(tensor, split_size: int, dim: int = 0) -> tuple:
@@ -61,7 +75,10 @@ def unsafe_split_with_sizes(input, split_sizes, dim: int = 0) -> tuple:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = _dim(dim, input.ndim)
     sizes, size = tuple(int(s) for s in split_sizes), input.shape[dim]
-    if sum(sizes) != size or any(s < 0 for s in sizes):
+    if any(s < 0 for s in sizes):
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
+                           f"entries, but got split_sizes={list(sizes)}")
+    if sum(sizes) != size:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
             f"size at dimension {dim}), but got split_sizes={list(sizes)}")
