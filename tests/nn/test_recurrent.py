@@ -346,3 +346,27 @@ def test_dropout_warning_with_one_layer_is_torchs(cls):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ag.nn.RNN(10, 20, num_layers=2, dropout=0.5)
+
+
+# ----------------------------------------------------------------------------- devices
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU", "LSTMCell"])
+def test_runs_on_cuda_and_matches_cpu(cls, fake_cuda):
+    """Every forward and derivative stays on the device's array module (CuPy's test double)."""
+    kwargs = {} if cls.endswith("Cell") else {"num_layers": 2, "bidirectional": True,
+                                              "batch_first": True}
+    cpu = getattr(ag.nn, cls)(3, 5, **kwargs)
+    gpu = getattr(ag.nn, cls)(3, 5, **kwargs)
+    gpu.load_state_dict(cpu.state_dict())
+    gpu.to("cuda")
+    x = X[0] if cls.endswith("Cell") else X
+    grads = []
+    for module, device in ((cpu, "cpu"), (gpu, "cuda")):
+        inp = ag.tensor(x.astype(np.float32), device=device, requires_grad=True)
+        out = _flat(module(inp))
+        assert all(o.device.type == device for o in out)
+        sum(o.sum() for o in out).backward()
+        grads.append([inp.grad] + [p.grad for p in module.parameters()])
+    for c, g in zip(*grads):
+        assert g.device.type == "cuda"
+        np.testing.assert_allclose(g.cpu().numpy(), c.numpy(), rtol=1e-4, atol=1e-5)
