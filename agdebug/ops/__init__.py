@@ -11,9 +11,8 @@ import warnings
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
-from . import (activation, conversion, factory, gather, index, linalg, loss, nn, norm, pointwise,
-               reduce, scatter, selection, shape, sorting, statistics)
-from . import bilinear  # noqa: F401 - registers _trilinear (nn.functional.bilinear uses it)
+from . import (activation, bilinear, conversion, factory, gather, index, linalg, loss, nn, norm,
+               pointwise, recurrent, reduce, scatter, selection, shape, sorting, statistics)
 from . import device, views  # noqa: F401 - they register ops (to_device, CopySlices)
 from .registry import OPS, Op, apply_inplace, defop
 
@@ -141,7 +140,8 @@ def functions() -> dict:
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
-               activation, loss, pointwise, selection, statistics, scatter]
+               activation, loss, pointwise, selection, statistics, scatter, recurrent,
+               bilinear]
 
 
 install()
