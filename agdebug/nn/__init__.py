@@ -87,6 +87,14 @@ from .normalization import (
     LayerNorm,
 )
 from .parameter import Parameter
+from .transformer import (
+    MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss",
@@ -96,9 +104,11 @@ __all__ = [
     "Hardswish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InstanceNorm1d",
     "InstanceNorm2d", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid",
     "LogSoftmax", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "Mish", "Module",
-    "ModuleDict", "ModuleList", "MultiLabelSoftMarginLoss", "NLLLoss", "PReLU", "PairwiseDistance",
+    "ModuleDict", "ModuleList", "MultiLabelSoftMarginLoss", "MultiheadAttention", "NLLLoss",
+    "PReLU", "PairwiseDistance",
     "Parameter", "ParameterDict", "ParameterList", "PoissonNLLLoss", "RReLU", "ReLU", "ReLU6",
     "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax",
     "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
-    "TripletMarginLoss", "Unflatten", "functional", "init", "utils",
+    "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerEncoderLayer", "TripletMarginLoss", "Unflatten", "functional", "init", "utils",
 ]
