@@ -14,6 +14,7 @@ import copy
 import warnings
 
 from .. import creation
+from ..graph.grad_mode import is_grad_enabled
 from . import functional as F
 from . import init
 from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
@@ -305,7 +306,31 @@ class TransformerEncoder(Module):
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal,
                            src_key_padding_mask=src_key_padding_mask)
+        if self._takes_nested_path(src, mask, src_key_padding_mask):
+            # torch runs a nested tensor of the unpadded tokens and pads back with zeros
+            padded = (src_key_padding_mask != 0).unsqueeze(-1)
+            output = output.masked_fill(padded, 0.0)
         return output if self.norm is None else self.norm(output)
+
+    def _takes_nested_path(self, src, mask, key_padding_mask) -> bool:
+        """Whether torch's inference fast path (a nested tensor) would run: then the padded
+        positions of the output are zero before ``norm``."""
+        first = self.layers[0]
+        if (not self.use_nested_tensor or first.training or src.dim() != 3
+                or key_padding_mask is None or mask is not None):
+            return False
+        if is_grad_enabled() and (src.requires_grad or any(
+                p is not None and p.requires_grad for p in _fast_path_parameters(first))):
+            return False
+        kept = (key_padding_mask == 0).cpu().numpy()
+        return bool((kept[:, 1:] <= kept[:, :-1]).all())   # left-aligned: tokens, then padding
+
+
+def _fast_path_parameters(layer) -> list:
+    attn = layer.self_attn
+    return [attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+            layer.norm1.weight, layer.norm1.bias, layer.norm2.weight, layer.norm2.bias,
+            layer.linear1.weight, layer.linear1.bias, layer.linear2.weight, layer.linear2.bias]
 
 
 # ----------------------------------------------------------------------------- decoder

@@ -17,6 +17,11 @@ from ..torch_parity import assert_same_as_torch
 
 torch = pytest.importorskip("torch")
 
+# warnings both libraries give on purpose (tested once below)
+pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True"),
+              pytest.mark.filterwarnings("ignore:Support for mismatched"),
+              pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")]
+
 RNG = np.random.default_rng(3)
 TOL = {"float64": {"rtol": 1e-6, "atol": 1e-9}, "float32": {"rtol": 2e-4, "atol": 2e-5}}
 
@@ -524,3 +529,20 @@ def test_encoder_nested_tensor_warning_and_errors_match_torch():
             model(lib.ones(3, 2, 4), lib.ones(3, 1, 4))
         with pytest.raises(RuntimeError, match="^the feature number of src and tgt must be"):
             model(lib.ones(3, 2, 4), lib.ones(3, 2, 5))
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_encoder_inference_fast_path_zeroes_padding_as_torch(grad):
+    """Without grad, torch's eval-mode encoder runs a nested tensor of the unpadded tokens:
+    padded positions come out as zeros (then the final norm); with grad it does not."""
+    theirs, ours = _pair(_encoder(norm=True, batch_first=True), "float32")
+    padding = np.array([[False, False, True, True], [False, False, False, False]])
+    src = _random(N, L, E).astype(np.float32)
+    outs = []
+    for lib, module in ((torch, theirs), (ag, ours)):
+        with lib.set_grad_enabled(grad):
+            out = module(lib.tensor(src), src_key_padding_mask=lib.tensor(padding))
+        outs.append(out.detach().numpy())
+    np.testing.assert_allclose(outs[1], outs[0], **TOL["float32"])
+    bias = ours.norm.bias.detach().numpy()   # norm(0) is its bias
+    assert np.allclose(outs[1][0, 2], bias) != grad
