@@ -333,8 +333,7 @@ def _walk(t) -> list:
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        names.append(type(node).__name__ if hasattr(node, "_raw_saved_self") or
-                      not hasattr(node, "name") else node.name())
+        names.append(node.name())
         stack.extend(f for f, _ in node.next_functions)
     return [n.replace("torch::autograd::", "") for n in names]
 
