@@ -89,21 +89,29 @@ from .normalization import (
 )
 from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .transformer import (
+    MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss",
     "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear", "CELU", "Conv1d", "Conv2d",
-    "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU", "Embedding",
-    "Flatten", "GELU", "GLU", "GRU", "GRUCell",
-    "GaussianNLLLoss", "GroupNorm", "Hardshrink", "Hardsigmoid",
-    "Hardswish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InstanceNorm1d",
-    "InstanceNorm2d", "KLDivLoss", "L1Loss", "LSTM", "LSTMCell",
-    "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid",
-    "LogSoftmax", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "Mish", "Module",
-    "ModuleDict", "ModuleList", "MultiLabelSoftMarginLoss", "NLLLoss", "PReLU", "PairwiseDistance",
-    "Parameter", "ParameterDict", "ParameterList", "PoissonNLLLoss", "RNN", "RNNBase", "RNNCell",
-    "RNNCellBase", "RReLU", "ReLU", "ReLU6",
-    "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax",
-    "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
+    "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU",
+    "Embedding", "Flatten", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GroupNorm",
+    "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss",
+    "Identity", "InstanceNorm1d", "InstanceNorm2d", "KLDivLoss", "L1Loss", "LSTM", "LSTMCell",
+    "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss",
+    "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict", "ModuleList",
+    "MultiLabelSoftMarginLoss", "MultiheadAttention", "NLLLoss", "PReLU", "PairwiseDistance",
+    "Parameter", "ParameterDict", "ParameterList", "PoissonNLLLoss", "RNN", "RNNBase",
+    "RNNCell", "RNNCellBase", "RReLU", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
+    "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmin", "Softplus", "Softshrink",
+    "Softsign", "Tanh", "Tanhshrink", "Threshold", "Transformer", "TransformerDecoder",
+    "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
     "TripletMarginLoss", "Unflatten", "functional", "init", "utils",
 ]

@@ -30,6 +30,7 @@ from ..ops.gather import _on
 from ..ops.registry import apply_inplace, write_into
 from ..ops.util import broadcast_error, kernel_missing
 from ..tensor import Tensor
+from .attention import multi_head_attention_forward, scaled_dot_product_attention
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -76,6 +77,7 @@ __all__ = [
     "max_pool2d",
     "mish",
     "mse_loss",
+    "multi_head_attention_forward",
     "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
@@ -88,6 +90,7 @@ __all__ = [
     "relu6",
     "rrelu",
     "rrelu_",
+    "scaled_dot_product_attention",
     "selu",
     "selu_",
     "sigmoid",
