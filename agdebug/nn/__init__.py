@@ -86,11 +86,29 @@ from .normalization import (
     InstanceNorm2d,
     LayerNorm,
 )
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from .parameter import Parameter
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss",
-    "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "CELU", "Conv1d", "Conv2d",
+    "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "CELU", "CircularPad1d", "CircularPad2d",
+    "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Conv1d", "Conv2d",
     "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU", "Embedding",
     "Flatten", "GELU", "GLU", "GaussianNLLLoss", "GroupNorm", "Hardshrink", "Hardsigmoid",
     "Hardswish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InstanceNorm1d",
@@ -98,7 +116,9 @@ __all__ = [
     "LogSoftmax", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "Mish", "Module",
     "ModuleDict", "ModuleList", "MultiLabelSoftMarginLoss", "NLLLoss", "PReLU", "PairwiseDistance",
     "Parameter", "ParameterDict", "ParameterList", "PoissonNLLLoss", "RReLU", "ReLU", "ReLU6",
-    "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax",
-    "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
-    "TripletMarginLoss", "Unflatten", "functional", "init", "utils",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss",
+    "Softmax", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
+    "TripletMarginLoss", "Unflatten", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init",
+    "utils",
 ]
