@@ -29,6 +29,7 @@ from ..ops.gather import _on
 from ..ops.registry import apply_inplace, write_into
 from ..ops.util import broadcast_error, kernel_missing
 from ..tensor import Tensor
+from .conv_transpose import conv_transpose1d, conv_transpose2d
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -42,6 +43,8 @@ __all__ = [
     "celu_",
     "conv1d",
     "conv2d",
+    "conv_transpose1d",
+    "conv_transpose2d",
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",

@@ -13,6 +13,7 @@ from . import elementwise as ew
 from . import methods as m
 from . import (activation, conversion, factory, gather, index, linalg, loss, nn, norm, pointwise,
                reduce, scatter, selection, shape, sorting, statistics)
+from . import conv_transpose
 from . import device, views  # noqa: F401 - they register ops (to_device, CopySlices)
 from .registry import OPS, Op, apply_inplace, defop
 
@@ -140,7 +141,7 @@ def functions() -> dict:
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
-               activation, loss, pointwise, selection, statistics, scatter]
+               activation, loss, pointwise, selection, statistics, scatter, conv_transpose]
 
 
 install()

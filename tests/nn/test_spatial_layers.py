@@ -140,3 +140,141 @@ def test_padding_modules_are_not_each_others_subclasses():
     assert not isinstance(ag.nn.ReflectionPad2d(1), ag.nn.ReflectionPad1d)
     assert not isinstance(ag.nn.ZeroPad2d(1), ag.nn.ZeroPad1d)
     assert isinstance(ag.nn.ZeroPad2d(1), ag.nn.ConstantPad2d)   # as in torch
+
+
+# ----------------------------------------------------------------------------- transposed conv
+
+CONV_SETUP = {**SETUP, "x": _data(2, 4, 3, 4), "w": _data(4, 3, 3, 2), "b": _data(6),
+              "s": _data(2, 4, 5), "k": _data(4, 3, 3), "c": _data(3)}
+
+CONV_TRANSPOSE = [
+    "F.conv_transpose2d(x, w)", "F.conv_transpose2d(x, w, b[:3])",
+    "F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2)",
+    "F.conv_transpose2d(x, w, None, (2, 3), (1, 0), (1, 2), 1, (1, 2))",
+    "F.conv_transpose2d(x, w, dilation=2, output_padding=1)",
+    "F.conv_transpose2d(x, w, b[:3], 1, 0, 0, 1, 3)", "F.conv_transpose2d(x[0], w, b[:3], 2)",
+    "F.conv_transpose2d(x, w[:, :1], groups=4)", "F.conv_transpose2d(x, w, padding=(1,))",
+    "F.conv_transpose2d(x[:0], w)", "F.conv_transpose2d(x, w.detach())",
+    "F.conv_transpose2d(x.detach(), w.detach(), b[:3].detach())",
+    "F.conv_transpose2d((x * 4).round().float(), (w * 4).round().float(), stride=2)",
+    "F.conv_transpose2d(x, w, b[:3].float())", "F.conv_transpose2d(i[:, :1].repeat(1, 4, 1, 1), "
+    "lib.ones(4, 2, 2, 2, dtype=lib.int64), stride=2)",
+    "F.conv_transpose1d(s, k)", "F.conv_transpose1d(s, k, c, stride=3, padding=1, "
+    "output_padding=2)", "F.conv_transpose1d(s, k[:, :1], None, 2, 1, 1, 2, 2)",
+    "F.conv_transpose1d(s, k, dilation=2, output_padding=1)", "F.conv_transpose1d(s[0], k, c)",
+    "F.conv_transpose1d(s, k, c, (2,), [1], (1,))",
+    "F.conv_transpose1d(s.long(), k.long())",
+    # errors, in torch's order
+    "F.conv_transpose2d(x[0, 0], w)", "F.conv_transpose2d(x[None], w)",
+    "F.conv_transpose2d(x[:, :3], w)", "F.conv_transpose2d(x, w, groups=3)",
+    "F.conv_transpose2d(x, w, groups=8)", "F.conv_transpose2d(x, w, groups=0, padding=-1)",
+    "F.conv_transpose2d(x, w, padding=-1, output_padding=-1)",
+    "F.conv_transpose2d(x, w, output_padding=-1, stride=0)",
+    "F.conv_transpose2d(x, w, stride=0, dilation=-1)", "F.conv_transpose2d(x, w, dilation=-1)",
+    "F.conv_transpose2d(x, w, dilation=0, output_padding=3)",
+    "F.conv_transpose2d(x, w, stride=2, output_padding=2)",
+    "F.conv_transpose2d(x, w, stride=(1, 2), output_padding=(1, 1))",
+    "F.conv_transpose2d(x, w, padding=5)", "F.conv_transpose2d(x, w, b)",
+    "F.conv_transpose2d(x, w, b[:3, None])", "F.conv_transpose2d(x, w[:, :, :0])",
+    "F.conv_transpose2d(x, w.float())", "F.conv_transpose2d(x.float(), w)",
+    "F.conv_transpose2d(x.float(), w.float(), b[:3])", "F.conv_transpose2d(x.bool(), w.bool())",
+    "F.conv_transpose2d(x.long(), w.long(), b[:3])", "F.conv_transpose2d(x, w, padding='same')",
+    "F.conv_transpose2d(x, w, stride=(1, 2, 3))", "F.conv_transpose2d(x, w, padding=(1, 2, 3))",
+    "F.conv_transpose2d(x, w, output_padding=(1, 2, 3), dilation=(1, 2, 3))",
+    "F.conv_transpose2d(x, k)", "F.conv_transpose1d(x, k)",
+    "F.conv_transpose1d(s, k, padding=(1, 1))",
+    "F.conv_transpose1d(s, k, stride=2, output_padding=2)", "F.conv_transpose1d(s[:, :3], k)",
+    "F.conv_transpose1d(s, k, c[:2])", "F.conv_transpose1d(s, k, padding='same')",
+]
+
+
+@pytest.mark.parametrize("expr", CONV_TRANSPOSE)
+def test_conv_transpose_matches_torch(expr, torch):
+    assert_same_with_grads(torch, expr, CONV_SETUP)
+
+
+def _conv_module(lib, text: str):
+    """A module built by ``text`` with weights (and bias) set to the same values in both."""
+    lib.manual_seed(0)
+    module = eval(text, {"lib": lib}).double()
+    with lib.no_grad():
+        for p in module.parameters():
+            p.copy_(lib.arange(p.numel(), dtype=lib.float64).reshape(p.shape).mul(0.3).cos())
+    return module
+
+
+CONV_MODULES = [
+    ("lib.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)", "x",
+     None),
+    ("lib.nn.ConvTranspose2d(4, 2, (2, 3), stride=(2, 1), dilation=(1, 2), bias=False)", "x",
+     None),
+    ("lib.nn.ConvTranspose2d(4, 2, 3, stride=2)", "x", [8, 10]),
+    ("lib.nn.ConvTranspose2d(4, 2, 3, stride=2)", "x", (2, 2, 7, 9)),
+    ("lib.nn.ConvTranspose2d(4, 2, 3, stride=3, padding=1)", "x[0]", [2, 7, 11]),
+    ("lib.nn.ConvTranspose2d(4, 2, 3, stride=2)", "x", [7]),
+    ("lib.nn.ConvTranspose2d(4, 2, 3, stride=2)", "x", [10, 9]),
+    ("lib.nn.ConvTranspose2d(4, 2, 3, stride=2)", "x[0]", [1, 2, 7, 9]),
+    ("lib.nn.ConvTranspose1d(4, 6, 3, stride=2, groups=2)", "s", None),
+    ("lib.nn.ConvTranspose1d(4, 3, 2, stride=3, padding=1, output_padding=1)", "s[0]", None),
+    ("lib.nn.ConvTranspose1d(4, 3, 2, stride=3)", "s", [14]),
+    ("lib.nn.ConvTranspose1d(4, 3, 2, stride=3)", "s", [2, 3, 16]),
+    ("lib.nn.ConvTranspose1d(4, 3, 2, stride=3)", "s", [17]),
+]
+
+
+@pytest.mark.parametrize("text, input, output_size", CONV_MODULES)
+def test_conv_transpose_modules_match_torch(text, input, output_size, torch):
+    results = []
+    for lib in (ag, torch):
+        module = _conv_module(lib, text)
+        x = evaluate(lib, input, CONV_SETUP)[1].detach().requires_grad_()
+        try:
+            y = module(x, output_size=output_size)
+        except ValueError as e:
+            results.append(("error", str(e)))
+            continue
+        (y * y).sum().backward()
+        grads = [t.grad.numpy() for t in (x, *module.parameters())]
+        results.append((y.grad_fn.name(), tuple(y.shape), y.detach().numpy(), grads))
+    ours, theirs = results
+    if theirs[0] == "error":
+        assert ours == theirs
+        return
+    assert ours[:2] == theirs[:2]
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-10)
+    for got, want in zip(ours[3], theirs[3], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+CONV_REPRS = ["ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)",
+              "ConvTranspose2d(4, 2, (2, 3), dilation=(1, 2), bias=False)",
+              "ConvTranspose1d(4, 6, 3)", "ConvTranspose1d(2, 2, 5, 2, 1, 1, 1, True, 2)"]
+
+
+@pytest.mark.parametrize("expr", CONV_REPRS)
+def test_conv_transpose_reprs_and_shapes_match_torch(expr, torch):
+    ours, theirs = eval(f"ag.nn.{expr}"), eval(f"torch.nn.{expr}")
+    assert repr(ours) == repr(theirs)
+    assert tuple(ours.weight.shape) == tuple(theirs.weight.shape)
+
+
+@pytest.mark.parametrize("text", ["ConvTranspose2d(4, 6, 3, padding_mode='reflect')",
+                                  "ConvTranspose2d(4, 6, 3, groups=0)",
+                                  "ConvTranspose2d(3, 6, 3, groups=2)",
+                                  "ConvTranspose1d(4, 5, 3, groups=2)"])
+def test_conv_transpose_module_errors_match_torch(text, torch):
+    errors = []
+    for lib in (ag, torch):
+        with pytest.raises(ValueError) as info:
+            eval(f"lib.nn.{text}", {"lib": lib})
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+def test_conv_transpose_init_bounds_follow_torchs_fan_in():
+    # torch's fan-in is the weight's dim 1 (out / groups) times the kernel: bound 1/sqrt(fan_in)
+    layer = ag.nn.ConvTranspose2d(64, 2, 3, groups=2)   # fan_in = 1 * 9
+    bound = 1 / 3
+    assert float(layer.weight.abs().max()) <= bound
+    assert float(layer.weight.abs().max()) > 0.8 * bound
+    assert float(layer.bias.abs().max()) <= bound
