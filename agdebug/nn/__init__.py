@@ -106,6 +106,7 @@ from .padding import (
     ZeroPad3d,
 )
 from .parameter import Parameter
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss",
@@ -122,5 +123,6 @@ __all__ = [
     "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "SELU",
     "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmin",
     "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss",
-    "Unflatten", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init", "utils",
+    "Unflatten", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d",
+    "ZeroPad2d", "ZeroPad3d", "functional", "init", "utils",
 ]

@@ -30,6 +30,7 @@ from ..ops.registry import apply_inplace, write_into
 from ..ops.util import broadcast_error, kernel_missing
 from ..tensor import Tensor
 from .conv_transpose import conv_transpose1d, conv_transpose2d
+from .upsampling import interpolate
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -64,6 +65,7 @@ __all__ = [
     "hinge_embedding_loss",
     "huber_loss",
     "instance_norm",
+    "interpolate",
     "kl_div",
     "l1_loss",
     "layer_norm",

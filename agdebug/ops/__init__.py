@@ -13,7 +13,7 @@ from . import elementwise as ew
 from . import methods as m
 from . import (activation, conversion, factory, gather, index, linalg, loss, nn, norm, pointwise,
                reduce, scatter, selection, shape, sorting, statistics)
-from . import conv_transpose
+from . import conv_transpose, upsample  # noqa: F401 - they register ops
 from . import device, views  # noqa: F401 - they register ops (to_device, CopySlices)
 from .registry import OPS, Op, apply_inplace, defop
 

@@ -278,3 +278,91 @@ def test_conv_transpose_init_bounds_follow_torchs_fan_in():
     assert float(layer.weight.abs().max()) <= bound
     assert float(layer.weight.abs().max()) > 0.8 * bound
     assert float(layer.bias.abs().max()) <= bound
+
+
+# ----------------------------------------------------------------------------- interpolate
+
+INTERPOLATE = [
+    "F.interpolate(s, scale_factor=2)", "F.interpolate(s, size=7)",
+    "F.interpolate(s, size=[4], mode='nearest-exact')", "F.interpolate(s, 9, mode='linear')",
+    "F.interpolate(s, scale_factor=1.7, mode='linear', align_corners=True)",
+    "F.interpolate(x, scale_factor=(2, 3))", "F.interpolate(x, size=(3, 7), mode='bilinear')",
+    "F.interpolate(x, scale_factor=2.3, mode='bilinear', align_corners=True)",
+    "F.interpolate(x, scale_factor=2.3, mode='bilinear', recompute_scale_factor=True)",
+    "F.interpolate(x, scale_factor=0.6, mode='bicubic')",
+    "F.interpolate(x, size=(9, 6), mode='bicubic', align_corners=True)",
+    "F.interpolate(x, scale_factor=1.5, mode='nearest-exact')",
+    "F.interpolate(x, scale_factor=1 / 3)", "F.interpolate(x, size=1, mode='bilinear', "
+    "align_corners=True)", "F.interpolate(x, size=(2, 3), mode='area')",
+    "F.interpolate(s, scale_factor=0.5, mode='area')", "F.interpolate(v, scale_factor=2, "
+    "mode='trilinear')", "F.interpolate(v, size=(2, 5, 3))", "F.interpolate(x[:0], size=3)",
+    "F.interpolate(x.detach().float(), scale_factor=2.5)", "F.interpolate(x.detach(), 3)",
+    # errors and refusals, in torch's order
+    "F.interpolate(x, scale_factor=2, align_corners=True)",
+    "F.interpolate(x, size=3, scale_factor=2)", "F.interpolate(x)",
+    "F.interpolate(x, size=(3,))", "F.interpolate(x, size=(2, 2.5))",
+    "F.interpolate(x, scale_factor=(2,))", "F.interpolate(x, size=3, recompute_scale_factor=True)",
+    "F.interpolate(x, size=0)", "F.interpolate(x, scale_factor=0.1, mode='bilinear')",
+    "F.interpolate(s, size=0)", "F.interpolate(v, size=(0, 1, 1))",
+    "F.interpolate(x[:, :, :0], size=3)", "F.interpolate(x, size=3, mode='linear')",
+    "F.interpolate(s, size=3, mode='bilinear')", "F.interpolate(v, size=3, mode='bicubic')",
+    "F.interpolate(x[0, 0], size=3)", "F.interpolate(x, size=3, mode='foo')",
+    "F.interpolate(i.double() * 0 + i, scale_factor=2)", "F.interpolate(i, scale_factor=2)",
+    "F.interpolate(i, scale_factor=2, mode='bilinear')",
+    "F.interpolate(i, scale_factor=2, mode='bicubic')", "F.interpolate(i[0], size=3)",
+    "F.interpolate(i[0], size=3, mode='linear')",
+]
+
+
+@pytest.mark.parametrize("expr", INTERPOLATE)
+def test_interpolate_matches_torch(expr, torch):
+    assert_same_with_grads(torch, expr, CONV_SETUP)
+
+
+UPSAMPLE_MODULES = [
+    "lib.nn.Upsample(scale_factor=2)(x)", "lib.nn.Upsample(size=(3, 5), mode='bilinear')(x)",
+    "lib.nn.Upsample(scale_factor=(1.5, 2), mode='bicubic', align_corners=True)(x)",
+    "lib.nn.Upsample(7, mode='linear')(s)", "lib.nn.Upsample(scale_factor=1.5, mode='nearest-"
+    "exact', recompute_scale_factor=True)(x)", "lib.nn.UpsamplingNearest2d(scale_factor=2)(x)",
+    "lib.nn.UpsamplingNearest2d((5, 3))(x)", "lib.nn.UpsamplingBilinear2d(scale_factor=2)(x)",
+    "lib.nn.UpsamplingBilinear2d(size=6)(x)", "lib.nn.Upsample(scale_factor=2, mode='linear')(x)",
+]
+
+
+@pytest.mark.parametrize("expr", UPSAMPLE_MODULES)
+def test_upsample_modules_match_torch(expr, torch):
+    assert_same_with_grads(torch, expr, CONV_SETUP)
+
+
+UPSAMPLE_REPRS = ["Upsample(scale_factor=2)", "Upsample(size=(3, 5), mode='bilinear')",
+                  "Upsample(scale_factor=(1, 2.5), mode='bicubic', align_corners=True)",
+                  "UpsamplingNearest2d(size=4)", "UpsamplingBilinear2d(scale_factor=3)",
+                  "Upsample(7, mode='nearest-exact')"]
+
+
+@pytest.mark.parametrize("expr", UPSAMPLE_REPRS)
+def test_upsample_reprs_match_torch(expr, torch):
+    ours, theirs = eval(f"ag.nn.{expr}"), eval(f"torch.nn.{expr}")
+    assert repr(ours) == repr(theirs)
+    assert (ours.scale_factor, ours.align_corners) == (theirs.scale_factor, theirs.align_corners)
+
+
+def test_interpolate_second_derivative_matches_torch(torch):
+    results = []
+    for lib in (ag, torch):
+        x = evaluate(lib, "x", CONV_SETUP)[1]
+        y = lib.nn.functional.interpolate(x, size=(5, 7), mode="bicubic")
+        (g,) = lib.autograd.grad((y ** 3).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sin().sum(), x)
+        results.append((g.grad_fn.name(), gg.numpy()))
+    assert results[0][0] == results[1][0] == "UpsampleBicubic2DBackwardBackward0"
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-9)
+
+
+def test_float32_bilinear_is_close_to_torch(torch):
+    # float32 sums may round differently from torch's (weights applied as matrices)
+    outs = [evaluate(lib, "F.interpolate(x.float(), scale_factor=2.5, mode='bilinear')",
+                     CONV_SETUP)[1] for lib in (ag, torch)]
+    assert outs[0].dtype == ag.float32
+    np.testing.assert_allclose(outs[0].detach().numpy(), outs[1].detach().numpy(), rtol=1e-5,
+                               atol=1e-6)

@@ -98,3 +98,61 @@ CASES += [
     Case("conv_transpose_to", _transpose_weight_grad_grad, [IMG, GRAD_UP, WEIGHT, WEIGHT * 0.5],
          grad_fn="ConvolutionBackward0"),
 ]
+
+
+# interpolation: each (mode, dims) op and its backward op (reached through a first derivative)
+ROW = rng.standard_normal((1, 2, 3))
+IMAGE = rng.standard_normal((1, 1, 3, 4))
+VOLUME = rng.standard_normal((1, 1, 2, 3, 2))
+INPUTS = {1: ROW, 2: IMAGE, 3: VOLUME}
+UPSAMPLES = [   # (op, dims, interpolate's keywords)
+    ("upsample_nearest1d", 1, {"scale_factor": 1.7}),
+    ("upsample_nearest2d", 2, {"size": (5, 3)}),
+    ("upsample_nearest3d", 3, {"scale_factor": 2}),
+    ("upsample_nearest_exact1d", 1, {"size": 5, "mode": "nearest-exact"}),
+    ("upsample_nearest_exact2d", 2, {"scale_factor": (1.5, 0.7), "mode": "nearest-exact"}),
+    ("upsample_nearest_exact3d", 3, {"size": (3, 2, 4), "mode": "nearest-exact"}),
+    ("upsample_linear1d", 1, {"scale_factor": 2.5, "mode": "linear"}),
+    ("upsample_bilinear2d", 2, {"size": (4, 6), "mode": "bilinear", "align_corners": True}),
+    ("upsample_trilinear3d", 3, {"scale_factor": 1.5, "mode": "trilinear"}),
+    ("upsample_bicubic2d", 2, {"size": (5, 3), "mode": "bicubic"}),
+]
+
+
+def _interpolate(keywords):
+    def fn(t, x):
+        return F(t).interpolate(x, **keywords)
+    return fn
+
+
+def _interpolate_grad(keywords):
+    def fn(t, g, x):
+        with t.enable_grad():
+            x = _leaf(x)
+            return t.autograd.grad(F(t).interpolate(x, **keywords), x, g, create_graph=True)[0]
+    return fn
+
+
+def _out_shape(dims: int, keywords: dict) -> tuple:
+    """The output shape, computed as torch does (floor(size * scale))."""
+    shape = INPUTS[dims].shape
+    size = keywords.get("size")
+    if size is not None:
+        spatial = tuple(size) if isinstance(size, tuple) else (size,) * dims
+    else:
+        s = keywords["scale_factor"]
+        scales = s if isinstance(s, tuple) else (s,) * dims
+        spatial = tuple(int(np.floor(n * f)) for n, f in zip(shape[2:], scales))
+    return shape[:2] + spatial
+
+
+for _op, _dims, _kw in UPSAMPLES:
+    CASES.append(Case(_op, _interpolate(_kw), [INPUTS[_dims]]))
+    CASES.append(Case(f"{_op}_backward", _interpolate_grad(_kw),
+                      [rng.standard_normal(_out_shape(_dims, _kw)), INPUTS[_dims]],
+                      id=f"{_op}_backward"))
+CASES.append(Case("upsample_bilinear2d", _interpolate({"scale_factor": 0.6, "mode": "bilinear"}),
+                  [IMAGE], id="upsample_bilinear2d_down_no_align"))
+CASES.append(Case("upsample_bicubic2d", _interpolate({"scale_factor": 1.5, "mode": "bicubic",
+                                                      "align_corners": True}),
+                  [IMAGE], id="upsample_bicubic2d_align"))
