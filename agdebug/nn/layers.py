@@ -15,8 +15,9 @@ from .parameter import Parameter
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "CELU", "Conv1d", "Conv2d",
-    "CosineSimilarity", "Dropout", "ELU", "Embedding", "Flatten", "GELU", "GLU", "Hardshrink",
-    "Hardsigmoid", "Hardswish", "Hardtanh", "Identity", "LeakyReLU", "Linear", "LogSigmoid",
+    "ConvTranspose1d", "ConvTranspose2d", "CosineSimilarity", "Dropout", "ELU", "Embedding",
+    "Flatten", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "Identity",
+    "LeakyReLU", "Linear", "LogSigmoid",
     "LogSoftmax", "MaxPool1d", "MaxPool2d", "Mish", "ModuleList", "PairwiseDistance", "PReLU",
     "ReLU", "ReLU6", "RReLU", "SELU", "Sequential", "Sigmoid", "SiLU", "Softmax", "Softmin",
     "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten",
@@ -131,6 +132,107 @@ class Conv2d(_ConvNd):
 
     _tuple = staticmethod(_pair)
     _conv = staticmethod(F.conv2d)
+
+
+class _ConvTransposeNd(Module):
+    """What ConvTranspose1d and ConvTranspose2d share: weight (in, out / groups, *kernel),
+    torch's initialisation, and ``forward(input, output_size=None)``."""
+
+    _tuple = _conv = None
+    _dims = 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None):
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f"{type(self).__name__}")
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups:
+            raise ValueError("out_channels must be divisible by groups")
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride = self._tuple(kernel_size), self._tuple(stride)
+        self.padding, self.dilation = self._tuple(padding), self._tuple(dilation)
+        self.output_padding, self.padding_mode = self._tuple(output_padding), padding_mode
+        shape = (in_channels, out_channels // groups) + self.kernel_size
+        self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
+        bias_t = creation.empty(out_channels, device=device, dtype=dtype) if bias else None
+        self.bias = Parameter(bias_t) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # torch's fan-in is the weight's: its dim 1 (out / groups) times the kernel
+        fan_in = self.out_channels // self.groups * math.prod(self.kernel_size)
+        _reset_affine(self.weight, self.bias, fan_in)
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return self._conv(input, self.weight, self.bias, self.stride, self.padding,
+                          output_padding, self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size) -> tuple:
+        """torch's: the output_padding that gives ``output_size`` (spatial sizes, or with the
+        batch and channel dims before them), within the sizes the stride allows."""
+        if output_size is None:
+            return self.output_padding
+        dims = self._dims
+        lead = 2 if input.dim() == dims + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == lead + dims:
+            output_size = output_size[lead:]
+        if len(output_size) != dims:
+            raise ValueError(f"ConvTranspose{dims}D: for {input.dim()}D input, output_size must "
+                             f"have {dims} or {lead + dims} elements (got {len(output_size)})")
+        lows = [(input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(dims)]
+        highs = [low + s - 1 for low, s in zip(lows, self.stride)]
+        if any(not low <= size <= high for size, low, high in zip(output_size, lows, highs)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
+                             f"from {lows} to {highs} (for an input of {input.shape[2:]!r})")
+        return tuple(size - low for size, low in zip(output_size, lows))
+
+    def extra_repr(self) -> str:
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        for name, default in (("padding", 0), ("dilation", 1), ("output_padding", 0)):
+            if getattr(self, name) != self._tuple(default):
+                s += f", {name}={getattr(self, name)}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2D transposed convolution over (N, C, H, W) images: each input pixel spreads over a
+    kernel-sized patch of the output (the adjoint of Conv2d).
+
+    >>> import agdebug as ag
+    >>> up = ag.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1)
+    >>> tuple(up(ag.ones(1, 4, 5, 5)).shape)
+    (1, 2, 10, 10)
+    """
+
+    _tuple = staticmethod(_pair)
+    _conv = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1D transposed convolution over (N, C, L) signals.
+
+    >>> import agdebug as ag
+    >>> tuple(ag.nn.ConvTranspose1d(2, 3, 4, stride=2)(ag.ones(5, 2, 8)).shape)
+    (5, 3, 18)
+    """
+
+    _tuple = staticmethod(_single)
+    _conv = staticmethod(F.conv_transpose1d)
+    _dims = 1
 
 
 # ----------------------------------------------------------------------------- activations

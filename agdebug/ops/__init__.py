@@ -13,7 +13,7 @@ from . import elementwise as ew
 from . import methods as m
 from . import (activation, bilinear, conversion, factory, gather, index, linalg, loss, nn, norm,
                pointwise, recurrent, reduce, scatter, selection, shape, sorting, statistics)
-from . import attention, device, views  # noqa: F401 - they register ops (to_device, CopySlices...)
+from . import attention, conv_transpose, device, upsample, views  # noqa: F401 - they register ops
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]

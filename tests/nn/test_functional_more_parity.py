@@ -181,12 +181,6 @@ def test_prelu_weight_gradient_matches_torch(torch):
     np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-5)
 
 
-def test_circular_pad_is_not_implemented():
-    # torch builds it from slices copied into place (CopySlices nodes); agdebug says so
-    with pytest.raises(NotImplementedError, match="circular"):
-        AF.pad(ag.ones(1, 2, 3), (1, 1), mode="circular")
-
-
 def test_kl_div_warns_for_mean_only(torch):
     x, y = ag.zeros(2, 3), ag.ones(2, 3) / 3
     with pytest.warns(UserWarning, match="'batchmean' divides only by the batch size"):

@@ -1,0 +1,176 @@
+"""``F.interpolate`` and the upsampling layers ``nn.Upsample``, ``nn.UpsamplingNearest2d``
+and ``nn.UpsamplingBilinear2d`` (the maths is in :mod:`agdebug.ops.upsample`).
+
+>>> import agdebug as ag
+>>> ag.nn.Upsample(scale_factor=2)(ag.tensor([[[1.0, 2.0]]]))
+tensor([[[1., 1., 2., 2.]]])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ops import upsample as ops
+from ..ops.util import kernel_missing
+from .module import Module
+
+__all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "interpolate"]
+
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+_NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of (N, C, ...) ``input`` to ``size``, or by ``scale_factor``.
+
+    >>> import agdebug as ag
+    >>> x = ag.tensor([[[0.0, 1.0]]], requires_grad=True)
+    >>> y = ag.nn.functional.interpolate(x, size=3, mode="linear", align_corners=True)
+    >>> y.detach(), y.grad_fn.name()
+    (tensor([[[0.0000, 0.5000, 1.0000]]]), 'UpsampleLinear1DBackward0')
+    """
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    output_size, scales = _sizes(input, dim, size, scale_factor)
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [int(input.shape[i + 2] * scales[i]) for i in range(dim)]
+        scales = None
+    if antialias:
+        raise NotImplementedError("agdebug's interpolate has no antialias")
+    if mode == "area" and input.dim() in (3, 4):
+        from . import functional as F   # (functional imports this module)
+        pool = F.adaptive_avg_pool1d if input.dim() == 3 else F.adaptive_avg_pool2d
+        return pool(input, output_size)
+    if mode in ops.MODES and dim in ops.MODES[mode][1]:
+        return _upsample(input, mode, dim, output_size, scales, align_corners)
+    if mode in _NEEDS and input.dim() in (3, 4, 5):
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                  f"{_NEEDS[mode]}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                              f"{input.dim()}D) for the modes: {_MODES} (got {mode})")
+
+
+def _sizes(input, dim: int, size, scale_factor) -> tuple:
+    """(output_size, scale_factors), one of them None, as torch's interpolate reads them."""
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if not isinstance(size, (list, tuple)):
+            return [size] * dim, None
+        if len(size) != dim:
+            raise ValueError(
+                "Input and output must have the same number of spatial dimensions, but got input "
+                f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
+                "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                "(o1, o2, ...,oK) format.")
+        if not all(isinstance(s, (int, np.integer)) for s in size):
+            raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                            "Tuple[int, int, int], but got size with types "
+                            f"{[type(s) for s in size]}")
+        return list(size), None
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if not isinstance(scale_factor, (list, tuple)):
+        return None, [scale_factor] * dim
+    if len(scale_factor) != dim:
+        raise ValueError(
+            "Input and scale_factor must have the same number of spatial dimensions, but got "
+            f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+            f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+            "scale_factor in (s1, s2, ...,sK) format.")
+    return None, list(scale_factor)
+
+
+def _upsample(input, mode: str, dim: int, output_size, scales, align_corners):
+    in_sizes = tuple(input.shape[2:])
+    if output_size is None:   # torch's compute_output_size: floor(in * scale), in double
+        output_size = [int(math.floor(n * float(s))) for n, s in zip(in_sizes, scales)]
+    else:
+        if not all(isinstance(s, (int, np.integer)) for s in output_size):
+            raise TypeError(f"upsample_{mode.replace('-', '_')}{dim}d(): argument "
+                            "'output_size' must be tuple of ints")
+        scales = [None] * dim
+    if min(in_sizes) <= 0 or min(output_size) <= 0:
+        names = "DHW"[3 - dim:]
+        given = ", ".join(f"{n}: {s}" for n, s in zip(names, in_sizes))
+        wanted = ", ".join(f"{n}: {s}" for n, s in zip(names, output_size))
+        joint = " and" if dim == 1 else ""
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({given}){joint} output ({wanted})")
+    _check_dtype(input, mode, dim)
+    op = ops.UPSAMPLE[(mode, dim)]
+    return op(input, output_size=tuple(int(s) for s in output_size),
+              scales=tuple(None if s is None else float(s) for s in scales),
+              align_corners=align_corners if mode not in ("nearest", "nearest-exact") else None)
+
+
+def _check_dtype(input, mode: str, dim: int) -> None:
+    """torch's kernels are for floating dtypes; each refusal names the kernel."""
+    if input._data.dtype.kind == "f":
+        return
+    if dim == 2 and mode != "bicubic":
+        kernel = f"upsample_{'bilinear' if mode == 'bilinear' else 'nearest'}2d_channels_last"
+    else:
+        kernel = {"bicubic": "compute_indices_weights_cubic", "linear":
+                  "compute_indices_weights_linear", "trilinear":
+                  "compute_indices_weights_linear"}.get(mode, "compute_indices_weights_nearest")
+    raise kernel_missing(kernel, input.dtype)
+
+
+class Upsample(Module):
+    """Resize (N, C, ...) inputs to ``size`` or by ``scale_factor`` with ``mode``.
+
+    >>> import agdebug as ag
+    >>> up = ag.nn.Upsample(scale_factor=2, mode="bilinear")
+    >>> tuple(up(ag.ones(1, 3, 4, 5)).shape)
+    (1, 3, 8, 10)
+    """
+
+    def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        if isinstance(scale_factor, tuple):
+            self.scale_factor = tuple(float(factor) for factor in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.mode, self.align_corners = mode, align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):
+        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                           recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self) -> str:
+        if self.scale_factor is not None:
+            info = f"scale_factor={self.scale_factor!r}"
+        else:
+            info = f"size={self.size!r}"
+        return f"{info}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """Nearest-neighbour upsampling of (N, C, H, W) images."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Bilinear upsampling of (N, C, H, W) images, with ``align_corners=True``."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
