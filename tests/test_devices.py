@@ -211,6 +211,16 @@ def test_mixing_devices_cuda_first(fake_cuda):
     assert str(info.value) == MISMATCH
 
 
+def test_setitem_on_the_gpu(fake_cuda):
+    """CuPy arrays have no ``writeable`` flag: writing into one must not ask for it."""
+    x = ag.ones(2, 3, device="cuda", requires_grad=True)
+    y = x * 1.0
+    y[0, 1:] = ag.full((2,), 5.0, device="cuda")
+    y.sum().backward()
+    assert _on_fake(y) and y.tolist() == [[1.0, 5.0, 5.0], [1.0, 1.0, 1.0]]
+    assert _on_fake(x.grad) and x.grad.tolist() == [[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+
+
 def test_grad_tensors_on_another_device(fake_cuda):
     x = ag.ones(3, device="cuda", requires_grad=True)
     with pytest.raises(RuntimeError, match="^invalid gradient at index 0 - expected device "

@@ -413,7 +413,7 @@ def _value_operand(self: Tensor, value):
 
 def _write(self: Tensor, key: tuple, value) -> None:
     arrays, _, xp = _unwrap((self, value))
-    if not self._data.flags.writeable:
+    if not getattr(self._data.flags, "writeable", True):   # CuPy arrays have no such flag
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")
