@@ -219,6 +219,9 @@ def test_setitem_on_the_gpu(fake_cuda):
     y.sum().backward()
     assert _on_fake(y) and y.tolist() == [[1.0, 5.0, 5.0], [1.0, 1.0, 1.0]]
     assert _on_fake(x.grad) and x.grad.tolist() == [[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+    plain = ag.zeros(2, device="cuda")
+    plain[1] = 3.0   # nothing to record: written straight into the array
+    assert _on_fake(plain) and plain.tolist() == [0.0, 3.0]
 
 
 def test_grad_tensors_on_another_device(fake_cuda):
