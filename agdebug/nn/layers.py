@@ -70,55 +70,99 @@ def _single(v) -> tuple:
     return (v,) if isinstance(v, int) else tuple(v)
 
 
-class _ConvNd(Module):
-    """What Conv1d and Conv2d share (torch's _ConvNd): they differ in ``_tuple`` (how many
-    spatial dims) and ``_conv`` (the function). Private, so that neither is the other's
-    subclass: ``isinstance(m, nn.Conv2d)`` is false for a Conv1d, as in torch."""
+_PADDING_MODES = "{'replicate', 'zeros', 'reflect', 'circular'}"   # as torch prints its set
+
+
+class _ConvBase(Module):
+    """What every convolution module shares (torch's _ConvNd): the argument checks, the
+    weight and bias with torch's initialisation. Subclasses differ in ``_tuple`` (how many
+    spatial dims) and ``_conv`` (the function); private, so that ``isinstance(m,
+    nn.Conv2d)`` is false for a Conv1d, as in torch."""
 
     _tuple = _conv = None
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None):
-        super().__init__()
+    def _setup(self, in_channels: int, out_channels: int, kernel_size, stride, padding,
+               dilation, groups: int, bias: bool, padding_mode: str, transposed: bool,
+               device, dtype) -> None:
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
         if in_channels % groups:
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ValueError(f"agdebug's {type(self).__name__} supports padding_mode='zeros' "
-                             f"only, got '{padding_mode}'")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                             "{'same', 'valid'}")
+        if padding == "same" and any(s != 1 for s in self._tuple(stride)):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got "
+                             f"padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size, self.stride = self._tuple(kernel_size), self._tuple(stride)
         self.padding = padding if isinstance(padding, str) else self._tuple(padding)
         self.dilation, self.padding_mode = self._tuple(dilation), padding_mode
-        shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
+        # torch's layout: (out, in / groups, *kernel), transposed (in, out / groups, *kernel)
+        channels = (in_channels, out_channels // groups) if transposed else \
+            (out_channels, in_channels // groups)
+        self.weight = Parameter(creation.empty(channels + self.kernel_size, device=device,
+                                               dtype=dtype))
         bias_t = creation.empty(out_channels, device=device, dtype=dtype) if bias else None
         self.bias = Parameter(bias_t) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        fan_in = self.in_channels // self.groups * math.prod(self.kernel_size)
-        _reset_affine(self.weight, self.bias, fan_in)
-
-    def forward(self, input):
-        return self._conv(input, self.weight, self.bias, self.stride, self.padding,
-                          self.dilation, self.groups)
-
+        # torch's fan-in is the weight's: its dim 1 times the kernel
+        _reset_affine(self.weight, self.bias, self.weight.shape[1] * math.prod(self.kernel_size))
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
         if self.padding != self._tuple(0):
-            s += f", padding={self.padding!r}"
-        if self.dilation != self._tuple(1):
-            s += f", dilation={self.dilation}"
+            s += f", padding={self.padding}"
+        for name, default in (("dilation", 1), ("output_padding", 0)):
+            if getattr(self, name, self._tuple(default)) != self._tuple(default):
+                s += f", {name}={getattr(self, name)}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
+
+
+class _ConvNd(_ConvBase):
+    """Conv1d and Conv2d: a padding mode other than zeros pads first, as torch does."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None):
+        super().__init__()
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+                    bias, padding_mode, False, device, dtype)
+
+    def forward(self, input):
+        if self.padding_mode == "zeros":
+            return self._conv(input, self.weight, self.bias, self.stride, self.padding,
+                              self.dilation, self.groups)
+        padded = F.pad(input, self._reversed_padding_repeated_twice(), mode=self.padding_mode)
+        return self._conv(padded, self.weight, self.bias, self.stride, self._tuple(0),
+                          self.dilation, self.groups)
+
+    def _reversed_padding_repeated_twice(self) -> list:
+        """F.pad's (last dim first) form of the padding; 'same' puts any odd unit last."""
+        pads = []
+        for i in reversed(range(len(self.kernel_size))):
+            if self.padding == "valid":
+                left = right = 0
+            elif self.padding == "same":
+                total = self.dilation[i] * (self.kernel_size[i] - 1)
+                left, right = total // 2, total - total // 2
+            else:
+                left = right = self.padding[i]
+            pads += [left, right]
+        return pads
 
 
 class Conv2d(_ConvNd):
@@ -134,11 +178,9 @@ class Conv2d(_ConvNd):
     _conv = staticmethod(F.conv2d)
 
 
-class _ConvTransposeNd(Module):
-    """What ConvTranspose1d and ConvTranspose2d share: weight (in, out / groups, *kernel),
-    torch's initialisation, and ``forward(input, output_size=None)``."""
+class _ConvTransposeNd(_ConvBase):
+    """ConvTranspose1d and ConvTranspose2d: ``forward(input, output_size=None)``."""
 
-    _tuple = _conv = None
     _dims = 2
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
@@ -148,26 +190,9 @@ class _ConvTransposeNd(Module):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for '
                              f"{type(self).__name__}")
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups:
-            raise ValueError("out_channels must be divisible by groups")
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride = self._tuple(kernel_size), self._tuple(stride)
-        self.padding, self.dilation = self._tuple(padding), self._tuple(dilation)
-        self.output_padding, self.padding_mode = self._tuple(output_padding), padding_mode
-        shape = (in_channels, out_channels // groups) + self.kernel_size
-        self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
-        bias_t = creation.empty(out_channels, device=device, dtype=dtype) if bias else None
-        self.bias = Parameter(bias_t) if bias else None
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        # torch's fan-in is the weight's: its dim 1 (out / groups) times the kernel
-        fan_in = self.out_channels // self.groups * math.prod(self.kernel_size)
-        _reset_affine(self.weight, self.bias, fan_in)
+        self.output_padding = self._tuple(output_padding)
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+                    bias, padding_mode, True, device, dtype)
 
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
@@ -194,18 +219,6 @@ class _ConvTransposeNd(Module):
             raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
                              f"from {lows} to {highs} (for an input of {input.shape[2:]!r})")
         return tuple(size - low for size, low in zip(output_size, lows))
-
-    def extra_repr(self) -> str:
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
-        for name, default in (("padding", 0), ("dilation", 1), ("output_padding", 0)):
-            if getattr(self, name) != self._tuple(default):
-                s += f", {name}={getattr(self, name)}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
 
 
 class ConvTranspose2d(_ConvTransposeNd):

@@ -4,6 +4,8 @@ transposed convolutions, interpolation: values, gradients, grad_fn names and err
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -366,3 +368,57 @@ def test_float32_bilinear_is_close_to_torch(torch):
     assert outs[0].dtype == ag.float32
     np.testing.assert_allclose(outs[0].detach().numpy(), outs[1].detach().numpy(), rtol=1e-5,
                                atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- conv padding modes
+
+CONV_PADDING_MODES = [
+    ("lib.nn.Conv2d(4, 3, 3, padding=(1, 2), padding_mode='{mode}')", "x"),
+    ("lib.nn.Conv2d(4, 2, (2, 3), padding='same', dilation=(2, 1), padding_mode='{mode}')", "x"),
+    ("lib.nn.Conv1d(4, 2, 4, padding='same', dilation=2, padding_mode='{mode}')", "s"),
+    ("lib.nn.Conv1d(4, 6, 3, padding=2, groups=2, padding_mode='{mode}')", "s[0]"),
+    ("lib.nn.Conv1d(4, 2, 3, padding='valid', padding_mode='{mode}')", "s"),
+]
+
+
+@pytest.mark.parametrize("mode", ["zeros", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("text, input", CONV_PADDING_MODES)
+def test_conv_padding_modes_match_torch(text, input, mode, torch):
+    """A mode other than zeros pads with F.pad first ('same' puts the odd unit last)."""
+    results = []
+    for lib in (ag, torch):
+        module = _conv_module(lib, text.format(mode=mode))
+        x = evaluate(lib, input, CONV_SETUP)[1].detach().requires_grad_()
+        y = module(x)
+        (y * y).sum().backward()
+        grads = [t.grad.numpy() for t in (x, *module.parameters())]
+        results.append((repr(module), y.grad_fn.name(), y.detach().numpy(), grads))
+    ours, theirs = results
+    assert ours[:2] == theirs[:2]
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-10)
+    for got, want in zip(ours[3], theirs[3], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("text", ["Conv2d(4, 6, 3, groups=0)", "Conv2d(4, 6, 3, groups=3)",
+                                  "Conv1d(3, 6, 3, groups=2)", "Conv2d(4, 6, 3, padding='full')",
+                                  "Conv2d(4, 6, 3, padding='same', stride=(1, 2))",
+                                  "Conv1d(4, 6, 3, padding='bogus', padding_mode='bogus')"])
+def test_conv_module_errors_match_torch(text, torch):
+    errors = []
+    for lib in (ag, torch):
+        with pytest.raises(ValueError) as info:
+            eval(f"lib.nn.{text}", {"lib": lib})
+        errors.append(_sorted_sets(str(info.value)))
+    assert errors[0] == errors[1]
+
+
+def _sorted_sets(text: str) -> str:
+    """torch prints Python sets of strings, whose order changes from run to run."""
+    return re.sub(r"\{[^}]*\}", lambda m: str(sorted(eval(m.group()))), text)
+
+
+def test_conv_module_refuses_an_unknown_padding_mode_in_torchs_words():
+    with pytest.raises(ValueError, match=r"^padding_mode must be one of \{.*'circular'.*\}, but "
+                                         r"got padding_mode='wrap'$"):
+        ag.nn.Conv2d(2, 2, 3, padding_mode="wrap")
