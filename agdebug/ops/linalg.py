@@ -240,10 +240,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    # torch compares the dtypes (self first) before the shapes, in words of its own
+    for name, m in (("self", input), ("mat1", mat1)):
+        if m._data.dtype != mat2._data.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {_name(m)} "
+                               f"and {_name(mat2)}")
     _check_mm_shapes(mat1, mat2)
-    if input._data.dtype != mat2._data.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_name(input)} and "
-                           f"{_name(mat2)}")
     _check_expandable(tuple(input.shape), (mat1.shape[0], mat2.shape[1]))
     return addmm_op(input, mat1, mat2, beta=beta, alpha=alpha)
 

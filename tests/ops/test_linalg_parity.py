@@ -22,6 +22,14 @@ SETUP = {
 }
 
 EXPRESSIONS = [
+    # addmm and linear: dtypes compared (self first) before shapes, in addmm's words
+    "lib.addmm(lib.ones(4), lib.ones(2, 3, dtype=lib.float64), lib.ones(2, 4))",
+    "lib.addmm(lib.ones(4, dtype=lib.float64), lib.ones(2, 3, dtype=lib.float64), lib.ones(2, 4))",
+    "lib.addmm(lib.ones(4, dtype=lib.int64), lib.ones(2, 3), lib.ones(3, 4))",
+    "lib.addmm(lib.ones(4), lib.ones(2, 3), lib.ones(2, 4))",
+    "lib.nn.functional.linear(lib.ones(2, 3, dtype=lib.float64), lib.ones(4, 3), lib.ones(4))",
+    "lib.nn.functional.linear(lib.ones(5, 2, 3, dtype=lib.float64), lib.ones(4, 3), lib.ones(4))",
+    "lib.nn.functional.linear(lib.ones(2, 3, dtype=lib.float64), lib.ones(4, 3))",
     # diagonal / diag / diag_embed / diagflat / trace
     "a.diagonal()", "a.diagonal(1)", "a.diagonal(-2)", "a.diagonal(5)",
     "b.diagonal(0, -1, 0)", "lib.diagonal(b, 1, 2, 1)", "i.diagonal()",
