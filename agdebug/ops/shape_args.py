@@ -322,12 +322,7 @@ def split(tensor, split_size_or_sections, dim=0):
     dim = _dim(dim, tensor.ndim)
     size = tensor.shape[dim]
     if isinstance(split_size_or_sections, (tuple, list)):
-        sizes = tuple(int(s) for s in split_size_or_sections)
-        if sum(sizes) != size or any(s < 0 for s in sizes):
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                f"size at dimension {dim}), but got split_sizes={list(sizes)}")
-        return tuple(sh.split_with_sizes(tensor, split_sizes=sizes, dim=dim))
+        return split_with_sizes(tensor, split_size_or_sections, dim)
     split_size = int(split_size_or_sections)
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got "
@@ -336,6 +331,23 @@ def split(tensor, split_size_or_sections, dim=0):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {size}")
     return tuple(sh.split(tensor, split_size=split_size, dim=dim))
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """``x.split_with_sizes([1, 2])``: pieces of the given sizes along ``dim`` (views)."""
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = _dim(dim, input.ndim)
+    size = input.shape[dim]
+    sizes = tuple(int(s) for s in split_sizes)
+    if any(s < 0 for s in sizes):   # torch checks the signs before the sum
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
+                           f"but got split_sizes={list(sizes)}")
+    if sum(sizes) != size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+            f"size at dimension {dim}), but got split_sizes={list(sizes)}")
+    return tuple(sh.split_with_sizes(input, split_sizes=sizes, dim=dim))
 
 
 def chunk(input, chunks, dim=0):
@@ -486,8 +498,9 @@ def _movedim_method(self, source, destination):
 FUNCTIONS = {
     "flatten": flatten, "squeeze": squeeze, "unsqueeze": unsqueeze, "permute": permute,
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
-    "narrow": narrow, "flip": flip, "split": split, "chunk": chunk, "unbind": unbind,
-    "cat": cat, "concat": concat, "concatenate": concatenate, "stack": stack,
+    "narrow": narrow, "flip": flip, "split": split, "split_with_sizes": split_with_sizes,
+    "chunk": chunk, "unbind": unbind, "cat": cat, "concat": concat, "concatenate": concatenate,
+    "stack": stack,
     "roll": roll, "movedim": movedim, "moveaxis": movedim, "atleast_1d": atleast_1d,
     "atleast_2d": atleast_2d, "atleast_3d": atleast_3d, "hstack": hstack, "vstack": vstack,
     "row_stack": vstack,
@@ -497,7 +510,8 @@ METHODS = {
     "flatten": flatten, "squeeze": squeeze, "unsqueeze": unsqueeze, "permute": permute,
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
     "T": property(_T), "mT": property(_mT), "repeat": repeat, "narrow": narrow, "flip": flip,
-    "contiguous": contiguous, "split": _split_method, "chunk": chunk, "unbind": unbind,
+    "contiguous": contiguous, "split": _split_method, "split_with_sizes": split_with_sizes,
+    "chunk": chunk, "unbind": unbind,
     "roll": _roll_method, "movedim": _movedim_method, "moveaxis": _movedim_method,
     "view": _view, "reshape": _reshape, "expand": _expand,
 }

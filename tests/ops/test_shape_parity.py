@@ -34,6 +34,10 @@ EXPRESSIONS = [
     "lib.meshgrid(s, v, indexing='ij')", "lib.meshgrid(lib.ones(0), v, indexing='ij')",
     "lib.meshgrid(v, v.long(), indexing='ij')", "lib.meshgrid(indexing='ij')",
     "lib.meshgrid(v, v, indexing='foo')", "lib.meshgrid(v, v[:2])",
+    # split with sizes: the signs are checked before the sum
+    "lib.split(v, [6, -1])", "v.split([-1, 6])", "v.split_with_sizes([6, -1])",
+    "lib.split_with_sizes(v, [2, 3])", "m.split_with_sizes([1, 2], dim=-1)",
+    "m.split_with_sizes([1, 2], 1)", "s.split_with_sizes([1])", "v.split_with_sizes([2, 2])",
     # reshape: a view when contiguous, a strided alias when the strides allow, else a copy
     "m.reshape(3, 2)", "m.t().reshape(3, 2)", "m.t().reshape(6)", "c[..., ::2].reshape(6, 2)",
     "c[..., ::2].reshape(-1)", "c.transpose(0, 1).reshape(3, 8)", "m[:, :1].reshape(2)",
