@@ -224,6 +224,31 @@ def test_setitem_on_the_gpu(fake_cuda):
     assert _on_fake(plain) and plain.tolist() == [0.0, 3.0]
 
 
+def test_copy_from_another_device(fake_cuda):
+    """torch's copy_ reads from any device (loading a CPU checkpoint into a GPU model); the
+    source's gradient goes back to the source's device."""
+    target = ag.zeros(3, device="cuda")
+    target.copy_(ag.arange(3.0))
+    assert _on_fake(target) and target.tolist() == [0.0, 1.0, 2.0]
+    back = ag.zeros(2, 3)
+    back.copy_(ag.ones(3, device="cuda"))
+    assert back.device.type == "cpu" and back.tolist() == [[1.0] * 3] * 2
+    w = ag.zeros(3, device="cuda", requires_grad=True)
+    src = ag.ones(3, requires_grad=True)
+    out = (w * 1).copy_(src)
+    assert out.grad_fn.name() == "torch::autograd::CopyBackwards"
+    (out * ag.arange(3.0, device="cuda")).sum().backward()
+    assert src.grad.device.type == "cpu" and src.grad.tolist() == [0.0, 1.0, 2.0]
+    assert _on_fake(w.grad) and w.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_load_state_dict_into_a_module_on_the_gpu(fake_cuda):
+    cpu = ag.nn.Linear(3, 2)
+    gpu = ag.nn.Linear(3, 2).to("cuda")
+    gpu.load_state_dict(cpu.state_dict())
+    assert _on_fake(gpu.weight) and gpu.weight.tolist() == cpu.weight.tolist()
+
+
 def test_grad_tensors_on_another_device(fake_cuda):
     x = ag.ones(3, device="cuda", requires_grad=True)
     with pytest.raises(RuntimeError, match="^invalid gradient at index 0 - expected device "

@@ -112,7 +112,7 @@ def install() -> None:
         "add_": m.add_, "sub_": m.sub_, "mul_": m.inplace(ew.mul), "div_": m.div_,
         "clamp_": m.clamp_, "clip_": m.clamp_, "zero_": m.inplace(ew.zero),
         "fill_": lambda s, value: m.apply_inplace(ew.fill, s, (), {"value": value}),
-        "copy_": m.inplace(ew.copy),
+        "copy_": m.copy_,
         "relu_": m.inplace(ew.relu), "sigmoid_": m.inplace(ew.sigmoid),
         "tanh_": m.inplace(ew.tanh), "exp_": m.inplace(ew.exp), "neg_": m.inplace(ew.neg),
         "pow_": lambda s, e: m.apply_inplace(ew.pow_scalar, s, (), {"exponent": e}),

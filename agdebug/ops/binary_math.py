@@ -184,11 +184,6 @@ def heaviside(xp, x, values):
     return xp.where(x == 0, values, x > 0).astype(x.dtype, copy=False)
 
 
-# torch's C++ node reports a qualified name (the registry knows only CopySlices's and
-# CopyBackwards's; NotImplemented is one more).
-heaviside.node_class.name = lambda self: "torch::autograd::NotImplemented"
-
-
 @heaviside.vjp
 def heaviside_vjp(ctx, grad):
     raise RuntimeError("derivative for aten::heaviside is not implemented")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from .. import backend
+from .elementwise import copy
 from .registry import defop
 
 
@@ -29,3 +30,14 @@ def to_device(tensor, device, dtype=None):
     'ToCopyBackward0'
     """
     return to_device_op(tensor, device=device, dtype=dtype, source=tensor.device)
+
+
+@defop("copy_across_devices", node="CopyBackwards", any_device=True)
+def copy_across_devices(xp, x, src, source=None):
+    """``x.copy_(src)`` with ``src`` on another device (its array arrives moved to x's)."""
+    return copy.forward(xp, x, src)
+
+
+@copy_across_devices.vjp
+def copy_across_devices_vjp(ctx, grad):
+    return grad * 0, grad.to(ctx.source)   # src's gradient goes back to src's device

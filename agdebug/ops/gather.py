@@ -127,7 +127,6 @@ def _no_scatter_derivative(ctx, grad):
 
 for _op in (scatter_legacy_reduce_op, scatter_value_legacy_reduce_op):
     _op.vjp(_no_scatter_derivative)
-    _op.node_class.name = lambda self: "torch::autograd::NotImplemented"
 
 
 _WARNED: list = []   # the deprecation below, once given

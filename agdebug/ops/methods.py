@@ -16,6 +16,7 @@ from .. import backend
 from ..backend import get_dtype, result_dtype
 from ..graph.grad_mode import MODE
 from ..tensor import Tensor
+from . import device as dev
 from . import elementwise as ew
 from . import reduce as rd
 from . import shape as sh
@@ -463,6 +464,14 @@ def inplace(op, **fixed):
         return apply_inplace(op, self, tuple(operand(a) for a in args), {**fixed, **attrs})
     method.__name__ = op.name + "_"
     return method
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcast, cast) into this tensor, from any device, as torch does."""
+    src = operand(src)
+    if isinstance(src, Tensor) and src.device != self.device:
+        return apply_inplace(dev.copy_across_devices, self, (src,), {"source": src.device})
+    return apply_inplace(ew.copy, self, (src,), {})
 
 
 def add_(self, other, *, alpha=1):

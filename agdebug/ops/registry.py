@@ -37,15 +37,20 @@ __all__ = ["Op", "defop", "OPS", "apply_inplace"]
 OPS: dict[str, Op] = {}
 _NDARRAY = np.ndarray
 _CPP_NODES = {"CopySlices": "torch::autograd::CopySlices",
-              "CopyBackwards": "torch::autograd::CopyBackwards"}
+              "CopyBackwards": "torch::autograd::CopyBackwards",
+              "NotImplemented": "torch::autograd::NotImplemented"}
 
 
 class Op:
     """One differentiable operation: forward, derivative, and its node type."""
 
     def __init__(self, name: str, forward, node: str, saves=(), view=False, outputs=1,
-                 nondiff_outputs=(), extras=(), differentiable=True, broadcasts=False):
+                 nondiff_outputs=(), extras=(), differentiable=True, broadcasts=False,
+                 any_device=False):
         self.name = name
+        # How the inputs' arrays are read: all on one device (nearly every op), or moved to
+        # the first input's device (``copy_`` from another device).
+        self.unwrap = _unwrap_to_first if any_device else _unwrap
         self.broadcasts = broadcasts        # elementwise: shapes that do not broadcast fail
         self.differentiable = differentiable  # False: comparisons, argmax... never recorded
         self.forward = forward
@@ -89,7 +94,7 @@ class Op:
 
     def __call__(self, *args, **attrs):
         """Run the op on tensors/scalars; record a node when a gradient may be needed."""
-        arrays, needs_grad, xp = _unwrap(args)
+        arrays, needs_grad, xp = self.unwrap(args)
         try:
             if xp is np:
                 result = self.forward(xp, *arrays, **attrs) if attrs else \
@@ -174,6 +179,18 @@ def _unwrap(args: tuple):
         return arrays, needs_grad, np
     _check_devices(args)
     return arrays, needs_grad, backend.cupy_module()
+
+
+def _unwrap_to_first(args: tuple):
+    """``_unwrap``, with every tensor's array moved to the first tensor's device."""
+    device = args[0].device
+    arrays, needs_grad, _ = _unwrap(tuple(
+        Tensor._wrap(backend.move_array(a._data, device)) if isinstance(a, Tensor) else a
+        for a in args))
+    for a in args:
+        if isinstance(a, Tensor) and a.requires_grad:
+            needs_grad = True
+    return arrays, needs_grad, np if device.type == "cpu" else backend.cupy_module()
 
 
 def _cuda_index(args) -> int:
@@ -398,7 +415,7 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
     if not recording:
-        arrays, _, xp = _unwrap((target, *args))
+        arrays, _, xp = op.unwrap((target, *args))
         try:
             result = op.forward(xp, *arrays, **attrs)
         except ValueError:

@@ -19,3 +19,16 @@ CASES = [
     Case("to_device", lambda t, x: (x * x).to(device="cpu", copy=True).exp(), [A],
          id="to_device_in_a_chain"),
 ]
+
+
+def _copy(t, x, y):
+    """``x.copy_(y)``; in agdebug the op of a copy from another device, called directly (one
+    machine has one device, so ``copy_`` itself takes the same-device op)."""
+    if t.__name__ == "agdebug":
+        return t.ops.OPS["copy_across_devices"](x, y, source=y.device)
+    return (x * 1).copy_(y)
+
+
+CASES += [
+    Case("copy_across_devices", _copy, [A, A[0]]),
+]
