@@ -59,19 +59,17 @@ class LBFGS(Optimizer):
         views = []
         for p in self._params:
             if p._grad is None:
-                real = _real(p._data)
-                views.append(xp_of(real).zeros(real.size, dtype=real.dtype))
+                views.append(xp_of(p._data).zeros(p._data.size, dtype=p._data.dtype))
             else:
-                views.append(_real(p._grad._data).ravel())
+                views.append(p._grad._data.ravel())
         return xp_of(views[0]).concatenate(views)
 
     def _add_grad(self, step_size, update) -> None:
         offset = 0
         for p in self._params:
-            target = _real(p._data)
-            target += step_size * update[offset:offset + target.size].reshape(target.shape)
+            p._data += step_size * update[offset:offset + p._data.size].reshape(p._data.shape)
             p._bump_version()
-            offset += target.size
+            offset += p._data.size
 
     def _clone_param(self) -> list:
         return [p._data.copy() for p in self._params]
@@ -196,13 +194,6 @@ class LBFGS(Optimizer):
 def _evaluate(closure):
     with enable_grad():
         return closure()
-
-
-def _real(array):
-    """A complex array seen as interleaved (real, imag) pairs, as torch.view_as_real."""
-    if array.dtype.kind == "c":
-        return array.view(array.real.dtype)
-    return array
 
 
 def _abs_max(array):

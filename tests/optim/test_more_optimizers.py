@@ -484,3 +484,52 @@ def test_lbfgs_on_cuda_matches_cpu(fake_cuda):
         results.append([p.detach().cpu().numpy() for p in params])
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+VERSION_CASES = [("Adadelta", {}), ("Rprop", {}), ("ASGD", {}), ("Adafactor", {}),
+                 ("Adafactor", {"weight_decay": 0.1})]
+
+
+@pytest.mark.parametrize("name, kwargs", VERSION_CASES, ids=lambda v: str(v))
+def test_version_counts_like_torch(torch, name, kwargs):
+    # one bump per in-place op torch runs on the parameter (ASGD: mul_ then add_)
+    counts = []
+    for lib in (ag, torch):
+        w = lib.nn.Parameter(lib.ones(2, 3))
+        opt = getattr(lib.optim, name)([w], **kwargs)
+        for _ in range(2):
+            (w * w).sum().backward()
+            opt.step()
+        counts.append(w._version)
+    assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"line_search_fn": "strong_wolfe"}], ids=str)
+def test_lbfgs_version_counts_like_torch(torch, kwargs):
+    # every trial point of the line search is an add_ and a copy_ back
+    counts = []
+    for lib in (ag, torch):
+        opt, closure, params, _ = _lbfgs(lib, dict(kwargs, max_iter=6))
+        opt.step(closure)
+        counts.append([p._version for p in params])
+    assert counts[0] == counts[1]
+
+
+def test_lbfgs_parameter_without_grad_counts_as_zero_gradient(torch):
+    results = []
+    for lib in (ag, torch):
+        w = lib.nn.Parameter(lib.tensor([3.0, -1.0], dtype=lib.float64))
+        unused = lib.nn.Parameter(lib.tensor([5.0], dtype=lib.float64))
+        opt = lib.optim.LBFGS([w, unused], max_iter=4)
+
+        def closure(w=w, opt=opt):
+            opt.zero_grad()
+            loss = ((w - 1) ** 4).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+        results.append((w.detach().numpy(), unused.detach().numpy(),
+                        opt.state[w]["d"].numpy().shape))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10)
+    assert results[0][1].tolist() == results[1][1].tolist() == [5.0]
+    assert results[0][2] == results[1][2] == (3,)
