@@ -1,0 +1,65 @@
+"""Rprop (resilient backpropagation): per-coordinate step sizes driven by gradient signs."""
+
+from __future__ import annotations
+
+from ..backend import xp_of
+from .optimizer import (
+    Optimizer,
+    check_hyper,
+    next_step,
+    param_add_,
+    scalar,
+    scalar_state,
+    unsupported,
+    zeros_state,
+)
+
+__all__ = ["Rprop"]
+
+
+class Rprop(Optimizer):
+    """torch.optim.Rprop: grow a coordinate's step while its gradient keeps its sign, shrink
+    it (and skip that update) when the sign flips; only the sign of the gradient is used.
+
+    >>> import agdebug as ag
+    >>> w = ag.nn.Parameter(ag.tensor([1.0]))
+    >>> opt = ag.optim.Rprop([w], lr=0.1)
+    >>> (w * 2).sum().backward()
+    >>> opt.step()
+    >>> round(w.item(), 4)
+    0.9
+    """
+
+    def __init__(self, params, lr: float = 1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
+                 capturable: bool = False, foreach=None, maximize: bool = False,
+                 differentiable: bool = False):
+        check_hyper("learning rate", lr)
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable,
+                    "capturable": capturable}
+        unsupported(defaults, "capturable", "differentiable")
+        super().__init__(params, defaults)
+
+    def _update(self, p, grad, group, state) -> None:
+        if not state:
+            state["step"] = scalar_state(0.0)
+            state["prev"] = zeros_state(p)
+            # filled from the gradient's dtype, as torch's full_like(grad, lr)
+            state["step_size"] = zeros_state(p, scalar(group["lr"]))
+        xp = xp_of(p._data)
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        next_step(state)
+        g = -grad if group["maximize"] else grad
+        prev, step_size = state["prev"]._data, state["step_size"]._data
+        sign = xp.sign(g * prev)
+        factor = xp.where(sign > 0, etaplus, xp.where(sign < 0, etaminus, 1.0))
+        factor = factor.astype(g.dtype, copy=False)
+        step_size *= factor
+        xp.clip(step_size, step_size_min, step_size_max, out=step_size)
+        # a coordinate whose gradient changed sign takes no step now and forgets its sign
+        g = xp.where(factor == factor.dtype.type(etaminus), 0, g).astype(g.dtype, copy=False)
+        param_add_(p, -(xp.sign(g) * step_size))
+        prev[...] = g
