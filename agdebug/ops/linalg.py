@@ -375,3 +375,15 @@ for _module in (matrix, blas, contract, distance):
 from .. import linalg as _linalg_namespace  # noqa: E402
 
 FUNCTIONS["linalg"] = _linalg_namespace
+
+# torch-level names and Tensor methods of the matrix functions (agdebug.linalg defines them).
+FUNCTIONS.update({
+    "inverse": _linalg_namespace.inv, "det": _linalg_namespace.det,
+    "slogdet": _linalg_namespace.torch_slogdet, "logdet": _linalg_namespace.logdet,
+    "matrix_power": _linalg_namespace.matrix_power,
+})
+METHODS.update({
+    "inverse": _linalg_namespace.inv, "det": _linalg_namespace.det,
+    "slogdet": _linalg_namespace.torch_slogdet, "logdet": _linalg_namespace.logdet,
+    "matrix_power": _linalg_namespace.matrix_power,
+})

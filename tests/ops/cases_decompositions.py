@@ -1,0 +1,55 @@
+"""Cases for agdebug/ops/decompositions.py (see harness.py for the format).
+
+Decompositions whose outputs are defined up to a sign (eigh, svd, qr) are checked through
+functions of them that are not (products, absolute values), as torch's own gradcheck
+tests do; inputs keep eigenvalues and singular values well apart, where the derivatives are
+defined. Symmetric-input functions (cholesky, eigh) read one triangle only: their cases
+symmetrize the input first, as torch's tests do, so central differences see torch's
+(symmetric) gradient.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .harness import Case
+
+rng = np.random.default_rng(11)
+SQ = rng.standard_normal((3, 3)) + 3 * np.eye(3)          # well-conditioned
+BSQ = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+RHS = rng.standard_normal((3, 2))
+VEC = rng.standard_normal(3)
+NEGDET = SQ[[1, 0, 2]]                                      # a row swap: det < 0
+
+CASES = [
+    Case("linalg_inv_ex", lambda t, a: t.linalg.inv(a), [SQ], grad_fn="LinalgInvExBackward0"),
+    Case("linalg_inv_ex", lambda t, a: t.linalg.inv_ex(a).inverse, [BSQ], id="inv_ex_batched"),
+    Case("linalg_inv_ex", lambda t, a: a.inverse() @ a.inverse(), [SQ], id="inverse_squared"),
+    Case("linalg_det", lambda t, a: t.linalg.det(a), [SQ], grad_fn="LinalgDetBackward0"),
+    Case("linalg_det", lambda t, a: a.det(), [BSQ], id="det_batched"),
+    Case("linalg_det", lambda t, a: t.det(a), [NEGDET], id="det_negative"),
+    Case("linalg_slogdet", lambda t, a: t.linalg.slogdet(a), [NEGDET],
+         grad_fn="LinalgSlogdetBackward0"),
+    Case("linalg_slogdet", lambda t, a: t.slogdet(a)[1], [BSQ], id="slogdet_batched"),
+    Case("linalg_slogdet", lambda t, a: t.logdet(a), [SQ], grad_fn="WhereBackward0",
+         id="logdet"),
+    Case("linalg_solve_ex", lambda t, a, b: t.linalg.solve(a, b), [SQ, RHS],
+         grad_fn="LinalgSolveExBackward0"),
+    Case("linalg_solve_ex", lambda t, a, b: t.linalg.solve(a, b), [BSQ, VEC],
+         id="solve_batched_vector"),
+    Case("linalg_solve_ex", lambda t, a, b: t.linalg.solve(a, b.mT, left=False), [SQ, RHS],
+         id="solve_right"),
+    Case("linalg_solve_ex", lambda t, a, b: t.linalg.solve_ex(a, b).result, [BSQ, RHS],
+         id="solve_ex_broadcast"),
+    Case("linalg_solve_triangular",
+         lambda t, a, b: t.linalg.solve_triangular(a, b, upper=True), [SQ, RHS],
+         grad_fn="LinalgSolveTriangularBackward0"),
+    Case("linalg_solve_triangular",
+         lambda t, a, b: t.linalg.solve_triangular(a, b.mT, upper=False, left=False), [BSQ, RHS],
+         id="solve_triangular_lower_right"),
+    Case("linalg_solve_triangular",
+         lambda t, a, b: t.linalg.solve_triangular(a, b, upper=False, unitriangular=True),
+         [SQ, RHS], id="solve_triangular_unit"),
+    Case("mm", lambda t, a: t.linalg.matrix_power(a, 5), [SQ / 3], id="matrix_power_5"),
+    Case("mm", lambda t, a: a.matrix_power(-2), [SQ], id="matrix_power_negative"),
+]

@@ -1,0 +1,78 @@
+"""torch.linalg's matrix functions and decompositions compared with torch: values, dtypes,
+graphs (grad_fn names), batched and empty inputs, and errors (see tests/torch_parity.py).
+Decompositions defined up to signs are compared through sign-free expressions."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.torch_parity import assert_same_as_torch
+
+torch = pytest.importorskip("torch")
+
+SETUP = {
+    "a": "lib.tensor([[4.0, 1.0, 2.0], [0.5, 3.0, -1.0], [1.0, 0.0, 5.0]], requires_grad=True)",
+    "d": "lib.tensor([[4.0, 1.0, 2.0], [0.5, 3.0, -1.0], [1.0, 0.0, 5.0]], "
+         "dtype=lib.float64, requires_grad=True)",
+    "b": "lib.stack([lib.eye(3) * 2, lib.tensor([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], "
+         "[4.0, 0.0, 1.0]])]).requires_grad_()",
+    "spd": "(lib.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])).requires_grad_()",
+    "r": "lib.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]], requires_grad=True)",
+    "v": "lib.tensor([1.0, -2.0, 0.5], requires_grad=True)",
+    "z": "lib.zeros(3, 3)",
+    "zb": "lib.stack([lib.eye(3), lib.zeros(3, 3)])",
+    "i": "lib.eye(3, dtype=lib.int64)",
+    "h": "lib.eye(3, dtype=lib.float16)",
+    "e": "lib.zeros(0, 3, 3, requires_grad=True)",
+    "w": "lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])",
+}
+
+EXPRESSIONS = [
+    # inv / inv_ex / inverse
+    "lib.linalg.inv(a)", "lib.linalg.inv(d)", "lib.linalg.inv(b)", "a.inverse()",
+    "lib.inverse(b)", "lib.linalg.inv(e)", "lib.linalg.inv_ex(a)", "lib.linalg.inv_ex(z).info",
+    "lib.linalg.inv_ex(zb).info", "lib.linalg.inv(z)", "lib.linalg.inv(zb)", "lib.linalg.inv(r)",
+    "lib.linalg.inv(i)", "lib.linalg.inv(h)", "lib.linalg.inv(v)",
+    "lib.linalg.inv_ex(z, check_errors=True)", "lib.linalg.inv(lib.zeros(1, 3, 3))",
+    # det / slogdet / logdet
+    "lib.linalg.det(a)", "lib.linalg.det(d)", "b.det()", "lib.det(z)", "lib.linalg.det(e)",
+    "lib.linalg.det(r)", "lib.linalg.det(i)", "lib.linalg.det(h)", "lib.linalg.det(v)",
+    "lib.linalg.slogdet(a)", "lib.slogdet(b)", "lib.linalg.slogdet(z)", "a.slogdet()",
+    "lib.linalg.slogdet(-d)", "lib.linalg.slogdet(r)", "lib.linalg.slogdet(i)",
+    "lib.linalg.slogdet(h)", "lib.logdet(a)", "lib.logdet(-a)", "b.logdet()", "lib.logdet(r)",
+    "lib.logdet(i)", "lib.linalg.slogdet(e)",
+    # solve / solve_ex / solve_triangular
+    "lib.linalg.solve(a, v)", "lib.linalg.solve(a, r)", "lib.linalg.solve(b, v)",
+    "lib.linalg.solve(b, r)", "lib.linalg.solve(b, lib.ones(2, 3))",
+    "lib.linalg.solve(a, r.mT, left=False)", "lib.linalg.solve(d, r.double())",
+    "lib.linalg.solve_ex(a, r)", "lib.linalg.solve_ex(z, v).info",
+    "lib.linalg.solve(z, v)", "lib.linalg.solve(zb, lib.ones(2, 3))",
+    "lib.linalg.solve(a, lib.ones(2))", "lib.linalg.solve(a, v, left=False)",
+    "lib.linalg.solve(r, v)", "lib.linalg.solve(i, i)", "lib.linalg.solve(a, d)",
+    "lib.linalg.solve(h, h)", "lib.linalg.solve(e, lib.zeros(0, 3))",
+    "lib.linalg.solve_triangular(a, r, upper=True)",
+    "lib.linalg.solve_triangular(b, r, upper=False)",
+    "lib.linalg.solve_triangular(a, r.mT, upper=True, left=False)",
+    "lib.linalg.solve_triangular(a, r, upper=False, unitriangular=True)",
+    "lib.linalg.solve_triangular(r, r, upper=True)",
+    "lib.linalg.solve_triangular(i, i, upper=True)",
+    # matrix_power
+    "lib.linalg.matrix_power(a, 0)", "lib.linalg.matrix_power(a, 1)",
+    "lib.linalg.matrix_power(a, 2)", "lib.linalg.matrix_power(a, 3)",
+    "lib.linalg.matrix_power(b, 6)", "a.matrix_power(-1)", "lib.matrix_power(a, -3)",
+    "lib.linalg.matrix_power(i, 3)", "lib.linalg.matrix_power(i, -1)",
+    "lib.linalg.matrix_power(r, 2)", "lib.linalg.matrix_power(v, 2)",
+    "lib.linalg.matrix_power(z, -1)", "lib.linalg.matrix_power(e, 2)",
+]
+
+
+@pytest.mark.parametrize("expr", EXPRESSIONS)
+def test_same_as_torch(expr):
+    assert_same_as_torch(torch, expr, SETUP)
+
+
+def test_singular_error_is_a_linalg_error():
+    import agdebug as ag
+    with pytest.raises(ag.linalg.LinAlgError) as info:
+        ag.linalg.inv(ag.zeros(2, 2))
+    assert isinstance(info.value, RuntimeError)
