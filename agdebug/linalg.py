@@ -29,7 +29,8 @@ from .ops.util import dims_of, kernel_missing
 
 __all__ = ["matmul", "multi_dot", "cross", "norm", "vector_norm", "matrix_norm", "diagonal",
            "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
-           "solve_triangular", "matrix_power"]
+           "solve_triangular", "matrix_power", "cholesky", "cholesky_ex", "qr", "eigh",
+           "eigvalsh"]
 
 
 class _LinAlgError(RuntimeError):
@@ -206,6 +207,94 @@ def matrix_power(A, n):
         if bit:
             result = z if result is None else matmul(result, z)
     return result
+
+
+# ----------------------------------------------------------------------------- cholesky
+
+_NOT_PD = ("The factorization could not be completed because the input is not positive-definite "
+           "(the leading minor of order {} is not positive-definite).")
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, _fn="linalg.cholesky_ex"):
+    """``(L, info)``: the Cholesky factor of each symmetric positive-definite matrix (read
+    from its lower triangle) and LAPACK's info, 0 where it succeeded."""
+    check_input("linalg.cholesky", A, low="cholesky_cpu")
+    L, info = dec.linalg_cholesky_ex_op(A, upper=bool(upper))
+    if check_errors:
+        raise_info(_fn, info._data, _NOT_PD)
+    return _named("linalg_cholesky_ex", L=L, info=info)
+
+
+def cholesky(A, *, upper=False):
+    """The lower (or ``upper``) Cholesky factor of each symmetric positive-definite matrix
+    (LinalgCholeskyExBackward0).
+
+    >>> import agdebug as ag
+    >>> ag.linalg.cholesky(ag.tensor([[4.0, 2.0], [2.0, 5.0]]))
+    tensor([[2., 0.],
+            [1., 2.]])
+    """
+    return cholesky_ex(A, upper=upper, check_errors=True, _fn="linalg.cholesky").L
+
+
+def cholesky_solve(input, input2, upper=False):
+    """``torch.cholesky_solve``: X with ``A X = input`` where ``input2`` is A's Cholesky
+    factor (CholeskySolveBackward0)."""
+    if input.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {input.ndim} "
+                           "dimensions instead")
+    check_input("", input2, floating="kernel", low="cholesky_solve_cpu")
+    if input2.shape[-1] != input.shape[-2]:
+        n = input2.shape[-1]
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {n} "
+                           f"by {n} but each b matrix is {input.shape[-2]} by {input.shape[-1]}")
+    return dec.cholesky_solve_op(input, input2, upper=bool(upper))
+
+
+def cholesky_inverse(input, upper=False):
+    """``torch.cholesky_inverse``: the inverse of A from its Cholesky factor ``input``
+    (CholeskyInverseBackward0)."""
+    check_input("cholesky_inverse", input, floating="kernel", low="cholesky_inverse_out_cpu")
+    return dec.cholesky_inverse_op(input, upper=bool(upper))
+
+
+# ----------------------------------------------------------------------------- qr, eigh
+
+def qr(A, mode="reduced"):
+    """``(Q, R)`` of each matrix: Q orthonormal columns, R upper triangular; ``mode``
+    'reduced', 'complete' or 'r' (Q empty) (LinalgQrBackward0)."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    check_input("linalg.qr", A, square=False, low="geqrf_cpu")
+    outs = dec.linalg_qr_op(A, mode=mode)
+    dec.save_outputs(outs, (None, "R"))
+    return _named("linalg_qr", *outs)
+
+
+def _check_uplo(UPLO) -> None:
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def eigh(A, UPLO="L"):
+    """``(eigenvalues, eigenvectors)`` of each symmetric matrix, read from its ``UPLO``
+    triangle, eigenvalues ascending (LinalgEighBackward0).
+
+    >>> import agdebug as ag
+    >>> ag.linalg.eigh(ag.tensor([[2.0, 0.0], [0.0, 1.0]])).eigenvalues
+    tensor([1., 2.])
+    """
+    check_input("linalg.eigh", A, floating="kernel", low="linalg_eigh_cpu")
+    _check_uplo(UPLO)
+    outs = dec.linalg_eigh_op(A, UPLO=UPLO)
+    dec.save_outputs(outs, (None, "eigenvectors"))
+    return _named("linalg_eigh", *outs)
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues of each symmetric matrix, ascending (LinalgEighBackward0)."""
+    return eigh(A, UPLO).eigenvalues
 
 
 def _return_type(name: str, fields: tuple):

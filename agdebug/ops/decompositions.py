@@ -208,3 +208,132 @@ def linalg_solve_triangular_vjp(ctx, grad):
         grad_A = -(grad_B @ X.mT) if left else -(X.mT @ grad_B)
         grad_A = grad_A.triu(int(unit)) if upper else grad_A.tril(-int(unit))
     return grad_A, grad_B if needs(ctx, 1) else None
+
+
+# ----------------------------------------------------------------------------- cholesky
+
+@defop("linalg_cholesky_ex", node="LinalgCholeskyExBackward0", outputs=2, nondiff_outputs=(1,),
+       saves=("result",))
+def linalg_cholesky_ex_op(xp, A, upper=False):
+    info = xp.zeros(A.shape[:-2], dtype=np.int32)
+    try:
+        L = xp.linalg.cholesky(A)   # reads the lower triangle, as torch does
+        failed = xp is not np and not bool(xp.isfinite(L).all())
+    except _LinAlgFailure:
+        failed = True
+    if failed:
+        info = cholesky_info(xp, A)
+        L = _nan_where(xp, xp.linalg.cholesky(_eye_where(xp, A, info > 0)), info > 0)
+    return (xp.ascontiguousarray(xp.swapaxes(L, -1, -2)) if upper else L), info
+
+
+@linalg_cholesky_ex_op.vjp
+def linalg_cholesky_ex_vjp(ctx, grad, grad_info):
+    # Iain Murray (2016), as torch's cholesky_backward: gA = L^{-H} phi(L^H gL) L^{-1}
+    L, gL = ctx.result, grad
+    if ctx.upper:
+        L, gL = L.mT, gL.mT
+    gA = (L.mT @ gL).tril()
+    gA = 0.5 * (gA + gA.tril(-1).mT)
+    gA = linalg_solve_triangular_op(L.mT, gA, upper=True, left=True)
+    return (linalg_solve_triangular_op(L, gA, upper=False, left=False),)
+
+
+def _cholesky_factor(xp, L, upper: bool):
+    return xp.triu(L) if upper else xp.tril(L)
+
+
+@defop("cholesky_solve", node="CholeskySolveBackward0", saves=("input2", "result"))
+def cholesky_solve_op(xp, self, input2, upper=False):
+    factor = _cholesky_factor(xp, input2, upper)
+    lower = xp.swapaxes(factor, -1, -2) if upper else factor
+    return xp.linalg.solve(xp.swapaxes(lower, -1, -2), xp.linalg.solve(lower, self))
+
+
+@cholesky_solve_op.vjp
+def cholesky_solve_vjp(ctx, grad):
+    L, upper = ctx.input2, ctx.upper
+    grad_self = cholesky_solve_op(grad, L, upper=upper)
+    grad_L = None
+    if needs(ctx, 1):
+        common = grad_self @ ctx.result.mT
+        common = common + common.mT
+        grad_L = -(L @ common) if upper else -(common @ L)
+    return grad_self if needs(ctx, 0) else None, grad_L
+
+
+@defop("cholesky_inverse", node="CholeskyInverseBackward0", saves=("self", "result"))
+def cholesky_inverse_op(xp, self, upper=False):
+    factor = _cholesky_factor(xp, self, upper)
+    lower = xp.swapaxes(factor, -1, -2) if upper else factor
+    inverse = xp.linalg.inv(lower)
+    return xp.swapaxes(inverse, -1, -2) @ inverse
+
+
+@cholesky_inverse_op.vjp
+def cholesky_inverse_vjp(ctx, grad):
+    inverse = ctx.result
+    common = inverse @ ((grad + grad.mT) @ inverse)
+    return (-(ctx.self @ common) if ctx.upper else -(common @ ctx.self),)
+
+
+# ----------------------------------------------------------------------------- qr
+
+@defop("linalg_qr", node="LinalgQrBackward0", outputs=2, saves=("result",))
+def linalg_qr_op(xp, A, mode="reduced"):
+    if mode == "r":
+        R = xp.linalg.qr(A, mode="r")
+        return xp.zeros((0,), dtype=A.dtype), R
+    return xp.linalg.qr(A, mode=mode)
+
+
+@linalg_qr_op.vjp
+def linalg_qr_vjp(ctx, gQ, gR):
+    if ctx.mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                           "differentiate through linalg.qr.")
+    Q, R = ctx.result, ctx.R
+    m, n = Q.shape[-2], R.shape[-1]
+    if ctx.mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    gA = gR @ R.mT if gR is not None else None
+    if gQ is not None:
+        gA = -(Q.mT @ gQ) if gA is None else gA - Q.mT @ gQ
+    if m >= n:
+        sym = gA.triu()
+        sym = sym + sym.mT
+        sym = sym - (0.5 * sym.diagonal(0, -2, -1)).diag_embed()
+        gA = Q @ sym
+        if gQ is not None:
+            gA = gA + gQ
+        return (linalg_solve_triangular_op(R.mT, gA, upper=False, left=False),)
+    X = -gA
+    gA = Q @ (X - X.mT).tril()
+    gA = linalg_solve_triangular_op(R.narrow(-1, 0, m).mT, gA, upper=False, left=False)
+    from .shape_args import cat   # (shape_args imports the op modules: not at the top)
+    gA = cat([gA, gA.new_zeros(tuple(R.shape[:-1]) + (n - m,))], dim=-1)
+    return (gA + Q @ gR if gR is not None else gA,)
+
+
+# ----------------------------------------------------------------------------- eigh
+
+@defop("linalg_eigh", node="LinalgEighBackward0", outputs=2, saves=("result",))
+def linalg_eigh_op(xp, A, UPLO="L"):
+    return xp.linalg.eigh(A, UPLO=UPLO)
+
+
+@linalg_eigh_op.vjp
+def linalg_eigh_vjp(ctx, gL, gV):
+    L, V = ctx.result, ctx.eigenvectors
+    if gV is None:
+        return ((V * gL.unsqueeze(-2)) @ V.mT,)
+    VhgV = V.mT @ gV
+    VhgV = (VhgV - VhgV.mT) * 0.5
+    E = L.unsqueeze(-2) - L.unsqueeze(-1)
+    E = E + L.new_ones(tuple(L.shape)).diag_embed()   # ones on the diagonal: no 0/0
+    gA = VhgV / E
+    if gL is not None:
+        gA = gA - gA.diagonal(0, -2, -1).diag_embed() + gL.diag_embed()
+    return (V @ (gA @ V.mT),)

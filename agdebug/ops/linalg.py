@@ -387,3 +387,7 @@ METHODS.update({
     "slogdet": _linalg_namespace.torch_slogdet, "logdet": _linalg_namespace.logdet,
     "matrix_power": _linalg_namespace.matrix_power,
 })
+FUNCTIONS.update({"cholesky_solve": _linalg_namespace.cholesky_solve,
+                  "cholesky_inverse": _linalg_namespace.cholesky_inverse})
+METHODS.update({"cholesky_solve": _linalg_namespace.cholesky_solve,
+                "cholesky_inverse": _linalg_namespace.cholesky_inverse})

@@ -53,3 +53,52 @@ CASES = [
     Case("mm", lambda t, a: t.linalg.matrix_power(a, 5), [SQ / 3], id="matrix_power_5"),
     Case("mm", lambda t, a: a.matrix_power(-2), [SQ], id="matrix_power_negative"),
 ]
+
+# ----------------------------------------------------------------------------- cholesky, qr, eigh
+TALL = rng.standard_normal((4, 3))
+WIDE = rng.standard_normal((2, 4))
+SYM = np.diag([1.0, 3.0, 6.0]) + 0.3 * rng.standard_normal((3, 3))   # eigenvalues well apart
+SYM = (SYM + SYM.T) / 2
+LOW = np.tril(rng.standard_normal((3, 3))) + 3 * np.eye(3)
+
+
+def spd(t, a):
+    """A symmetric positive-definite matrix from any square ``a`` (both triangles used)."""
+    return a @ a.mT + 3 * t.eye(a.shape[-1], dtype=a.dtype)
+
+
+def sym(a):
+    return (a + a.mT) / 2
+
+
+def gauge_free_qr(q, r):
+    """Q and R up to the signs of their columns/rows: products that do not see them."""
+    return q @ r, (q * q) @ r.abs()
+
+
+CASES += [
+    Case("linalg_cholesky_ex", lambda t, a: t.linalg.cholesky(spd(t, a)), [SQ],
+         grad_fn="LinalgCholeskyExBackward0"),
+    Case("linalg_cholesky_ex", lambda t, a: t.linalg.cholesky_ex(spd(t, a), upper=True).L,
+         [BSQ], id="cholesky_upper_batched"),
+    Case("cholesky_solve", lambda t, b, low: t.cholesky_solve(b, low.tril()), [RHS, LOW],
+         grad_fn="CholeskySolveBackward0"),
+    Case("cholesky_solve", lambda t, b, up: t.cholesky_solve(b, up.mT.triu(), upper=True),
+         [RHS, LOW], id="cholesky_solve_upper"),
+    Case("cholesky_inverse", lambda t, low: t.cholesky_inverse(low.tril()), [LOW],
+         grad_fn="CholeskyInverseBackward0"),
+    Case("cholesky_inverse", lambda t, up: t.cholesky_inverse(up.mT.triu(), upper=True), [LOW],
+         id="cholesky_inverse_upper"),
+    Case("linalg_qr", lambda t, a: gauge_free_qr(*t.linalg.qr(a)), [TALL],
+         grad_fn="MmBackward0"),
+    Case("linalg_qr", lambda t, a: t.linalg.qr(a), [SQ], id="qr_square_outputs"),
+    Case("linalg_qr", lambda t, a: gauge_free_qr(*t.linalg.qr(a, mode="complete")), [WIDE],
+         id="qr_complete_wide"),
+    Case("linalg_qr", lambda t, a: t.linalg.qr(a).R.abs(), [BSQ], id="qr_r_only"),
+    Case("linalg_eigh", lambda t, a: t.linalg.eigvalsh(sym(a)), [SYM],
+         grad_fn="LinalgEighBackward0"),
+    Case("linalg_eigh", lambda t, a: t.linalg.eigh(sym(a)).eigenvectors.abs(), [SYM],
+         id="eigh_vectors_abs"),
+    Case("linalg_eigh", lambda t, a: (lambda L, V: (L, V @ V.mT * 2 + (V * V)))(
+        *t.linalg.eigh(sym(a), UPLO="U")), [SYM], id="eigh_upper_both"),
+]

@@ -63,7 +63,43 @@ EXPRESSIONS = [
     "lib.linalg.matrix_power(i, 3)", "lib.linalg.matrix_power(i, -1)",
     "lib.linalg.matrix_power(r, 2)", "lib.linalg.matrix_power(v, 2)",
     "lib.linalg.matrix_power(z, -1)", "lib.linalg.matrix_power(e, 2)",
+    # cholesky / cholesky_ex / cholesky_solve / cholesky_inverse
+    "lib.linalg.cholesky(spd)", "lib.linalg.cholesky(spd, upper=True)",
+    "lib.linalg.cholesky(spd.double())", "lib.linalg.cholesky_ex(spd)",
+    "lib.linalg.cholesky(-spd)", "lib.linalg.cholesky(zb)", "lib.linalg.cholesky_ex(-spd).info",
+    "lib.linalg.cholesky_ex(-spd, check_errors=True)", "lib.linalg.cholesky(r)",
+    "lib.linalg.cholesky(i)", "lib.linalg.cholesky(h)", "lib.linalg.cholesky(v)",
+    "lib.linalg.cholesky(e)", "lib.linalg.cholesky(spd - 3.5 * lib.eye(3))",
+    # (float64: float32's rounding differs from LAPACK's potrs in the last digit)
+    "lib.cholesky_solve(r.double(), lib.linalg.cholesky(spd.double()))",
+    "lib.cholesky_solve(r.double(), lib.linalg.cholesky(spd.double(), upper=True), upper=True)",
+    "r.double().cholesky_solve(lib.linalg.cholesky(spd.double()))", "lib.cholesky_solve(v, spd)",
+    "lib.cholesky_solve(lib.ones(2, 2), spd)", "lib.cholesky_solve(i, i)",
+    "lib.cholesky_inverse(lib.linalg.cholesky(spd))",
+    "lib.cholesky_inverse(lib.linalg.cholesky(spd, upper=True), upper=True)",
+    "lib.cholesky_inverse(r)", "lib.cholesky_inverse(i)", "lib.cholesky_inverse(v)",
+    # qr (reduced / complete / r)
+    "lib.linalg.qr(a)", "lib.linalg.qr(r)", "lib.linalg.qr(r, mode='complete')",
+    "lib.linalg.qr(r, mode='r')", "lib.linalg.qr(w)", "lib.linalg.qr(b)",
+    "lib.linalg.qr(d)", "lib.linalg.qr(r, mode='x')", "lib.linalg.qr(i)", "lib.linalg.qr(v)",
+    "lib.linalg.qr(h)", "lib.linalg.qr(e)",
+    # eigh / eigvalsh
+    "lib.linalg.eigvalsh(spd)", "lib.linalg.eigvalsh(spd, UPLO='U')",
+    "lib.linalg.eigh(spd).eigenvalues", "lib.linalg.eigh(spd.double()).eigenvectors.abs()",
+    "lib.linalg.eigvalsh(b)", "lib.linalg.eigvalsh(spd.double())", "lib.linalg.eigh(spd, 'X')",
+    "lib.linalg.eigh(r)", "lib.linalg.eigh(i)", "lib.linalg.eigh(h)", "lib.linalg.eigh(v)",
+    "lib.linalg.eigvalsh(e)",
 ]
+
+BACKWARD_ERRORS = [
+    "lib.linalg.qr(r, mode='r').R.sum().backward()",
+    "lib.linalg.qr(r, mode='complete').Q.sum().backward()",
+]
+
+
+@pytest.mark.parametrize("expr", BACKWARD_ERRORS)
+def test_backward_errors(expr):
+    assert_same_as_torch(torch, expr, SETUP)
 
 
 @pytest.mark.parametrize("expr", EXPRESSIONS)
