@@ -1,10 +1,10 @@
 """``agdebug.linalg``: torch.linalg's products, norms, matrix functions and decompositions.
 
-Products (matmul, multi_dot, cross), norms (norm, vector_norm, matrix_norm), diagonal,
-and the differentiable matrix functions: inv, det, slogdet, solve, solve_triangular,
-matrix_power (this module); cholesky, qr, eigh, svd, pinv and the SVD-based norms
-(``linalg_decomp``, re-exported here). A failed factorization raises ``LinAlgError``
-(torch's ``_LinAlgError``, a RuntimeError) with torch's message.
+Products (matmul, multi_dot, cross), norms (norm, vector_norm, matrix_norm, the 2, -2
+and 'nuc' ones through svdvals as torch), diagonal, and the differentiable matrix
+functions: inv, det, slogdet, solve, solve_triangular, matrix_power, cholesky, qr, eigh,
+svd, svdvals, pinv (their ops are in ``ops/decompositions.py``). A failed factorization
+raises ``LinAlgError`` (torch's ``_LinAlgError``, a RuntimeError) with torch's message.
 
 >>> import agdebug as ag
 >>> ag.linalg.norm(ag.tensor([3.0, 4.0]))
@@ -30,7 +30,7 @@ from .ops.util import dims_of, kernel_missing
 __all__ = ["matmul", "multi_dot", "cross", "norm", "vector_norm", "matrix_norm", "diagonal",
            "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
            "solve_triangular", "matrix_power", "cholesky", "cholesky_ex", "qr", "eigh",
-           "eigvalsh"]
+           "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank"]
 
 
 class _LinAlgError(RuntimeError):
@@ -297,6 +297,85 @@ def eigvalsh(A, UPLO="L"):
     return eigh(A, UPLO).eigenvalues
 
 
+# ----------------------------------------------------------------------------- svd
+
+def svd(A, full_matrices=True, *, driver=None):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh``, S descending (LinalgSvdBackward0).
+
+    >>> import agdebug as ag
+    >>> ag.linalg.svd(ag.tensor([[3.0, 0.0], [0.0, -4.0]])).S
+    tensor([4., 3.])
+    """
+    check_input("linalg.svd", A, square=False, low="linalg_svd_cpu")
+    outs = dec.linalg_svd_op(A, full_matrices=bool(full_matrices))
+    dec.save_outputs(outs, (None, "S", "Vh"))
+    return _named("linalg_svd", *outs)
+
+
+def svdvals(A, *, driver=None):
+    """The singular values of each matrix, descending (LinalgSvdBackward0)."""
+    return svd(A, full_matrices=False).S
+
+
+def torch_svd(input, some=True, compute_uv=True):
+    """``torch.svd``: ``(U, S, V)`` with V = Vh.mT; zero U and V without ``compute_uv``."""
+    if compute_uv:
+        U, S, Vh = svd(input, full_matrices=not some)
+        return _named("svd", U, S, Vh.mT)
+    S = svdvals(input)
+    m, n = input.shape[-2], input.shape[-1]
+    batch = tuple(input.shape[:-2])
+    return _named("svd", input.new_zeros(batch + (m, m)), S, input.new_zeros(batch + (n, n)))
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The Moore-Penrose pseudo-inverse, singular values at or below
+    ``max(atol, rtol * largest)`` dropped (LinalgPinvBackward0)."""
+    dtype = backend.get_dtype(A._data.dtype)
+    if A.ndim < 2 or str(np.dtype(A._data.dtype)) not in ("float32", "float64"):
+        raise RuntimeError(f"linalg.pinv({dtype._legacy}{{{list(A.shape)}}}): expected a tensor "
+                           "with 2 or more dimensions of float, double, cfloat or cdouble types")
+    return dec.linalg_pinv_op(A, atol=atol, rtol=rtol, hermitian=bool(hermitian))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """The number of singular values above ``max(atol, rtol * largest)`` (int64)."""
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least "
+                           "2 dimensions.")
+    if str(np.dtype(A._data.dtype)) not in ("float32", "float64"):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    from .graph.grad_mode import no_grad
+    with no_grad():
+        S = svdvals(A)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else \
+            np.finfo(A._data.dtype).eps * max(A.shape[-2:])
+    data = S._data
+    xp = backend.xp_of(data)
+    top = data.max(axis=-1, keepdims=True) if data.shape[-1] else data
+    tolerance = xp.maximum(atol or 0.0, rtol * top)
+    return S.__class__._wrap((data > tolerance).sum(axis=-1).astype(np.int64))
+
+
+def _svd_norm(A, ord, dims: tuple, keepdim: bool, dtype):
+    """matrix_norm's 2, -2 and 'nuc' as torch: the two dims moved last, then the largest,
+    smallest or sum of the singular values."""
+    check_input("linalg.matrix_norm", A, square=False, floating="check",
+                low="linalg_svd_cpu")
+    rest = [d for d in range(A.ndim) if d not in dims]
+    permutation = tuple(rest) + tuple(dims)
+    B = A if dtype is None else A.to(dtype)
+    S = svdvals(B.permute(permutation))
+    result = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
+    if keepdim:
+        reverse = tuple(np.argsort(permutation))
+        result = result.unsqueeze(-1).unsqueeze(-1).permute(reverse)
+    return result
+
+
 def _return_type(name: str, fields: tuple):
     """torch.return_types.<name>: a named tuple printed as torch prints it."""
     def __repr__(self):
@@ -343,8 +422,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "fro":
         return vector_norm(A, 2, dim=dims, keepdim=keepdim, dtype=dtype)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs a singular value "
-                                  "decomposition, which agdebug does not have")
+        return _svd_norm(A, ord, dims, keepdim, dtype)
     if ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     first, second = dims if abs(ord) == 1 else dims[::-1]   # column sums, or row sums

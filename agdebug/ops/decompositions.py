@@ -337,3 +337,85 @@ def linalg_eigh_vjp(ctx, gL, gV):
     if gL is not None:
         gA = gA - gA.diagonal(0, -2, -1).diag_embed() + gL.diag_embed()
     return (V @ (gA @ V.mT),)
+
+
+# ----------------------------------------------------------------------------- svd
+
+@defop("linalg_svd", node="LinalgSvdBackward0", outputs=3, saves=("result",))
+def linalg_svd_op(xp, A, full_matrices=True):
+    return tuple(xp.linalg.svd(A, full_matrices=full_matrices))
+
+
+@linalg_svd_op.vjp
+def linalg_svd_vjp(ctx, gU, gS, gVh):
+    U, S, Vh = ctx.result, ctx.S, ctx.Vh
+    if ctx.full_matrices:   # the extra columns of U and rows of Vh carry nothing about A
+        k = S.shape[-1]
+        U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+        gU = gU.narrow(-1, 0, k) if gU is not None else None
+        gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
+    return (svd_backward(gU, gS, gVh, U, S, Vh),)
+
+
+def svd_backward(gU, gS, gVh, U, S, Vh):
+    """torch's ``svd_backward`` for real matrices (reduced U, S, Vh)."""
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:
+        return U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh
+    UhgU = _skew(U.mT @ gU) if gU is not None else None
+    VhgV = _skew(Vh @ gVh.mT) if gVh is not None else None
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + S.new_ones(tuple(S.shape)).diag_embed()
+    if UhgU is not None and VhgV is not None:
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif UhgU is not None:
+        gA = (UhgU / E) * S.unsqueeze(-2)
+    else:
+        gA = S.unsqueeze(-1) * (VhgV / E)
+    if gS is not None:
+        gA = gA + gS.diag_embed()
+    if m > n and gU is not None:
+        gA = U @ gA
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - U @ (U.mT @ gUSinv)
+        return gA @ Vh
+    if m < n and gVh is not None:
+        gA = gA @ Vh
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - (SinvgVh @ Vh.mT) @ Vh
+        return U @ gA
+    return U @ (gA @ Vh) if m >= n else (U @ gA) @ Vh
+
+
+def _skew(X):
+    return X - X.mT
+
+
+@defop("linalg_pinv", node="LinalgPinvBackward0", saves=("self", "result"))
+def linalg_pinv_op(xp, self, atol=None, rtol=None, hermitian=False):
+    if self.size == 0:
+        return xp.zeros(self.shape[:-2] + self.shape[-1:] + self.shape[-2:-1], dtype=self.dtype)
+    U, S, Vh = xp.linalg.svd(self, full_matrices=False)
+    top = S.max(axis=-1, keepdims=True) if S.shape[-1] else S
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else \
+            np.finfo(self.dtype).eps * max(self.shape[-2:])
+    tol = xp.maximum(atol or 0.0, rtol * top)
+    keep = S > tol
+    inv_s = xp.where(keep, 1 / xp.where(keep, S, 1), 0).astype(self.dtype)
+    return xp.swapaxes(Vh, -1, -2) @ (inv_s[..., :, None] * xp.swapaxes(U, -1, -2))
+
+
+@linalg_pinv_op.vjp
+def linalg_pinv_vjp(ctx, grad):
+    """torch's ``pinv_backward``, the products ordered for the smaller dimension."""
+    A, P = ctx.self, ctx.result
+    m, n = A.shape[-2], A.shape[-1]
+    Ph, gh = P.mT, grad.mT
+    if m <= n:
+        K = gh @ P
+        KPh = K @ Ph
+        return (-(P @ K).mT + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A),)
+    K = P @ gh
+    PhK = Ph @ K
+    return (-(K @ P).mT + ((gh - A @ K) @ P) @ Ph + PhK - (PhK @ P) @ A,)

@@ -391,3 +391,5 @@ FUNCTIONS.update({"cholesky_solve": _linalg_namespace.cholesky_solve,
                   "cholesky_inverse": _linalg_namespace.cholesky_inverse})
 METHODS.update({"cholesky_solve": _linalg_namespace.cholesky_solve,
                 "cholesky_inverse": _linalg_namespace.cholesky_inverse})
+FUNCTIONS["svd"] = METHODS["svd"] = _linalg_namespace.torch_svd
+FUNCTIONS["pinverse"] = METHODS["pinverse"] = _linalg_namespace.pinv

@@ -102,3 +102,33 @@ CASES += [
     Case("linalg_eigh", lambda t, a: (lambda L, V: (L, V @ V.mT * 2 + (V * V)))(
         *t.linalg.eigh(sym(a), UPLO="U")), [SYM], id="eigh_upper_both"),
 ]
+
+# ----------------------------------------------------------------------------- svd, pinv
+# Singular values well apart (3, 1.5, 0.5 times orthogonal factors).
+_U, _ = np.linalg.qr(rng.standard_normal((4, 3)))
+_V, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+SVD_TALL = _U @ np.diag([3.0, 1.5, 0.5]) @ _V.T
+SVD_WIDE = SVD_TALL.T.copy()
+
+
+def gauge_free_svd(u, s, vh):
+    """U diag(S) Vh and |U|, |Vh|: what does not depend on the singular vectors' signs."""
+    k = s.shape[-1]
+    u, vh = u[..., :k], vh[..., :k, :]
+    return (u * s.unsqueeze(-2)) @ vh, u.abs(), vh.abs()
+
+
+CASES += [
+    Case("linalg_svd", lambda t, a: gauge_free_svd(*t.linalg.svd(a, full_matrices=False)),
+         [SVD_TALL], grad_fn="MmBackward0"),
+    Case("linalg_svd", lambda t, a: gauge_free_svd(*t.linalg.svd(a)), [SVD_WIDE],
+         id="svd_full_wide"),
+    Case("linalg_svd", lambda t, a: t.linalg.svdvals(a), [SVD_TALL], grad_fn="LinalgSvdBackward0",
+         id="svdvals"),
+    Case("linalg_svd", lambda t, a: t.linalg.matrix_norm(a, "nuc"), [SVD_WIDE], id="norm_nuc"),
+    Case("linalg_svd", lambda t, a: t.linalg.matrix_norm(a, -2, dim=(0, 1), keepdim=True),
+         [SVD_TALL], id="norm_minus_2"),
+    Case("linalg_svd", lambda t, a: t.svd(a)[2].abs(), [SVD_TALL], id="torch_svd_v"),
+    Case("linalg_pinv", lambda t, a: t.linalg.pinv(a), [SVD_TALL], grad_fn="LinalgPinvBackward0"),
+    Case("linalg_pinv", lambda t, a: t.linalg.pinv(a), [SVD_WIDE], id="pinv_wide"),
+]

@@ -89,6 +89,25 @@ EXPRESSIONS = [
     "lib.linalg.eigvalsh(b)", "lib.linalg.eigvalsh(spd.double())", "lib.linalg.eigh(spd, 'X')",
     "lib.linalg.eigh(r)", "lib.linalg.eigh(i)", "lib.linalg.eigh(h)", "lib.linalg.eigh(v)",
     "lib.linalg.eigvalsh(e)",
+    # svd / svdvals / torch.svd / pinv / matrix_rank / SVD-based norms (float64: no rounding)
+    "lib.linalg.svdvals(d)", "lib.linalg.svdvals(r.double())", "lib.linalg.svdvals(b.double())",
+    "lib.linalg.svd(d).S", "lib.linalg.svd(r.double(), full_matrices=False).U.abs()",
+    "lib.linalg.svd(r.double()).U.abs()", "lib.linalg.svd(w.double()).Vh.abs()",
+    "lib.svd(r.double()).V.abs()", "lib.svd(r.double(), some=False).U.abs()",
+    "lib.svd(r.double(), compute_uv=False)", "lib.linalg.svd(i)", "lib.linalg.svd(h)",
+    "lib.linalg.svd(v)", "lib.linalg.svdvals(i)",
+    "lib.linalg.pinv(d)", "lib.linalg.pinv(r.double())", "lib.linalg.pinv(w.double())",
+    "lib.linalg.pinv(b.double())", "lib.linalg.pinv(z.double())", "r.double().pinverse()",
+    "lib.linalg.pinv(d, atol=0.5)", "lib.linalg.pinv(i)", "lib.linalg.pinv(v)",
+    "lib.linalg.matrix_rank(a)", "lib.linalg.matrix_rank(zb)", "lib.linalg.matrix_rank(w)",
+    "lib.linalg.matrix_rank(a, atol=3.0)", "lib.linalg.matrix_rank(i)",
+    "lib.linalg.matrix_rank(v)",
+    "lib.linalg.matrix_norm(d, 'nuc')", "lib.linalg.matrix_norm(d, 2)",
+    "lib.linalg.matrix_norm(d, -2)", "lib.linalg.matrix_norm(b.double(), 2, keepdim=True)",
+    "lib.linalg.matrix_norm(b.double(), 'nuc', dim=(0, 2))",
+    "lib.linalg.matrix_norm(b.double(), -2, dim=(2, 0), keepdim=True)",
+    "lib.linalg.norm(d, 2)", "lib.linalg.norm(d, 'nuc')", "lib.linalg.norm(b.double(), -2, (1, 2))",
+    "lib.linalg.matrix_norm(i, 2)", "lib.linalg.matrix_norm(a, 2, dtype=lib.float64)",
 ]
 
 BACKWARD_ERRORS = [
