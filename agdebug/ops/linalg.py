@@ -377,3 +377,21 @@ for _module in (matrix, blas, contract, distance):
 from .. import linalg as _linalg_namespace  # noqa: E402
 
 FUNCTIONS["linalg"] = _linalg_namespace
+
+# torch-level names and Tensor methods of the matrix functions (agdebug.linalg defines them).
+FUNCTIONS.update({
+    "inverse": _linalg_namespace.inv, "det": _linalg_namespace.det,
+    "slogdet": _linalg_namespace.torch_slogdet, "logdet": _linalg_namespace.logdet,
+    "matrix_power": _linalg_namespace.matrix_power,
+})
+METHODS.update({
+    "inverse": _linalg_namespace.inv, "det": _linalg_namespace.det,
+    "slogdet": _linalg_namespace.torch_slogdet, "logdet": _linalg_namespace.logdet,
+    "matrix_power": _linalg_namespace.matrix_power,
+})
+FUNCTIONS.update({"cholesky_solve": _linalg_namespace.cholesky_solve,
+                  "cholesky_inverse": _linalg_namespace.cholesky_inverse})
+METHODS.update({"cholesky_solve": _linalg_namespace.cholesky_solve,
+                "cholesky_inverse": _linalg_namespace.cholesky_inverse})
+FUNCTIONS["svd"] = METHODS["svd"] = _linalg_namespace.torch_svd
+FUNCTIONS["pinverse"] = METHODS["pinverse"] = _linalg_namespace.pinv
