@@ -1,0 +1,3 @@
+"""Special functions (placeholder, filled below)."""
+FUNCTIONS = {}
+METHODS = {}
