@@ -35,4 +35,43 @@ UTILITY_CASES = [
     Case("lcm", lambda t, x, y: t.lcm(x, y), [INTS, np.array([4, 6, 9, 0])]),
 ]
 
-CASES = UTILITY_CASES
+POS = rng.uniform(0.6, 4.0, (2, 3))
+NEG = -rng.uniform(0.1, 0.9, (2, 3)) - 2   # between the poles -3 and -2
+EXPS = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]])
+OBS = rng.standard_normal((3, 5))
+
+
+
+def i1(t, x):
+    """torch.special.i1; agdebug has no ``special`` namespace yet, so its op directly."""
+    if hasattr(t, "special"):
+        return t.special.i1(x)
+    from agdebug.ops import OPS
+    return OPS["special_i1"](x)
+
+
+SPECIAL_CASES = [
+    Case("lgamma", lambda t, x: t.lgamma(x), [POS]),
+    Case("lgamma", lambda t, x: x.lgamma(), [NEG], id="lgamma_negative"),
+    Case("digamma", lambda t, x: t.digamma(x), [POS]),
+    Case("digamma", lambda t, x: x.digamma(), [NEG], id="digamma_negative"),
+    Case("polygamma", lambda t, x: t.polygamma(1, x), [POS]),
+    Case("polygamma", lambda t, x: x.polygamma(3), [POS], id="polygamma_3"),
+    Case("polygamma", lambda t, x: t.polygamma(0, x), [POS], id="polygamma_0"),
+    Case("polygamma", lambda t, x: t.polygamma(2, x), [NEG], id="polygamma_negative"),
+    Case("mvlgamma", lambda t, x: t.mvlgamma(x + 1, 3), [POS]),
+    Case("i0", lambda t, x: t.i0(x), [A * 3]),
+    Case("special_i1", i1, [A * 3]),
+    Case("special_i1", i1, [np.array([-3.0, 0.0, 1e-20, 2.5])],
+         id="special_i1_large_and_zero"),
+    Case("ldexp", lambda t, x, e: t.ldexp(x, e), [A, EXPS]),
+    # torch's d/dx is pow(2, other) computed in integers: 0 for a negative integer exponent
+    # (2 ** -2 truncated), not 0.25; copied, so central differences disagree there.
+    Case("ldexp", lambda t, x: x.ldexp(t.tensor([1, -2, 3])), [A], id="ldexp_int_exponent",
+         numeric=False),
+    Case("ldexp", lambda t, x: x.ldexp(t.tensor([1, 0, 3])), [A], id="ldexp_int_nonnegative"),
+    Case("frexp", lambda t, x: t.frexp(x), [A * 10]),
+    Case("nextafter", lambda t, x, y: t.nextafter(x, y), [A, B]),
+]
+
+CASES = UTILITY_CASES + SPECIAL_CASES
