@@ -1,6 +1,6 @@
 """Special functions and their derivatives: lgamma, digamma, polygamma, mvlgamma, i0 and
 special_i1, ldexp, frexp, nextafter, renorm; and torch's composites built on existing ops:
-trapezoid, cumulative_trapezoid, cov, corrcoef, quantile, vander (see special_composite.py).
+trapezoid, cumulative_trapezoid, cov, corrcoef, vander (at the end of this file).
 
 scipy is not a dependency: lgamma is ``math.lgamma`` per element on the CPU; digamma and
 the Hurwitz zeta behind polygamma are series written with the array module (a recurrence up
