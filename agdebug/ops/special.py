@@ -1,5 +1,5 @@
 """Special functions and their derivatives: lgamma, digamma, polygamma, mvlgamma, i0 and
-special_i1, ldexp, frexp, nextafter, renorm; and torch's composites built on existing ops:
+special_i1, ldexp, frexp, nextafter; and torch's composites built on existing ops:
 trapezoid, cumulative_trapezoid, cov, corrcoef, vander (at the end of this file).
 
 scipy is not a dependency: lgamma is ``math.lgamma`` per element on the CPU; digamma and
