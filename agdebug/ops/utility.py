@@ -1,0 +1,534 @@
+"""torch's query, creation, sampling and integer-index functions: ``is_tensor``, ``logspace``,
+``randperm``, ``normal``, ``multinomial``, ``isin``, ``bincount``, ``combinations``, ``gcd``...
+
+Random functions draw from agdebug's generator (``agdebug.manual_seed``). The sampling
+ops that torch records (``normal`` with tensor arguments, ``bernoulli``, ``poisson``) are
+ops whose derivative is zero, as in torch's ``derivatives.yaml`` (no reparameterisation).
+Composites (``cartesian_prod``, ``combinations``) are built from existing ops so the
+recorded graph is torch's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend, creation
+from ..backend import DEFAULT_FLOAT, to_numpy_dtype
+from ..tensor import Tensor
+from . import elementwise as ew
+from .methods import operand
+from .registry import defop
+from .unary_math import zeros_like_vjp
+from .util import kernel_missing, needs, zeros_grad
+
+# ----------------------------------------------------------------------------- queries
+
+
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is an agdebug tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:
+    """True if ``input``'s dtype is a floating point dtype."""
+    return input.is_floating_point()
+
+
+def is_complex(input) -> bool:
+    """True if ``input``'s dtype is complex (never, in agdebug)."""
+    return input.is_complex()
+
+
+def numel(input) -> int:
+    """The number of elements of ``input``."""
+    return input.numel()
+
+
+def typename(obj) -> str:
+    """The type name of ``obj``: ``'torch.FloatTensor'`` for a float32 tensor."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+# ----------------------------------------------------------------------------- creation
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, layout=None,
+                  pin_memory=None) -> Tensor:
+    """A 0-d tensor holding ``s`` (the default float dtype unless ``dtype`` is given)."""
+    return creation.full((), operand(s), dtype=dtype or DEFAULT_FLOAT, device=device,
+                         requires_grad=requires_grad)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+    """``obj`` as a tensor, sharing its memory where it can (a tensor itself, unchanged,
+    unless ``dtype``/``device`` ask for a conversion or ``copy=True``)."""
+    if isinstance(obj, Tensor):
+        out = obj
+        if dtype is not None or device is not None:
+            out = out.to(dtype=dtype, device=device)
+        if copy and out is obj:
+            out = obj.clone()
+        if copy is False and out is not obj:
+            raise ValueError("can't alias tensor from variable of type ... without copying")
+        return out
+    if isinstance(obj, np.ndarray) and not copy and dtype is None and device is None:
+        out = creation.from_numpy(obj)
+    else:
+        out = creation.as_tensor(obj, dtype=dtype, device=device) if not copy else \
+            creation.tensor(obj, dtype=dtype, device=device)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
+             layout=None) -> Tensor:
+    """``steps`` points ``base ** linspace(start, end, steps)``.
+
+    >>> import agdebug as ag
+    >>> ag.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    exponents = np.linspace(float(start), float(end), int(steps), dtype=np.float64)
+    values = np.power(float(base), exponents)
+    if dtype is not None and to_numpy_dtype(dtype).kind in "iu":
+        values = np.round(values)   # 10 ** 2 computed as 99.999... would truncate to 99
+    return creation.tensor(values, dtype=dtype or DEFAULT_FLOAT, device=device,
+                           requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------------- sampling
+
+def _rng() -> np.random.Generator:
+    return creation.generator()
+
+
+def _placed_like(array: np.ndarray, like: Tensor):
+    """A host array of samples moved to ``like``'s device."""
+    return array if like.device.type == "cpu" else backend.move_array(array, like.device)
+
+
+def randperm(n, *, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False, generator=None) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64 by default)."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    return creation.tensor(_rng().permutation(int(n)), dtype=dtype or backend.int64,
+                           device=device, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 layout=None, memory_format=None) -> Tensor:
+    """Random integers in ``[low, high)`` shaped like ``input``, of ``input``'s dtype."""
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    values = _rng().integers(int(low), int(high), size=tuple(input.shape))
+    return creation.tensor(values, dtype=dtype or input.dtype, device=device or input.device,
+                           requires_grad=requires_grad)
+
+
+def _check_std(std) -> None:
+    if hasattr(std, "min"):
+        if std.size and bool((std < 0).any()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        return
+    low = std
+    if low < 0:
+        shown = low if not float(low).is_integer() else int(low)
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {shown}")
+
+
+def _normal_forward(xp, mean, std):
+    _check_std(std)
+    shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
+    dt = next(a.dtype for a in (mean, std) if hasattr(a, "dtype"))
+    noise = _rng().standard_normal(shape)
+    if xp is not np:
+        noise = xp.asarray(noise)
+    return (mean + std * noise).astype(dt)
+
+
+normal_tensor_float = defop("normal_tensor_float", node="NormalBackward1")(
+    lambda xp, mean, std=1.0: _normal_forward(xp, mean, std))
+normal_float_tensor = defop("normal_float_tensor", node="NormalBackward2")(
+    lambda xp, std, mean=0.0: _normal_forward(xp, mean, std))
+normal_tensor_tensor = defop("normal_tensor_tensor", node="NormalBackward3",
+                             broadcasts=True)(_normal_forward)
+normal_tensor_float.vjp(zeros_like_vjp)
+normal_float_tensor.vjp(zeros_like_vjp)
+
+
+@normal_tensor_tensor.vjp
+def normal_tensor_tensor_vjp(ctx, grad):
+    # torch: zeros_like of each input (both get a zero gradient, not the reparameterised one)
+    zero = zeros_grad(grad, tuple(grad.shape))
+    return (zero if needs(ctx, 0) else None), (zero if needs(ctx, 1) else None)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False, out=None) -> Tensor:
+    """Samples of N(mean, std**2): ``mean`` and ``std`` numbers or tensors (broadcast),
+    or numbers with a ``size``. The gradient is zero, as in torch.
+
+    >>> import agdebug as ag
+    >>> ag.normal(ag.zeros(2), 0.0)
+    tensor([0., 0.])
+    """
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if mean_t and std_t:
+        return normal_tensor_tensor(mean, std)
+    if mean_t:
+        return normal_tensor_float(mean, std=float(std))
+    if std_t:
+        return normal_float_tensor(std, mean=float(mean))
+    if size is None:
+        raise TypeError("normal() received an invalid combination of arguments - got "
+                        "(float, float), but expected one of:")
+    _check_std(float(std))
+    values = float(mean) + float(std) * _rng().standard_normal(tuple(size))
+    return creation.tensor(values, dtype=dtype or DEFAULT_FLOAT, device=device,
+                           requires_grad=requires_grad)
+
+
+def _floating_kernel(name: str, x) -> None:
+    if x.dtype.kind != "f":
+        raise kernel_missing(name, x.dtype)
+
+
+def _bernoulli_forward(xp, x, p=None):
+    _floating_kernel("bernoulli_tensor_cpu_p_", x)
+    if p is not None and not 0 <= p <= 1:
+        shown = int(p) if float(p).is_integer() else p
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={shown}")
+    probs = x if p is None else xp.full(x.shape, p)
+    if probs.size and not bool(((probs >= 0) & (probs <= 1)).all()):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
+                           "this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    draws = _rng().random(x.shape)
+    return (xp.asarray(draws) < probs).astype(x.dtype)
+
+
+bernoulli_op = defop("bernoulli", node="BernoulliBackward0")(_bernoulli_forward)
+bernoulli_op.vjp(zeros_like_vjp)
+# torch defines no derivative for the float-p overload (a NotImplemented node)
+bernoulli_p = defop("bernoulli_p", node="NotImplemented")(_bernoulli_forward)
+
+
+@bernoulli_p.vjp
+def bernoulli_p_vjp(ctx, grad):
+    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
+    """0/1 samples, 1 with probability ``input`` (or ``p``), of ``input``'s dtype."""
+    return bernoulli_op(input) if p is None else bernoulli_p(input, p=float(p))
+
+
+@defop("poisson", node="PoissonBackward0")
+def poisson_op(xp, x):
+    _floating_kernel("poisson_cpu", x)
+    return xp.asarray(_rng().poisson(backend.move_array(x, backend.CPU))).astype(x.dtype)
+
+
+poisson_op.vjp(zeros_like_vjp)
+
+
+def poisson(input, generator=None) -> Tensor:
+    """Poisson samples with rates ``input``."""
+    return poisson_op(input)
+
+
+def _check_distribution(probs: np.ndarray, dtype, num_samples: int, replacement: bool):
+    if dtype.kind != "f":
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{backend.get_dtype(dtype)._legacy}")
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > probs.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if not np.isfinite(probs).all() or (probs < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (probs.sum(-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def _sample_row(row: np.ndarray, num_samples: int, replacement: bool) -> np.ndarray:
+    p = row / row.sum()
+    if replacement:
+        return _rng().choice(row.size, size=num_samples, p=p)
+    # without replacement: the k largest of u ** (1 / p) (Efraimidis-Spirakis keys)
+    keys = np.where(p > 0, np.log(_rng().random(row.size)) / np.where(p > 0, p, 1), -np.inf)
+    return np.argsort(-keys, kind="stable")[:num_samples]
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None) -> Tensor:
+    """``num_samples`` indices per row of ``input`` (non-negative weights), drawn with or
+    without replacement; int64, never differentiable."""
+    probs = backend.move_array(input._data, backend.CPU).astype(np.float64)
+    _check_distribution(probs, input._data.dtype, num_samples, replacement)
+    rows = probs.reshape(-1, probs.shape[-1])
+    picks = np.stack([_sample_row(r, int(num_samples), replacement) for r in rows])
+    picks = picks.reshape(probs.shape[:-1] + (int(num_samples),)).astype(np.int64)
+    return Tensor._wrap(_placed_like(picks, input))
+
+
+# ----------------------------------------------------------------------------- integers
+
+def _as_operand_tensor(value, like: Tensor) -> Tensor:
+    return value if isinstance(value, Tensor) else \
+        Tensor._wrap(np.asarray(value, dtype=like._data.dtype))
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False) -> Tensor:
+    """A bool tensor: whether each of ``elements`` is in ``test_elements``."""
+    if not isinstance(elements, Tensor):
+        elements = _as_operand_tensor(elements, test_elements)
+    if not isinstance(test_elements, Tensor):
+        test_elements = _as_operand_tensor(test_elements, elements)
+    a, b = ew.promote(elements._data, test_elements._data)
+    xp = backend.xp_of(a)
+    found = xp.isin(a, b, invert=bool(invert))
+    return Tensor._wrap(xp.asarray(found))
+
+
+def bincount(input, weights=None, minlength=0) -> Tensor:
+    """The count (or summed ``weights``) of each value of the 1-d non-negative integer
+    ``input``; never differentiable (torch records NotImplemented with weights)."""
+    data = input._data
+    if data.dtype.kind not in "iu":
+        raise kernel_missing("bincount_cpu", data.dtype)
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if data.ndim != 1 or (data.size and int(data.min()) < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        xp = backend.xp_of(data)
+        return Tensor._wrap(xp.bincount(data, minlength=minlength).astype(np.int64))
+    if weights.ndim != 1 or weights.shape[0] != data.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    return bincount_weighted(input, weights, minlength=int(minlength))
+
+
+@defop("bincount_weighted", node="NotImplemented")
+def bincount_weighted(xp, x, weights, minlength=0):
+    out_dtype = np.float32 if weights.dtype == np.float32 else np.float64
+    counts = xp.bincount(x, weights=weights.astype(np.float64), minlength=minlength)
+    return counts.astype(out_dtype)
+
+
+@bincount_weighted.vjp
+def bincount_weighted_vjp(ctx, grad):
+    raise RuntimeError("derivative for aten::bincount is not implemented")
+
+
+def _meshgrid(tensors):
+    from .shape_compose import meshgrid
+    return meshgrid(*tensors, indexing="ij")
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """The cartesian product of 1-d tensors, one row per combination (StackBackward0).
+
+    >>> import agdebug as ag
+    >>> ag.cartesian_prod(ag.tensor([1, 2]), ag.tensor([3, 4])).tolist()
+    [[1, 3], [1, 4], [2, 3], [2, 4]]
+    """
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError("Expect a 1D vector, but got shape "
+                               f"{list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    from .shape_args import stack
+    return stack([g.flatten() for g in _meshgrid(tensors)], 1)
+
+
+def combinations(input, r=2, with_replacement=False) -> Tensor:
+    """The length-``r`` combinations of the 1-d ``input``'s elements, one row each (torch's
+    graph: meshgrid, masked_select with an upper-triangle mask, stack)."""
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor._wrap(backend.xp_of(input._data).zeros(0, dtype=input._data.dtype))
+    grids = _meshgrid([input] * r)
+    mask = _triu_mask(input.shape[0], r, with_replacement, input)
+    from .shape_args import stack
+    return stack([g.masked_select(mask) for g in grids], 1)
+
+
+def _triu_mask(n: int, dims: int, diagonal: bool, like: Tensor) -> Tensor:
+    """True where the index tuple is increasing (non-decreasing with ``diagonal``)."""
+    ranges = np.meshgrid(*[np.arange(n)] * dims, indexing="ij")
+    mask = np.ones((n,) * dims, dtype=bool)
+    for lo, hi in zip(ranges, ranges[1:]):
+        mask &= (lo <= hi) if diagonal else (lo < hi)
+    return Tensor._wrap(_placed_like(mask, like))
+
+
+def unravel_index(indices, shape) -> tuple:
+    """Flat ``indices`` as a tuple of coordinate tensors into a tensor of ``shape``."""
+    if not isinstance(indices, Tensor):
+        indices = creation.tensor(indices)
+    data = indices._data
+    if data.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    for s in shape:
+        if s < 0:
+            raise ValueError("'shape' cannot have negative values, but got "
+                             f"{tuple(shape)}")
+    total = int(np.prod(shape))
+    flat = data.astype(np.int64) % max(total, 1)
+    coords = backend.xp_of(data).unravel_index(flat, shape) if shape else ()
+    return tuple(Tensor._wrap(c.astype(np.int64)) for c in coords)
+
+
+def argwhere(input) -> Tensor:
+    """The indices of the non-zero elements of ``input``, one row each."""
+    from .gather import nonzero
+    return nonzero(input)
+
+
+@defop("rsub_tensor", node="RsubBackward0", broadcasts=True)
+def rsub_tensor(xp, x, other, alpha=1):
+    if x.dtype.kind == "b" or other.dtype.kind == "b":
+        ew._check_bool_sub(x, other)
+    x, other = ew.promote(x, other)
+    return other - x if alpha == 1 else other - ew._times_alpha(x, alpha, other)
+
+
+@rsub_tensor.vjp
+def rsub_tensor_vjp(ctx, grad):
+    alpha = ctx.alpha
+    grad_x = (-grad if alpha == 1 else grad * -alpha) if needs(ctx, 0) else None
+    return grad_x, (grad if needs(ctx, 1) else None)
+
+
+@defop("rsub_alpha", node="RsubBackward1")
+def rsub_alpha(xp, x, other=0, alpha=1):
+    if x.dtype.kind == "b" or type(other) is bool:
+        ew._check_bool_sub(x, other)
+    x, other = ew.promote(x, other)
+    return other - ew._times_alpha(x, alpha, other)
+
+
+@rsub_alpha.vjp
+def rsub_alpha_vjp(ctx, grad):
+    return (grad * -ctx.alpha,)
+
+
+def rsub(input, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input``: RsubBackward0 for a tensor ``other``, RsubBackward1 for a
+    number.
+
+    >>> import agdebug as ag
+    >>> ag.rsub(ag.tensor([1.0, 2.0]), 5.0, alpha=2)
+    tensor([3., 1.])
+    """
+    if isinstance(other, Tensor):
+        return rsub_tensor(input, other, alpha=alpha)
+    if alpha == 1:
+        return ew.rsub(input, operand(other))
+    return rsub_alpha(input, other=operand(other), alpha=operand(alpha))
+
+
+def _integer_binary(name: str, fn):
+    """gcd/lcm: integer tensors only (both tensors), never differentiable."""
+    @defop(name, node="NotDifferentiable", differentiable=False, broadcasts=True)
+    def forward(xp, x, y):
+        x, y = ew.promote(x, y)
+        if x.dtype.kind not in "iu":
+            raise kernel_missing(f"{name}_{'cpu' if xp is np else 'cuda'}", x.dtype)
+        return fn(xp, x, y)
+
+    def function(input, other):
+        for arg, value, position in (("input", input, 1), ("other", other, 2)):
+            if not isinstance(value, Tensor):
+                raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be "
+                                f"Tensor, not {type(value).__name__}")
+        return forward(input, other)
+    function.__name__ = name
+    function.__doc__ = f"The elementwise {name} of two integer tensors."
+    return forward, function
+
+
+gcd_op, gcd = _integer_binary("gcd", lambda xp, x, y: xp.gcd(x, y))
+lcm_op, lcm = _integer_binary("lcm", lambda xp, x, y: xp.lcm(x, y))
+
+
+def _require_tensor(name: str, input) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
+def _bool_result(array) -> Tensor:
+    return Tensor._wrap(array.astype(np.bool_, copy=False))
+
+
+def signbit(input) -> Tensor:
+    """Whether each element's sign bit is set (true for -0.0)."""
+    _require_tensor("signbit", input)
+    data = input._data
+    xp = backend.xp_of(data)
+    return _bool_result(xp.signbit(data) if data.dtype.kind != "b" else xp.zeros_like(data))
+
+
+def isposinf(input) -> Tensor:
+    """Whether each element is +inf."""
+    _require_tensor("isposinf", input)
+    data = input._data
+    return _bool_result(backend.xp_of(data).isposinf(data) if data.dtype.kind == "f"
+                        else data != data)
+
+
+def isneginf(input) -> Tensor:
+    """Whether each element is -inf."""
+    _require_tensor("isneginf", input)
+    data = input._data
+    return _bool_result(backend.xp_of(data).isneginf(data) if data.dtype.kind == "f"
+                        else data != data)
+
+
+def isreal(input) -> Tensor:
+    """Whether each element has no imaginary part (always, for real dtypes)."""
+    _require_tensor("isreal", input)
+    return _bool_result(backend.xp_of(input._data).ones(input._data.shape, dtype=bool))
+
+
+def _inplace(fn):
+    from .registry import apply_inplace
+    return lambda self, other: apply_inplace(fn, self, (other,), {})
+
+
+FUNCTIONS = {"is_tensor": is_tensor, "is_floating_point": is_floating_point,
+             "is_complex": is_complex, "numel": numel, "typename": typename,
+             "scalar_tensor": scalar_tensor, "asarray": asarray, "logspace": logspace,
+             "randperm": randperm, "randint_like": randint_like, "normal": normal,
+             "bernoulli": bernoulli, "poisson": poisson, "multinomial": multinomial,
+             "isin": isin, "bincount": bincount, "cartesian_prod": cartesian_prod,
+             "combinations": combinations, "unravel_index": unravel_index,
+             "argwhere": argwhere, "rsub": rsub, "gcd": gcd, "lcm": lcm, "signbit": signbit,
+             "isneginf": isneginf, "isposinf": isposinf, "isreal": isreal}
+# Tensor.multinomial and the in-place samplers (bernoulli_, normal_...) live in
+# methods_extra.py.
+METHODS = {"bernoulli": bernoulli, "bincount": bincount, "argwhere": argwhere, "gcd": gcd,
+           "lcm": lcm, "gcd_": _inplace(gcd_op), "lcm_": _inplace(lcm_op), "signbit": signbit,
+           "isneginf": isneginf, "isposinf": isposinf, "isreal": isreal}
