@@ -1,0 +1,323 @@
+"""More of torch's Tensor methods: in-place comparisons and logic, their aliases, in-place
+scans and products, random fills, and a few conversions and queries.
+
+In-place comparisons keep the target's dtype (``x.eq_(y)`` writes 0/1 into a float ``x``)
+and, unlike their out-of-place forms, are recorded: torch's ``EqBackward0`` (a number as
+``other``) or ``EqBackward1`` (a tensor), whose gradients are zero. The in-place logical
+ops are not recorded at all: the target keeps its history and its ``requires_grad``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from ..graph.grad_mode import no_grad
+from ..tensor import Tensor
+from . import elementwise as ew
+from . import methods as m
+from . import reduce as rd
+from .blas import _same_dtype, addbmm_op, addmv_op, addr_op, baddbmm_op
+from .linalg import _check_bmm, _check_mm_shapes, _name, addmm_op
+from .registry import apply_inplace, check_inplace, defop, write_into
+from .util import needs, zeros_grad
+
+# ----------------------------------------------------------------------------- comparisons
+
+
+def _zero_grads(ctx, grad):
+    """The derivative of a piecewise-constant op: zeros, outside any graph (as torch's)."""
+    return tuple(zeros_grad(grad, tuple(grad.shape)) if needs(ctx, i) else None
+                 for i in range(len(ctx._next)))
+
+
+def _comparison_ops(name: str):
+    """``(scalar_op, tensor_op)`` of ``x.<name>_(other)``: the comparison, cast to x's dtype."""
+    compare = getattr(ew, name).forward
+    title = name.capitalize()
+
+    def scalar_forward(xp, x, other=0):
+        return compare(xp, x, other).astype(x.dtype, copy=False)
+
+    def tensor_forward(xp, x, other):
+        return compare(xp, x, other).astype(x.dtype, copy=False)
+
+    scalar = defop(f"{name}_", node=f"{title}Backward0")(scalar_forward)
+    tensor = defop(f"{name}_tensor_", node=f"{title}Backward1", broadcasts=True)(tensor_forward)
+    scalar.vjp(_zero_grads)
+    tensor.vjp(_zero_grads)
+    return scalar, tensor
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, complex)
+
+
+def _invalid(name: str, *values) -> TypeError:
+    got = ", ".join(type(v).__name__ for v in values)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     "but expected one of:")
+
+
+def _compare_inplace(scalar, tensor, name: str):
+    def method(self, other):
+        if isinstance(other, Tensor):
+            return apply_inplace(tensor, self, (other,), {})
+        if not _is_number(other):
+            raise _invalid(name, other)
+        return apply_inplace(scalar, self, (), {"other": m.operand(other)})
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+# torch's aliases of each: the same nodes, but errors name the method called.
+_COMPARE_ALIASES = {"eq": (), "ne": ("not_equal",), "lt": ("less",), "le": ("less_equal",),
+                    "gt": ("greater",), "ge": ("greater_equal",)}
+COMPARE_INPLACE = {}
+for _op_name, _aliases in _COMPARE_ALIASES.items():
+    _ops = _comparison_ops(_op_name)
+    for _alias in (_op_name, *_aliases):
+        COMPARE_INPLACE[f"{_alias}_"] = _compare_inplace(*_ops, f"{_alias}_")
+
+
+def _write_unrecorded(target: Tensor, op, *args) -> Tensor:
+    """``target`` overwritten by ``op(target, *args)`` with no node: torch does not record the
+    in-place logical ops, so a leaf requiring grad may be their target."""
+    check_inplace(target, False)
+    with no_grad():
+        result = op(target, *args)
+    write_into(target, result._data)
+    return target
+
+
+def _logical_inplace(op):
+    name = f"{op.name}_"
+
+    def method(self, other):
+        m._require_tensor(name, "other", 1, other)
+        return _write_unrecorded(self, op, other)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+logical_and_ = _logical_inplace(ew.logical_and)
+logical_or_ = _logical_inplace(ew.logical_or)
+logical_xor_ = _logical_inplace(ew.logical_xor)
+
+
+def logical_not_(self):
+    """``x.logical_not_()``: 1 where x is zero, else 0, in x's dtype (not recorded)."""
+    return _write_unrecorded(self, ew.logical_not)
+
+
+# ----------------------------------------------------------------------------- arithmetic aliases
+
+def true_divide_(self, other):
+    """``x.true_divide_(y)``: ``x.div_(y)`` (DivBackward0)."""
+    return m.div_(self, other)
+
+
+def floor_divide_(self, other):
+    """``x.floor_divide_(y)``: floor division in place (torch records it, without derivative)."""
+    other = m.operand(other)
+    if self._data.dtype.kind in "biu" and _has_zero(other):
+        raise RuntimeError("ZeroDivisionError")   # torch's integer kernel refuses it
+    return apply_inplace(ew.floor_divide, self, (other,), {})
+
+
+def _has_zero(other) -> bool:
+    if isinstance(other, Tensor):
+        return other._data.dtype.kind in "biu" and bool((other._data == 0).any())
+    return type(other) is not float and other == 0
+
+
+def remainder_(self, other):
+    """``x.remainder_(y)``: RemainderBackward0 for a number, RemainderBackward1 for a tensor."""
+    other = m.operand(other)
+    if isinstance(other, Tensor):
+        return apply_inplace(ew.remainder, self, (other,), {})
+    return apply_inplace(ew.remainder_scalar, self, (), {"other": other})
+
+
+def _gt(s, o):
+    return ew.gt(s, m.operand(o))
+
+
+def _lt(s, o):
+    return ew.lt(s, m.operand(o))
+
+
+def _ge(s, o):
+    return ew.ge(s, m.operand(o))
+
+
+def _le(s, o):
+    return ew.le(s, m.operand(o))
+
+
+def _ne(s, o):
+    return ew.ne(s, m.operand(o))
+
+
+# ----------------------------------------------------------------------------- scans in place
+
+# torch's C++ names of the dtypes, as its "Bad in-place call" messages print them.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _scan_inplace(op, name: str):
+    def method(self, dim=rd.NO_DIM, *, dtype=None):
+        if dim is rd.NO_DIM:
+            raise rd.missing_arguments(f"{name}_", "dim")
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            raise TypeError(f"{name}_(): argument 'dim' (position 1) must be int, not "
+                            f"{type(dim).__name__}")
+        have = self._data.dtype
+        if dtype is not None and rd._np_dtype(dtype) != have:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_CPP_NAMES[have.name]} "
+                               "and output tensor dtype "
+                               f"{_CPP_NAMES[rd._np_dtype(dtype).name]} should match")
+        if have.kind == "b":   # torch has no bool kernel for the in-place scans
+            raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+        return apply_inplace(op, self, (), {"dim": dim, "dtype": None})
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = (f"``x.{name}_(dim)``: ``x.{name}(dim)`` written into x "
+                      f"({op.node_class.__name__}).")
+    return method
+
+
+cumsum_ = _scan_inplace(rd.cumsum, "cumsum")
+cumprod_ = _scan_inplace(rd.cumprod, "cumprod")
+
+
+# ----------------------------------------------------------------------------- products in place
+
+def _same_size(target: Tensor, shape: tuple) -> None:
+    if tuple(target.shape) != tuple(shape):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(target.shape)} and "
+                           f"output tensor size {list(shape)} should match")
+
+
+def _product_inplace(target: Tensor, op, a: Tensor, b: Tensor, beta, alpha) -> Tensor:
+    if target._data.dtype.kind in "biu":   # torch casts the scalars to the integer type
+        beta, alpha = int(beta), int(alpha)
+    return apply_inplace(op, target, (a, b), {"beta": beta, "alpha": alpha})
+
+
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """``x.addmm_(mat1, mat2)``: ``x = beta * x + alpha * mat1 @ mat2`` (AddmmBackward0)."""
+    for name, mat in (("mat1", mat1), ("mat2", mat2)):
+        if mat.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {mat.ndim}-D tensor")
+    if self._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_name(self)} and "
+                           f"{_name(mat2)}")
+    _check_mm_shapes(mat1, mat2)
+    _same_size(self, (mat1.shape[0], mat2.shape[1]))
+    return _product_inplace(self, addmm_op, mat1, mat2, beta, alpha)
+
+
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """``x.addmv_(mat, vec)``: ``x = beta * x + alpha * mat @ vec`` (AddmvBackward0)."""
+    if mat.ndim != 2 or vec.ndim != 1 or self.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.ndim}, {mat.ndim}, "
+                           f"{vec.ndim}")
+    if mat.shape[1] != vec.shape[0] or self.numel() not in (1, mat.shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({self.shape[0] if self.ndim else 1}), "
+                           f"mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    if len({t._data.dtype for t in (self, mat, vec)}) > 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_name(self)}, {_name(mat)}, and {_name(vec)}")
+    _same_size(self, (mat.shape[0],))
+    return _product_inplace(self, addmv_op, mat, vec, beta, alpha)
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """``x.addr_(vec1, vec2)``: ``x = beta * x + alpha * outer(vec1, vec2)`` (AddrBackward0)."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    if self.ndim != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.ndim}D tensor for input")
+    if tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {list(self.shape)}, v1: {list(vec1.shape)}, "
+                           f"v2: {list(vec2.shape)}")
+    _same_dtype(vec1, vec2)
+    return _product_inplace(self, addr_op, vec1, vec2, beta, alpha)
+
+
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """``x.baddbmm_(b1, b2)``: ``x = beta * x + alpha * bmm(b1, b2)`` (BaddbmmBackward0)."""
+    _check_bmm(batch1, batch2)
+    _same_dtype(self, batch1)
+    _same_size(self, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    return _product_inplace(self, baddbmm_op, batch1, batch2, beta, alpha)
+
+
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """``x.addbmm_(b1, b2)``: ``x = beta * x + alpha * sum_b b1[b] @ b2[b]`` (AddbmmBackward0).
+
+    torch resizes a target of another shape; agdebug refuses it (tensors keep their shape).
+    """
+    _check_bmm(batch1, batch2)
+    _same_dtype(self, batch1)
+    _same_size(self, (batch1.shape[1], batch2.shape[2]))
+    return _product_inplace(self, addbmm_op, batch1, batch2, beta, alpha)
+
+
+# ----------------------------------------------------------------------------- fill_diagonal_
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fill the main diagonal (all indices equal) with ``fill_value``; torch's CopySlices.
+
+    >>> import agdebug as ag
+    >>> ag.zeros(2, 3).fill_diagonal_(5)
+    tensor([[5., 0., 0.],
+            [0., 5., 0.]])
+    """
+    shape = tuple(self.shape)
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) > 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if self._data.size:
+        apply_inplace(ew.fill, _diagonal_view(self, wrap), (), {"value": fill_value})
+    return self
+
+
+def _diagonal_view(x: Tensor, wrap: bool) -> Tensor:
+    """The elements ``fill_diagonal_`` writes, as one view of ``x`` (so the write goes through
+    torch's CopySlices): every ``step``-th element of the flat tensor, ``step`` being the
+    sum of the strides; a tall matrix with ``wrap`` goes on past the first square."""
+    shape = tuple(x.shape)
+    n = min(shape)
+    if x._data.flags.c_contiguous:
+        flat = x.view(-1)
+        step = sum(x.stride())
+        stop = flat.shape[0] if wrap and len(shape) == 2 else n * step
+        return flat[0:stop:step]
+    if len(shape) == 2 and not (wrap and shape[0] > shape[1] + 1):
+        return x.diagonal()
+    raise RuntimeError("agdebug: fill_diagonal_ needs a contiguous tensor here (call "
+                       ".contiguous() first)")
+
+
+ALIASES = {"greater": _gt, "less": _lt, "greater_equal": _ge, "less_equal": _le,
+           "not_equal": _ne}
+
+METHODS = {
+    **COMPARE_INPLACE,
+    "logical_and_": logical_and_, "logical_or_": logical_or_, "logical_xor_": logical_xor_,
+    "logical_not_": logical_not_,
+    "multiply_": m.inplace(ew.mul), "divide_": m.div_, "subtract_": m.sub_,
+    "true_divide_": true_divide_, "floor_divide_": floor_divide_, "remainder_": remainder_,
+    "cumsum_": cumsum_, "cumprod_": cumprod_,
+    "addmm_": addmm_, "addmv_": addmv_, "addr_": addr_, "baddbmm_": baddbmm_,
+    "addbmm_": addbmm_, "fill_diagonal_": fill_diagonal_,
+    **ALIASES,
+}
+
+FUNCTIONS = {**ALIASES}
