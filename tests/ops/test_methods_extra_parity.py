@@ -185,3 +185,120 @@ def test_inplace_gradients(expr):
         (eval(expr) * w).sum().backward()
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(*grads, rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------- random fills
+# Values cannot match torch's generator: parameters that make a fill deterministic
+# (std=0, from == to, p in {0, 1}, a one-point range) are compared with torch in full;
+# the others by dtype, requires_grad, node and error, and by their statistics.
+
+@pytest.mark.parametrize("expr", [
+    "x.normal_()", "y.normal_(2, 0)", "y.normal_(0, -1)", "i.clone().normal_()",
+    "f.clone().normal_(mean=1, std=0)", "y.uniform_(1, 1)", "y.uniform_(2, 1)",
+    "i.clone().uniform_()", "b.clone().uniform_()", "f.clone().uniform_(to=0)",
+    "y.bernoulli_(1)", "y.bernoulli_(0.)", "y.bernoulli_(1.5)", "y.bernoulli_(-0.1)",
+    "y.bernoulli_(lib.tensor([1., 0., 1.]))", "y.bernoulli_(lib.tensor([0.5, 0.2]))",
+    "y.bernoulli_(y)", "f.clone().bernoulli_(i)", "y.detach().bernoulli_(y * 0)",
+    "i.clone().bernoulli_(1.)", "b.clone().bernoulli_(0.)", "y.random_(2, 3)",
+    "y.random_(5, 2)", "y.random_(1)", "i.clone().random_(4, 5)", "f.clone().random_(0.5)",
+    "y.exponential_(-1)", "y.exponential_(0)", "i.clone().exponential_()",
+    "b.clone().exponential_()", "y.geometric_(1.5)", "y.geometric_(0)", "y.geometric_(1)",
+    "y.log_normal_(1, -2)", "i.clone().log_normal_()", "y.cauchy_(0, -1)",
+    "i.clone().cauchy_()", "x.cauchy_()",
+    "lib.tensor([0., 1., 1.]).bernoulli()", "lib.tensor([0., 1., 1.], requires_grad=True)"
+    ".bernoulli()", "lib.bernoulli(lib.tensor([0., 1., 1.], requires_grad=True))",
+    "y.bernoulli()", "i.bernoulli()", "f.bernoulli(2.)",
+    "lib.tensor([0., 1., 0.]).multinomial(1)",
+    "lib.tensor([[0., 1., 0.], [0., 0., 3.]]).multinomial(1)",
+    "lib.tensor([0., 1., 0.]).multinomial(3, True)", "f.multinomial(4)", "f.multinomial(0)",
+    "i.multinomial(1)", "lib.tensor([0., 0.]).multinomial(1)",
+    "lib.tensor([-1., 1.]).multinomial(1)", "lib.ones(2, 3, 4).multinomial(2)",
+    "lib.tensor(1.).multinomial(1)", "lib.tensor([1., float('nan')]).multinomial(1)",
+    "lib.multinomial(lib.tensor([0., 1.]), 1)", "lib.zeros(2, 3).multinomial(1)",
+])
+def test_random_fills_deterministic_cases_and_errors(expr):
+    assert_same_as_torch(torch, expr, SETUP)
+
+
+@pytest.mark.parametrize("expr", [
+    "y.normal_()", "y.uniform_()", "y.bernoulli_()", "y.bernoulli_(lib.tensor([0.5, 0.2, 0.1]))",
+    "y.random_()", "y.random_(5)", "y.random_(2, 5)", "y.exponential_()", "y.geometric_(0.5)",
+    "y.log_normal_()", "y.cauchy_()", "i.clone().random_(0, 10)", "b.clone().random_()",
+    "i.clone().geometric_(0.5)", "i.clone().bernoulli_(0.5)", "f.clone().normal_()",
+    "lib.tensor([0.2, 0.5], dtype=lib.float64).multinomial(2)",
+])
+def test_random_fills_dtype_and_node(expr):
+    got, want = (eval(expr, _scope(lib)) for lib in (ag, torch))
+    assert (str(got.dtype), got.requires_grad) == (str(want.dtype), want.requires_grad)
+    assert (got.grad_fn and got.grad_fn.name()) == (want.grad_fn and want.grad_fn.name())
+
+
+def test_bernoulli_with_a_number_p_records_not_implemented():
+    # torch's name() is torch::autograd::NotImplemented (see test_floor_divide_...)
+    for lib in (ag, torch):
+        assert type(lib.ones(3, requires_grad=True).bernoulli(0.5).grad_fn).__name__ == \
+            "NotImplemented"
+
+
+def _scope(lib):
+    scope = {"lib": lib}
+    for name, text in SETUP.items():
+        scope[name] = eval(text, scope)
+    return scope
+
+
+N = 20000
+
+
+@pytest.mark.parametrize("fill, mean, var", [
+    ("normal_(1.5, 2.0)", 1.5, 4.0), ("uniform_(-1, 3)", 1.0, 16 / 12),
+    ("bernoulli_(0.3)", 0.3, 0.21), ("exponential_(2.0)", 0.5, 0.25),
+    ("geometric_(0.25)", 4.0, 12.0), ("log_normal_(0.0, 0.5)", np.exp(0.125),
+                                      (np.exp(0.25) - 1) * np.exp(0.25)),
+    ("random_(3, 7)", 4.5, 1.25),
+])
+def test_random_fill_statistics(fill, mean, var):
+    ag.manual_seed(0)
+    t = eval(f"ag.zeros(N, dtype=ag.float64).{fill}")
+    values = t.numpy()
+    assert abs(values.mean() - mean) < 4 * np.sqrt(var / N)
+    assert abs(values.var() - var) < 0.1 * var
+
+
+def test_random_fill_ranges_and_determinism():
+    ag.manual_seed(3)
+    first = ag.zeros(1000).uniform_(2, 3).numpy().copy()
+    ag.manual_seed(3)
+    again = ag.zeros(1000).uniform_(2, 3).numpy()
+    np.testing.assert_array_equal(first, again)
+    assert first.min() >= 2 and first.max() < 3
+    assert set(ag.zeros(500, dtype=ag.int64).random_(-2, 1).tolist()) == {-2, -1, 0}
+    assert set(ag.zeros(200, dtype=ag.bool).random_().tolist()) == {False, True}
+    assert ag.zeros(500, dtype=ag.uint8).random_().max().item() > 200
+    assert ag.zeros(500).geometric_(0.9).min().item() >= 1
+    median = ag.zeros(N, dtype=ag.float64).cauchy_(1.0, 0.5).median().item()
+    assert abs(median - 1.0) < 0.05
+
+
+def test_random_fills_in_no_grad_on_a_leaf_and_zero_gradients():
+    w = ag.zeros(3, requires_grad=True)
+    with ag.no_grad():
+        w.normal_()
+    assert w.requires_grad and w.grad_fn is None and w._version == 1
+    y = w * 1
+    y.uniform_()
+    p = ag.tensor([0.5, 0.5, 0.5], requires_grad=True)
+    z = w * 1
+    z.bernoulli_(p)
+    (y.sum() + z.sum()).backward()
+    assert w.grad.tolist() == [0.0, 0.0, 0.0] and p.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_multinomial_without_replacement_is_a_permutation():
+    ag.manual_seed(1)
+    rows = ag.ones(4, 5).multinomial(5)
+    assert rows.dtype == ag.int64
+    for row in rows.tolist():
+        assert sorted(row) == [0, 1, 2, 3, 4]
+    counts = np.bincount(ag.tensor([0.1, 0.0, 0.9]).multinomial(N, True).numpy(), minlength=3)
+    assert counts[1] == 0 and abs(counts[0] / N - 0.1) < 0.01
