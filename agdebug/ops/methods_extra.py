@@ -569,3 +569,48 @@ METHODS.update({"normal_": normal_, "uniform_": uniform_, "exponential_": expone
                 "bernoulli_": bernoulli_, "bernoulli": bernoulli, "random_": random_,
                 "multinomial": multinomial})
 FUNCTIONS.update({"bernoulli": bernoulli, "multinomial": multinomial})
+
+
+# ----------------------------------------------------------------------------- conversions, queries
+
+def _converter(dtype_name: str):
+    def method(self, memory_format=None):
+        return self.to(getattr(backend, dtype_name))
+    method.__name__ = method.__qualname__ = {"uint8": "byte", "int8": "char",
+                                             "int16": "short"}[dtype_name]
+    method.__doc__ = f"``self.to(torch.{dtype_name})``."
+    return method
+
+
+def is_nonzero(self) -> bool:
+    """Whether the single value of a one-element tensor is non-zero."""
+    if self._data.size == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if self._data.size > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(self._data.reshape(()))
+
+
+def is_same_size(self, other) -> bool:
+    """Whether ``other`` has this tensor's shape."""
+    return tuple(self.shape) == tuple(other.shape)
+
+
+def data_ptr(self) -> int:
+    """The address of the tensor's first element."""
+    return m._address(self._data)
+
+
+def storage_offset(self) -> int:
+    """Elements between the start of the storage and the tensor's first element."""
+    return m._storage_offset(self._data)
+
+
+METHODS.update({
+    "byte": _converter("uint8"), "char": _converter("int8"), "short": _converter("int16"),
+    "is_nonzero": is_nonzero, "is_same_size": is_same_size, "data_ptr": data_ptr,
+    "storage_offset": storage_offset,
+    "is_signed": lambda self: get_dtype(self._data.dtype).is_signed,
+    "is_cpu": property(lambda self: self.device.type == "cpu"),
+    "is_meta": property(lambda self: False), "is_sparse": property(lambda self: False),
+})

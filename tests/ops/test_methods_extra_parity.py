@@ -302,3 +302,26 @@ def test_multinomial_without_replacement_is_a_permutation():
         assert sorted(row) == [0, 1, 2, 3, 4]
     counts = np.bincount(ag.tensor([0.1, 0.0, 0.9]).multinomial(N, True).numpy(), minlength=3)
     assert counts[1] == 0 and abs(counts[0] / N - 0.1) < 0.01
+
+
+# ----------------------------------------------------------------------------- conversions, queries
+
+@pytest.mark.parametrize("expr", [
+    "y.byte()", "y.char()", "y.short()", "(y * -1).byte()", "b.short()",
+    "lib.tensor([1.5, -2.5]).char()", "lib.tensor([]).is_nonzero()",
+    "lib.ones(2).is_nonzero()",
+])
+def test_conversions(expr):
+    assert_same_as_torch(torch, expr, SETUP)
+
+
+def test_queries():
+    def answers(lib):
+        x = lib.arange(12.0).reshape(3, 4)
+        v = x[1:, 2:]
+        signed = [lib.ones(1, dtype=d).is_signed()
+                  for d in (lib.uint8, lib.int8, lib.bool, lib.float16, lib.int64)]
+        return (v.storage_offset(), x.storage_offset(), (v.data_ptr() - x.data_ptr()) // 4,
+                x.is_cpu, x.is_meta, x.is_sparse, signed, lib.tensor([0.0]).is_nonzero(),
+                lib.tensor(2).is_nonzero(), x.is_same_size(v), x.is_same_size(x * 2))
+    assert answers(ag) == answers(torch)
