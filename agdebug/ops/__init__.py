@@ -15,6 +15,7 @@ from . import (activation, bilinear, conversion, decompositions, factory, gather
                loss, nn, norm, pointwise, recurrent, reduce, scatter, selection, shape, sorting,
                special, statistics, utility)
 from . import attention, conv_transpose, device, upsample, views  # noqa: F401 - they register ops
+from . import methods_extra
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
@@ -142,7 +143,7 @@ def functions() -> dict:
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
                activation, loss, pointwise, selection, statistics, scatter, recurrent,
-               bilinear, decompositions, utility, special]
+               bilinear, decompositions, utility, special, methods_extra]
 
 
 install()

@@ -1,8 +1,9 @@
 """torch's query, creation, sampling and integer-index functions: ``is_tensor``, ``logspace``,
-``randperm``, ``normal``, ``multinomial``, ``isin``, ``bincount``, ``combinations``, ``gcd``...
+``randperm``, ``normal``, ``poisson``, ``isin``, ``bincount``, ``combinations``, ``gcd``...
+(``bernoulli`` and ``multinomial`` are in methods_extra.py, with the in-place samplers.)
 
 Random functions draw from agdebug's generator (``agdebug.manual_seed``). The sampling
-ops that torch records (``normal`` with tensor arguments, ``bernoulli``, ``poisson``) are
+ops that torch records (``normal`` with tensor arguments, ``poisson``) are
 ops whose derivative is zero, as in torch's ``derivatives.yaml`` (no reparameterisation).
 Composites (``cartesian_prod``, ``combinations``) are built from existing ops so the
 recorded graph is torch's.
@@ -206,36 +207,6 @@ def _floating_kernel(name: str, x) -> None:
         raise kernel_missing(name, x.dtype)
 
 
-def _bernoulli_forward(xp, x, p=None):
-    _floating_kernel("bernoulli_tensor_cpu_p_", x)
-    if p is not None and not 0 <= p <= 1:
-        shown = int(p) if float(p).is_integer() else p
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={shown}")
-    probs = x if p is None else xp.full(x.shape, p)
-    if probs.size and not bool(((probs >= 0) & (probs <= 1)).all()):
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
-                           "this error message be improved?  If so, please report an "
-                           "enhancement request to PyTorch.)")
-    draws = _rng().random(x.shape)
-    return (xp.asarray(draws) < probs).astype(x.dtype)
-
-
-bernoulli_op = defop("bernoulli", node="BernoulliBackward0")(_bernoulli_forward)
-bernoulli_op.vjp(zeros_like_vjp)
-# torch defines no derivative for the float-p overload (a NotImplemented node)
-bernoulli_p = defop("bernoulli_p", node="NotImplemented")(_bernoulli_forward)
-
-
-@bernoulli_p.vjp
-def bernoulli_p_vjp(ctx, grad):
-    raise RuntimeError("derivative for aten::bernoulli is not implemented")
-
-
-def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
-    """0/1 samples, 1 with probability ``input`` (or ``p``), of ``input``'s dtype."""
-    return bernoulli_op(input) if p is None else bernoulli_p(input, p=float(p))
-
-
 @defop("poisson", node="PoissonBackward0")
 def poisson_op(xp, x):
     _floating_kernel("poisson_cpu", x)
@@ -248,43 +219,6 @@ poisson_op.vjp(zeros_like_vjp)
 def poisson(input, generator=None) -> Tensor:
     """Poisson samples with rates ``input``."""
     return poisson_op(input)
-
-
-def _check_distribution(probs: np.ndarray, dtype, num_samples: int, replacement: bool):
-    if dtype.kind != "f":
-        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
-                           f"{backend.get_dtype(dtype)._legacy}")
-    if probs.ndim not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if num_samples <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
-    if not replacement and num_samples > probs.shape[-1]:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                           "replacement")
-    if not np.isfinite(probs).all() or (probs < 0).any():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if (probs.sum(-1) <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-
-
-def _sample_row(row: np.ndarray, num_samples: int, replacement: bool) -> np.ndarray:
-    p = row / row.sum()
-    if replacement:
-        return _rng().choice(row.size, size=num_samples, p=p)
-    # without replacement: the k largest of u ** (1 / p) (Efraimidis-Spirakis keys)
-    keys = np.where(p > 0, np.log(_rng().random(row.size)) / np.where(p > 0, p, 1), -np.inf)
-    return np.argsort(-keys, kind="stable")[:num_samples]
-
-
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None) -> Tensor:
-    """``num_samples`` indices per row of ``input`` (non-negative weights), drawn with or
-    without replacement; int64, never differentiable."""
-    probs = backend.move_array(input._data, backend.CPU).astype(np.float64)
-    _check_distribution(probs, input._data.dtype, num_samples, replacement)
-    rows = probs.reshape(-1, probs.shape[-1])
-    picks = np.stack([_sample_row(r, int(num_samples), replacement) for r in rows])
-    picks = picks.reshape(probs.shape[:-1] + (int(num_samples),)).astype(np.int64)
-    return Tensor._wrap(_placed_like(picks, input))
 
 
 # ----------------------------------------------------------------------------- integers
@@ -522,13 +456,13 @@ FUNCTIONS = {"is_tensor": is_tensor, "is_floating_point": is_floating_point,
              "is_complex": is_complex, "numel": numel, "typename": typename,
              "scalar_tensor": scalar_tensor, "asarray": asarray, "logspace": logspace,
              "randperm": randperm, "randint_like": randint_like, "normal": normal,
-             "bernoulli": bernoulli, "poisson": poisson, "multinomial": multinomial,
+             "poisson": poisson,
              "isin": isin, "bincount": bincount, "cartesian_prod": cartesian_prod,
              "combinations": combinations, "unravel_index": unravel_index,
              "argwhere": argwhere, "rsub": rsub, "gcd": gcd, "lcm": lcm, "signbit": signbit,
              "isneginf": isneginf, "isposinf": isposinf, "isreal": isreal}
-# Tensor.multinomial and the in-place samplers (bernoulli_, normal_...) live in
-# methods_extra.py.
-METHODS = {"bernoulli": bernoulli, "bincount": bincount, "argwhere": argwhere, "gcd": gcd,
+# bernoulli and multinomial (functions and methods) and the in-place samplers (bernoulli_,
+# normal_...) live in methods_extra.py.
+METHODS = {"bincount": bincount, "argwhere": argwhere, "gcd": gcd,
            "lcm": lcm, "gcd_": _inplace(gcd_op), "lcm_": _inplace(lcm_op), "signbit": signbit,
            "isneginf": isneginf, "isposinf": isposinf, "isreal": isreal}

@@ -1,0 +1,616 @@
+"""More of torch's Tensor methods: in-place comparisons and logic, their aliases, in-place
+scans and products, random fills, and a few conversions and queries.
+
+In-place comparisons keep the target's dtype (``x.eq_(y)`` writes 0/1 into a float ``x``)
+and, unlike their out-of-place forms, are recorded: torch's ``EqBackward0`` (a number as
+``other``) or ``EqBackward1`` (a tensor), whose gradients are zero. The in-place logical
+ops are not recorded at all: the target keeps its history and its ``requires_grad``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import backend
+from ..backend import get_dtype
+from ..graph.grad_mode import no_grad
+from ..tensor import Tensor
+from . import elementwise as ew
+from . import methods as m
+from . import reduce as rd
+from .blas import _same_dtype, addbmm_op, addmv_op, addr_op, baddbmm_op
+from .linalg import _check_bmm, _check_mm_shapes, _name, addmm_op
+from .registry import apply_inplace, check_inplace, defop, write_into
+from .util import kernel_missing, needs, zeros_grad
+
+# ----------------------------------------------------------------------------- comparisons
+
+
+def _zero_grads(ctx, grad):
+    """The derivative of a piecewise-constant op: zeros, outside any graph (as torch's)."""
+    return tuple(zeros_grad(grad, tuple(grad.shape)) if needs(ctx, i) else None
+                 for i in range(len(ctx._next)))
+
+
+def _comparison_ops(name: str):
+    """``(scalar_op, tensor_op)`` of ``x.<name>_(other)``: the comparison, cast to x's dtype."""
+    compare = getattr(ew, name).forward
+    title = name.capitalize()
+
+    def scalar_forward(xp, x, other=0):
+        return compare(xp, x, other).astype(x.dtype, copy=False)
+
+    def tensor_forward(xp, x, other):
+        return compare(xp, x, other).astype(x.dtype, copy=False)
+
+    scalar = defop(f"{name}_", node=f"{title}Backward0")(scalar_forward)
+    tensor = defop(f"{name}_tensor_", node=f"{title}Backward1", broadcasts=True)(tensor_forward)
+    scalar.vjp(_zero_grads)
+    tensor.vjp(_zero_grads)
+    return scalar, tensor
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, complex)
+
+
+def _invalid(name: str, *values) -> TypeError:
+    got = ", ".join(type(v).__name__ for v in values)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     "but expected one of:")
+
+
+def _compare_inplace(scalar, tensor, name: str):
+    def method(self, other):
+        if isinstance(other, Tensor):
+            return apply_inplace(tensor, self, (other,), {})
+        if not _is_number(other):
+            raise _invalid(name, other)
+        return apply_inplace(scalar, self, (), {"other": m.operand(other)})
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+# torch's aliases of each: the same nodes, but errors name the method called.
+_COMPARE_ALIASES = {"eq": (), "ne": ("not_equal",), "lt": ("less",), "le": ("less_equal",),
+                    "gt": ("greater",), "ge": ("greater_equal",)}
+COMPARE_INPLACE = {}
+for _op_name, _aliases in _COMPARE_ALIASES.items():
+    _ops = _comparison_ops(_op_name)
+    for _alias in (_op_name, *_aliases):
+        COMPARE_INPLACE[f"{_alias}_"] = _compare_inplace(*_ops, f"{_alias}_")
+
+
+def _write_unrecorded(target: Tensor, op, *args) -> Tensor:
+    """``target`` overwritten by ``op(target, *args)`` with no node: torch does not record the
+    in-place logical ops, so a leaf requiring grad may be their target."""
+    check_inplace(target, False)
+    with no_grad():
+        result = op(target, *args)
+    write_into(target, result._data)
+    return target
+
+
+def _logical_inplace(op):
+    name = f"{op.name}_"
+
+    def method(self, other):
+        m._require_tensor(name, "other", 1, other)
+        return _write_unrecorded(self, op, other)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+logical_and_ = _logical_inplace(ew.logical_and)
+logical_or_ = _logical_inplace(ew.logical_or)
+logical_xor_ = _logical_inplace(ew.logical_xor)
+
+
+def logical_not_(self):
+    """``x.logical_not_()``: 1 where x is zero, else 0, in x's dtype (not recorded)."""
+    return _write_unrecorded(self, ew.logical_not)
+
+
+# ----------------------------------------------------------------------------- arithmetic aliases
+
+def true_divide_(self, other):
+    """``x.true_divide_(y)``: ``x.div_(y)`` (DivBackward0)."""
+    return m.div_(self, other)
+
+
+def floor_divide_(self, other):
+    """``x.floor_divide_(y)``: floor division in place (torch records it, without derivative)."""
+    other = m.operand(other)
+    if self._data.dtype.kind in "biu" and _has_zero(other):
+        raise RuntimeError("ZeroDivisionError")   # torch's integer kernel refuses it
+    return apply_inplace(ew.floor_divide, self, (other,), {})
+
+
+def _has_zero(other) -> bool:
+    if isinstance(other, Tensor):
+        return other._data.dtype.kind in "biu" and bool((other._data == 0).any())
+    return type(other) is not float and other == 0
+
+
+def remainder_(self, other):
+    """``x.remainder_(y)``: RemainderBackward0 for a number, RemainderBackward1 for a tensor."""
+    other = m.operand(other)
+    if isinstance(other, Tensor):
+        return apply_inplace(ew.remainder, self, (other,), {})
+    return apply_inplace(ew.remainder_scalar, self, (), {"other": other})
+
+
+def _gt(s, o):
+    return ew.gt(s, m.operand(o))
+
+
+def _lt(s, o):
+    return ew.lt(s, m.operand(o))
+
+
+def _ge(s, o):
+    return ew.ge(s, m.operand(o))
+
+
+def _le(s, o):
+    return ew.le(s, m.operand(o))
+
+
+def _ne(s, o):
+    return ew.ne(s, m.operand(o))
+
+
+# ----------------------------------------------------------------------------- scans in place
+
+# torch's C++ names of the dtypes, as its "Bad in-place call" messages print them.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _scan_inplace(op, name: str):
+    def method(self, dim=rd.NO_DIM, *, dtype=None):
+        if dim is rd.NO_DIM:
+            raise rd.missing_arguments(f"{name}_", "dim")
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            raise TypeError(f"{name}_(): argument 'dim' (position 1) must be int, not "
+                            f"{type(dim).__name__}")
+        have = self._data.dtype
+        if dtype is not None and rd._np_dtype(dtype) != have:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_CPP_NAMES[have.name]} "
+                               "and output tensor dtype "
+                               f"{_CPP_NAMES[rd._np_dtype(dtype).name]} should match")
+        if have.kind == "b":   # torch has no bool kernel for the in-place scans
+            raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+        return apply_inplace(op, self, (), {"dim": dim, "dtype": None})
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = (f"``x.{name}_(dim)``: ``x.{name}(dim)`` written into x "
+                      f"({op.node_class.__name__}).")
+    return method
+
+
+cumsum_ = _scan_inplace(rd.cumsum, "cumsum")
+cumprod_ = _scan_inplace(rd.cumprod, "cumprod")
+
+
+# ----------------------------------------------------------------------------- products in place
+
+def _same_size(target: Tensor, shape: tuple) -> None:
+    if tuple(target.shape) != tuple(shape):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(target.shape)} and "
+                           f"output tensor size {list(shape)} should match")
+
+
+def _product_inplace(target: Tensor, op, a: Tensor, b: Tensor, beta, alpha) -> Tensor:
+    if target._data.dtype.kind in "biu":   # torch casts the scalars to the integer type
+        beta, alpha = int(beta), int(alpha)
+    return apply_inplace(op, target, (a, b), {"beta": beta, "alpha": alpha})
+
+
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """``x.addmm_(mat1, mat2)``: ``x = beta * x + alpha * mat1 @ mat2`` (AddmmBackward0)."""
+    for name, mat in (("mat1", mat1), ("mat2", mat2)):
+        if mat.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {mat.ndim}-D tensor")
+    if self._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_name(self)} and "
+                           f"{_name(mat2)}")
+    _check_mm_shapes(mat1, mat2)
+    _same_size(self, (mat1.shape[0], mat2.shape[1]))
+    return _product_inplace(self, addmm_op, mat1, mat2, beta, alpha)
+
+
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """``x.addmv_(mat, vec)``: ``x = beta * x + alpha * mat @ vec`` (AddmvBackward0)."""
+    if mat.ndim != 2 or vec.ndim != 1 or self.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.ndim}, {mat.ndim}, "
+                           f"{vec.ndim}")
+    if mat.shape[1] != vec.shape[0] or self.numel() not in (1, mat.shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({self.shape[0] if self.ndim else 1}), "
+                           f"mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    if len({t._data.dtype for t in (self, mat, vec)}) > 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_name(self)}, {_name(mat)}, and {_name(vec)}")
+    _same_size(self, (mat.shape[0],))
+    return _product_inplace(self, addmv_op, mat, vec, beta, alpha)
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """``x.addr_(vec1, vec2)``: ``x = beta * x + alpha * outer(vec1, vec2)`` (AddrBackward0)."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    if self.ndim != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.ndim}D tensor for input")
+    if tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {list(self.shape)}, v1: {list(vec1.shape)}, "
+                           f"v2: {list(vec2.shape)}")
+    _same_dtype(vec1, vec2)
+    return _product_inplace(self, addr_op, vec1, vec2, beta, alpha)
+
+
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """``x.baddbmm_(b1, b2)``: ``x = beta * x + alpha * bmm(b1, b2)`` (BaddbmmBackward0)."""
+    _check_bmm(batch1, batch2)
+    _same_dtype(self, batch1)
+    _same_size(self, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    return _product_inplace(self, baddbmm_op, batch1, batch2, beta, alpha)
+
+
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """``x.addbmm_(b1, b2)``: ``x = beta * x + alpha * sum_b b1[b] @ b2[b]`` (AddbmmBackward0).
+
+    torch resizes a target of another shape; agdebug refuses it (tensors keep their shape).
+    """
+    _check_bmm(batch1, batch2)
+    _same_dtype(self, batch1)
+    _same_size(self, (batch1.shape[1], batch2.shape[2]))
+    return _product_inplace(self, addbmm_op, batch1, batch2, beta, alpha)
+
+
+# ----------------------------------------------------------------------------- fill_diagonal_
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fill the main diagonal (all indices equal) with ``fill_value``; torch's CopySlices.
+
+    >>> import agdebug as ag
+    >>> ag.zeros(2, 3).fill_diagonal_(5)
+    tensor([[5., 0., 0.],
+            [0., 5., 0.]])
+    """
+    shape = tuple(self.shape)
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) > 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if self._data.size:
+        apply_inplace(ew.fill, _diagonal_view(self, wrap), (), {"value": fill_value})
+    return self
+
+
+def _diagonal_view(x: Tensor, wrap: bool) -> Tensor:
+    """The elements ``fill_diagonal_`` writes, as one view of ``x`` (so the write goes through
+    torch's CopySlices): every ``step``-th element of the flat tensor, ``step`` being the
+    sum of the strides; a tall matrix with ``wrap`` goes on past the first square."""
+    shape = tuple(x.shape)
+    n = min(shape)
+    if x._data.flags.c_contiguous:
+        flat = x.view(-1)
+        step = sum(x.stride())
+        stop = flat.shape[0] if wrap and len(shape) == 2 else n * step
+        return flat[0:stop:step]
+    if len(shape) == 2 and not (wrap and shape[0] > shape[1] + 1):
+        return x.diagonal()
+    raise RuntimeError("agdebug: fill_diagonal_ needs a contiguous tensor here (call "
+                       ".contiguous() first)")
+
+
+ALIASES = {"greater": _gt, "less": _lt, "greater_equal": _ge, "less_equal": _le,
+           "not_equal": _ne}
+
+METHODS = {
+    **COMPARE_INPLACE,
+    "logical_and_": logical_and_, "logical_or_": logical_or_, "logical_xor_": logical_xor_,
+    "logical_not_": logical_not_,
+    "multiply_": m.inplace(ew.mul), "divide_": m.div_, "subtract_": m.sub_,
+    "true_divide_": true_divide_, "floor_divide_": floor_divide_, "remainder_": remainder_,
+    "cumsum_": cumsum_, "cumprod_": cumprod_,
+    "addmm_": addmm_, "addmv_": addmv_, "addr_": addr_, "baddbmm_": baddbmm_,
+    "addbmm_": addbmm_, "fill_diagonal_": fill_diagonal_,
+    **ALIASES,
+}
+
+FUNCTIONS = {**ALIASES}
+
+
+# ----------------------------------------------------------------------------- random fills
+# Drawn from agdebug's generator (``agdebug.manual_seed``), on the host, then moved to the
+# target's device. torch records each fill on a tensor that requires grad (NormalBackward0...)
+# with a zero gradient for the target; a leaf requiring grad is refused outside no_grad.
+
+
+def _draw(xp, x, sample):
+    from .. import creation   # (creation imports the ops package: import it late)
+    values = sample(creation.generator(), x.shape)
+    values = np.asarray(values).astype(x.dtype, copy=False)
+    return values if xp is np else xp.asarray(values)
+
+
+def _random_op(name: str, node: str, sample):
+    op = defop(name, node=node)(sample)
+    op.vjp(_zero_grads)
+    return op
+
+
+normal_op = _random_op("normal_", "NormalBackward0", lambda xp, x, mean=0.0, std=1.0: _draw(
+    xp, x, lambda g, s: g.normal(mean, std, s)))
+uniform_op = _random_op("uniform_", "UniformBackward0", lambda xp, x, low=0.0, high=1.0: _draw(
+    xp, x, lambda g, s: g.uniform(low, high, s)))
+exponential_op = _random_op("exponential_", "ExponentialBackward0", lambda xp, x, lambd=1.0:
+                            _draw(xp, x, lambda g, s: g.exponential(1 / lambd, s)))
+geometric_op = _random_op("geometric_", "GeometricBackward0", lambda xp, x, p=0.5: _draw(
+    xp, x, lambda g, s: g.geometric(p, s)))
+log_normal_op = _random_op("log_normal_", "LogNormalBackward0", lambda xp, x, mean=1.0, std=2.0:
+                           _draw(xp, x, lambda g, s: g.lognormal(mean, std, s)))
+cauchy_op = _random_op("cauchy_", "CauchyBackward0", lambda xp, x, median=0.0, sigma=1.0: _draw(
+    xp, x, lambda g, s: median + sigma * g.standard_cauchy(s)))
+bernoulli_scalar_op = _random_op("bernoulli_", "BernoulliBackward2", lambda xp, x, p=0.5: _draw(
+    xp, x, lambda g, s: g.random(s) < p))
+# random_(from, to), random_(to), random_(): three nodes; ``high`` is exclusive
+random_op = _random_op("random_", "RandomBackward0", lambda xp, x, low=0, high=1: _draw(
+    xp, x, lambda g, s: g.integers(low, high, s)))
+random_to_op = _random_op("random_to_", "RandomBackward1", lambda xp, x, high=1: _draw(
+    xp, x, lambda g, s: g.integers(0, high, s)))
+random_full_op = _random_op("random_full_", "RandomBackward2", lambda xp, x, high=1: _draw(
+    xp, x, lambda g, s: g.integers(0, high, s)))
+
+
+@defop("bernoulli_tensor_", node="BernoulliBackward1")
+def bernoulli_tensor_op(xp, x, p):
+    p = xp.broadcast_to(p, x.shape)
+    return _draw(xp, x, lambda g, s: g.random(s) < backend_cpu(p))
+
+
+bernoulli_tensor_op.vjp(_zero_grads)
+
+
+@defop("bernoulli", node="BernoulliBackward0")
+def bernoulli_op(xp, p):
+    return _draw(xp, p, lambda g, s: g.random(s) < backend_cpu(p))
+
+
+bernoulli_op.vjp(_zero_grads)
+
+
+@defop("bernoulli_p", node="NotImplemented")
+def bernoulli_p_op(xp, x, p=0.5):
+    return _draw(xp, x, lambda g, s: g.random(s) < p)
+
+
+@bernoulli_p_op.vjp
+def bernoulli_p_vjp(ctx, grad):
+    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+def backend_cpu(array):
+    """``array`` on the host (the draws are made there)."""
+    return backend.move_array(array, backend.CPU)
+
+
+def _floating_fill(name: str, self: Tensor) -> None:
+    kind = self._data.dtype.kind
+    if kind not in "f":
+        kernel = {"normal": "normal_kernel_cpu", "uniform": "check_uniform_bounds",
+                  "log_normal": "log_normal_cpu"}.get(name)
+        dt = get_dtype(self._data.dtype)
+        if kernel is not None:
+            raise kernel_missing(kernel, dt)
+        title = name.capitalize()
+        raise RuntimeError(f"{title} distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{dt._legacy if name == 'exponential' else _CPP_NAMES[dt.np.name]}")
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fill with samples of N(mean, std²) (NormalBackward0 on a tensor requiring grad)."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    _floating_fill("normal", self)
+    return apply_inplace(normal_op, self, (), {"mean": mean, "std": std})
+
+
+def uniform_(self, *args, generator=None, **kwargs):
+    """``x.uniform_(from=0, to=1)``: fill with samples of U[from, to) (UniformBackward0)."""
+    low = kwargs.pop("from", args[0] if args else 0.0)
+    high = kwargs.pop("to", args[1] if len(args) > 1 else 1.0)
+    _floating_fill("uniform", self)
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={_num(low)} > to={_num(high)}")
+    return apply_inplace(uniform_op, self, (), {"low": low, "high": high})
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with samples of Exp(lambd) (ExponentialBackward0)."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    _floating_fill("exponential", self)
+    return apply_inplace(exponential_op, self, (), {"lambd": lambd})
+
+
+def geometric_(self, p, *, generator=None):
+    """Fill with the trial of the first success, success probability p (GeometricBackward0)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    return apply_inplace(geometric_op, self, (), {"p": p})
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill with exp of samples of N(mean, std²) (LogNormalBackward0)."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    _floating_fill("log_normal", self)
+    return apply_inplace(log_normal_op, self, (), {"mean": mean, "std": std})
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with samples of Cauchy(median, sigma) (CauchyBackward0)."""
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    _floating_fill("cauchy", self)
+    return apply_inplace(cauchy_op, self, (), {"median": median, "sigma": sigma})
+
+
+_P_MESSAGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+              "message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def _check_probabilities(p: Tensor, kernel: str) -> None:
+    if p._data.dtype.kind != "f":
+        raise kernel_missing(kernel, get_dtype(p._data.dtype))
+    if p._data.size and not bool(((p._data >= 0) & (p._data <= 1)).all()):
+        raise RuntimeError(_P_MESSAGE)
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 1 with probability p, else 0: BernoulliBackward2 (a number p) or
+    BernoulliBackward1 (a tensor p, broadcast to x)."""
+    if isinstance(p, Tensor):
+        _check_probabilities(p, "bernoulli_tensor_cpu_p_")
+        m.expand(p, self.shape)   # torch's expand error where p does not broadcast to x
+        return apply_inplace(bernoulli_tensor_op, self, (p,), {})
+    _check_p(p)
+    return apply_inplace(bernoulli_scalar_op, self, (), {"p": p})
+
+
+def _check_p(p) -> None:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """``x.bernoulli()``: 1 with probability x, else 0 (BernoulliBackward0); with a number
+    ``p``, that probability everywhere (torch records NotImplemented)."""
+    if p is not None:
+        _check_p(p)
+        return bernoulli_p_op(input, p=p)
+    _check_probabilities(input, "bernoulli_tensor_cpu_p_")
+    return bernoulli_op(input)
+
+
+# random_(): the largest value each dtype holds exactly, inclusive (torch's ranges)
+_RANDOM_TOP = {"float16": 2 ** 11, "float32": 2 ** 24, "float64": 2 ** 53, "bool": 1}
+
+
+def random_(self, *args, generator=None, **kwargs):
+    """``random_(from, to)``, ``random_(to)`` or ``random_()``: integers in [from, to)
+    (RandomBackward0/1/2); without bounds, all those the dtype holds exactly."""
+    low, high = kwargs.pop("from", None), kwargs.pop("to", None)
+    values = [*args, *(v for v in (low, high) if v is not None)]
+    if any(not isinstance(v, int) or isinstance(v, bool) for v in values):
+        raise _invalid("random_", *values)
+    if len(values) == 2:
+        low, high = values
+        if low >= high:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={low} >= to={high}")
+        return apply_inplace(random_op, self, (), {"low": low, "high": high})
+    if len(values) == 1:
+        return apply_inplace(random_to_op, self, (), {"high": values[0]})
+    dt = self._data.dtype
+    top = _RANDOM_TOP.get(dt.name) or int(np.iinfo(dt).max)
+    return apply_inplace(random_full_op, self, (), {"high": top + 1})
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """``num_samples`` indices drawn from each row's distribution ``input`` (int64)."""
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{get_dtype(data.dtype)._legacy}")
+    if data.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > data.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    rows = np.asarray(backend_cpu(data), dtype=np.float64).reshape(-1, data.shape[-1])
+    if not np.isfinite(rows).all() or (rows < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (rows.sum(axis=1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    from .. import creation
+    g = creation.generator()
+    drawn = np.stack([_sample_row(g, r / r.sum(), num_samples, replacement) for r in rows])
+    drawn = drawn.reshape(data.shape[:-1] + (num_samples,)).astype(np.int64)
+    return Tensor._wrap(backend.move_array(drawn, input.device))
+
+
+def _sample_row(g, probs, n: int, replacement: bool):
+    if replacement or np.count_nonzero(probs) >= n:
+        return g.choice(probs.size, size=n, replace=replacement, p=probs)
+    # fewer non-zero categories than samples: torch then draws the zero ones too, in order
+    chosen = list(g.choice(probs.size, size=np.count_nonzero(probs), replace=False, p=probs))
+    return np.array(chosen + [i for i in range(probs.size) if i not in chosen][:n - len(chosen)])
+
+
+def _num(value) -> str:
+    """A number as torch's messages print it (``-1``, not ``-1.0``; ``1.5``)."""
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+METHODS.update({"normal_": normal_, "uniform_": uniform_, "exponential_": exponential_,
+                "geometric_": geometric_, "log_normal_": log_normal_, "cauchy_": cauchy_,
+                "bernoulli_": bernoulli_, "bernoulli": bernoulli, "random_": random_,
+                "multinomial": multinomial})
+FUNCTIONS.update({"bernoulli": bernoulli, "multinomial": multinomial})
+
+
+# ----------------------------------------------------------------------------- conversions, queries
+
+def _converter(dtype_name: str):
+    def method(self, memory_format=None):
+        return self.to(getattr(backend, dtype_name))
+    method.__name__ = method.__qualname__ = {"uint8": "byte", "int8": "char",
+                                             "int16": "short"}[dtype_name]
+    method.__doc__ = f"``self.to(torch.{dtype_name})``."
+    return method
+
+
+def is_nonzero(self) -> bool:
+    """Whether the single value of a one-element tensor is non-zero."""
+    if self._data.size == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if self._data.size > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(self._data.reshape(()))
+
+
+def is_same_size(self, other) -> bool:
+    """Whether ``other`` has this tensor's shape."""
+    return tuple(self.shape) == tuple(other.shape)
+
+
+def data_ptr(self) -> int:
+    """The address of the tensor's first element."""
+    return m._address(self._data)
+
+
+def storage_offset(self) -> int:
+    """Elements between the start of the storage and the tensor's first element."""
+    return m._storage_offset(self._data)
+
+
+METHODS.update({
+    "byte": _converter("uint8"), "char": _converter("int8"), "short": _converter("int16"),
+    "is_nonzero": is_nonzero, "is_same_size": is_same_size, "data_ptr": data_ptr,
+    "storage_offset": storage_offset,
+    "is_signed": lambda self: get_dtype(self._data.dtype).is_signed,
+    "is_cpu": property(lambda self: self.device.type == "cpu"),
+    "is_meta": property(lambda self: False), "is_sparse": property(lambda self: False),
+})
