@@ -156,6 +156,7 @@ class BackwardHook:
         self.n_inputs = self.n_outputs = -1
         self.input_tensors_index = self.output_tensors_index = None
         self._wrapped_inputs = ()
+        self._no_grad_meta = {}
 
     def setup_input_hook(self, args: tuple) -> tuple:
         """The inputs, their tensors replaced by the hook node's outputs."""
@@ -163,6 +164,11 @@ class BackwardHook:
         self.n_inputs, self.input_tensors_index = len(args), index
         if index is not None:
             self._wrapped_inputs = tuple(res[i] for i in index)
+            # torch's node hands the hook zeros for a tensor input without grad (it is a
+            # non-differentiable output, materialized); agdebug's engine drops it as None.
+            self._no_grad_meta = {k: (tuple(t.shape), t.dtype, t.device)
+                                  for k, t in enumerate(self._wrapped_inputs)
+                                  if not t.requires_grad}
         return res
 
     def setup_output_hook(self, result):
@@ -229,7 +235,7 @@ class BackwardHook:
     def _input_hook(self, grad_inputs, grad_outputs):
         if self.grad_outputs is None:
             return None   # the gradient reached the inputs without the outputs (double backward)
-        res = _pack(self.input_tensors_index, grad_inputs, self.n_inputs)
+        res = _pack(self.input_tensors_index, self._with_zeros(grad_inputs), self.n_inputs)
         for hook in self.user_hooks:
             out = hook(self.module, res, self.grad_outputs)
             if out is None:
@@ -239,7 +245,15 @@ class BackwardHook:
                                    f"got {len(out)}, but expected {len(res)}")
             res = out
         self.grad_outputs = None
-        return tuple(res[i] for i in self.input_tensors_index)
+        # An input without grad has no edge here: its value goes nowhere, so None.
+        return tuple(None if k in self._no_grad_meta else res[i]
+                     for k, i in enumerate(self.input_tensors_index))
+
+    def _with_zeros(self, grads) -> tuple:
+        from ..creation import zeros
+        return tuple(zeros(*self._no_grad_meta[k][:1], dtype=self._no_grad_meta[k][1],
+                           device=self._no_grad_meta[k][2]) if k in self._no_grad_meta else g
+                     for k, g in enumerate(grads))
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -299,7 +313,8 @@ def _call(module, state: dict):
     if bw_hook is not None:
         if not isinstance(result, (Tensor, tuple)):
             warnings.warn("For backward hooks to be called, module output should be a Tensor or "
-                          f"a tuple of Tensors but received {type(result)}", stacklevel=_user_stacklevel())
+                          f"a tuple of Tensors but received {type(result)}",
+                          stacklevel=_user_stacklevel())
         result = bw_hook.setup_output_hook(result)
     if not_full:
         _register_old_backward_hooks(module, not_full, state["args"], result)

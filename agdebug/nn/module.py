@@ -211,12 +211,13 @@ class Module:
     # -- traversal ------------------------------------------------------------------------------
 
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
-        """(name, module) for this module and every descendant, depth first."""
+        """(name, module) for this module and every descendant, depth first; ``memo``: the
+        set of modules already seen (skipped, with their subtrees)."""
         memo = set() if memo is None else memo
         if remove_duplicate:
-            if id(self) in memo:
+            if self in memo:
                 return
-            memo.add(id(self))
+            memo.add(self)
         yield prefix, self
         for name, child in self._modules.items():
             if child is not None:
