@@ -6,9 +6,19 @@ from collections import OrderedDict, namedtuple
 
 from ..graph.grad_mode import no_grad
 from ..tensor import Tensor
+from ._hooks import (_BOTH_KINDS, RemovableHandle, _Globals, add_module_hook, call_with_hooks,
+                     register_module_backward_hook, register_module_forward_hook,
+                     register_module_forward_pre_hook, register_module_full_backward_hook,
+                     register_module_full_backward_pre_hook)
 from .parameter import Parameter
 
-__all__ = ["Module"]
+__all__ = ["Module", "RemovableHandle", "register_module_backward_hook",
+           "register_module_forward_hook", "register_module_forward_pre_hook",
+           "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
+
+_HOOK_TABLES = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
+                "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs")
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -43,13 +53,70 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
+        for table in _HOOK_TABLES:
+            object.__setattr__(self, table, OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        d = self.__dict__
+        if not (d.get("_forward_hooks") or d.get("_forward_pre_hooks")
+                or d.get("_backward_hooks") or d.get("_backward_pre_hooks") or _Globals.any()):
+            return self.forward(*args, **kwargs)
+        return call_with_hooks(self, args, kwargs)
+
+    # -- hooks ------------------------------------------------------------------------------------
+
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Run ``hook(module, args)`` before ``forward``; a returned value replaces the args.
+
+        >>> import agdebug as ag
+        >>> m = ag.nn.Identity()
+        >>> h = m.register_forward_pre_hook(lambda mod, args: (args[0] + 1,))
+        >>> m(ag.zeros(1))
+        tensor([1.])
+        """
+        return add_module_hook(self._forward_pre_hooks, hook, prepend,
+                               ((self._forward_pre_hooks_with_kwargs, with_kwargs),))
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Run ``hook(module, args, output)`` after ``forward``; a returned value replaces
+        the output (``always_call``: also when the forward raised)."""
+        return add_module_hook(self._forward_hooks, hook, prepend,
+                               ((self._forward_hooks_with_kwargs, with_kwargs),
+                                (self._forward_hooks_always_called, always_call)))
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Run ``hook(module, grad_output)`` when the output gradients are known; a returned
+        tuple replaces them."""
+        return add_module_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Run ``hook(module, grad_input, grad_output)`` once the input gradients are known;
+        a returned tuple replaces grad_input (None where an input needs no gradient).
+
+        >>> import agdebug as ag
+        >>> m = ag.nn.Linear(2, 1)
+        >>> h = m.register_full_backward_hook(lambda mod, gi, go: print(gi[0].shape))
+        >>> m(ag.ones(3, 2, requires_grad=True)).sum().backward()
+        torch.Size([3, 2])
+        """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(_BOTH_KINDS)
+        object.__setattr__(self, "_is_full_backward_hook", True)
+        return add_module_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """Deprecated (use ``register_full_backward_hook``): a hook on the output's grad_fn."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(_BOTH_KINDS)
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        return add_module_hook(self._backward_hooks, hook)
 
     # -- registration ---------------------------------------------------------------------------
 
@@ -144,12 +211,13 @@ class Module:
     # -- traversal ------------------------------------------------------------------------------
 
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
-        """(name, module) for this module and every descendant, depth first."""
+        """(name, module) for this module and every descendant, depth first; ``memo``: the
+        set of modules already seen (skipped, with their subtrees)."""
         memo = set() if memo is None else memo
         if remove_duplicate:
-            if id(self) in memo:
+            if self in memo:
                 return
-            memo.add(id(self))
+            memo.add(self)
         yield prefix, self
         for name, child in self._modules.items():
             if child is not None:
@@ -225,27 +293,121 @@ class Module:
         fn(self)
         return self
 
-    def to(self, *args, **kwargs):
-        """Move/cast every parameter and buffer in place (``module.to(torch.float64)``)."""
+    def _apply(self, fn, recurse: bool = True):
+        """Replace every parameter's data (keeping the Parameter), its grad and every buffer
+        by ``fn`` of it: what ``to``, ``cuda``, ``half``... are made of."""
+        if recurse:
+            for child in self.children():
+                child._apply(fn)
         with no_grad():
-            for m in self.modules():
-                for p in m._parameters.values():
-                    if p is not None:
-                        p.data = p.to(*args, **kwargs)
-                        if p._grad is not None:
-                            p._grad = p._grad.to(*args, **kwargs)
-                for name, b in m._buffers.items():
-                    if b is not None:
-                        m._buffers[name] = b.to(*args, **kwargs)
+            for p in self._parameters.values():
+                if p is not None:
+                    p.data = fn(p)
+                    if p._grad is not None:
+                        p._grad = fn(p._grad)
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = fn(b)
         return self
 
-    def double(self):
-        from ..backend import float64
-        return self.to(float64)
+    def to(self, *args, **kwargs):
+        """Move and/or cast the parameters and buffers in place; a dtype applies to the
+        floating-point ones only (``module.to("cuda", torch.float64)``)."""
+        from ..ops.conversion import _parse
+        dtype, device, _ = _parse(args, kwargs.get("dtype"), kwargs.get("device"),
+                                  kwargs.get("non_blocking", False), False)
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
+                            f"got desired dtype={dtype}")
+        return self._apply(lambda t: t.to(device=device, dtype=dtype if _is_float(t) else None))
+
+    def cuda(self, device=None):
+        """Move every parameter and buffer to a CUDA device (``cuda:0`` by default)."""
+        return self._apply(lambda t: t.cuda(device))
+
+    def cpu(self):
+        """Move every parameter and buffer to host memory."""
+        return self._apply(lambda t: t.cpu())
+
+    def type(self, dst_type):
+        """Cast every parameter and buffer to ``dst_type`` (integer ones too)."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def half(self):
+        """Cast the floating-point parameters and buffers to float16."""
+        return self._cast_floats("half")
 
     def float(self):
-        from ..backend import float32
-        return self.to(float32)
+        """Cast the floating-point parameters and buffers to float32."""
+        return self._cast_floats("float")
+
+    def double(self):
+        """Cast the floating-point parameters and buffers to float64."""
+        return self._cast_floats("double")
+
+    def _cast_floats(self, method: str):
+        return self._apply(lambda t: getattr(t, method)() if t.is_floating_point() else t)
+
+    # -- lookup by dotted name ----------------------------------------------------------------
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at a dotted path (``"encoder.layers.0"``); ``""`` is ``self``.
+
+        >>> import agdebug as ag
+        >>> net = ag.nn.Sequential(ag.nn.Linear(2, 2), ag.nn.ReLU())
+        >>> net.get_submodule("1")
+        ReLU()
+        """
+        mod = self
+        if target == "":
+            return mod
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at a dotted path (``strict``: the name must already exist)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path (``"0.weight"``)."""
+        mod, name = self._owner_of(target)
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path (``"bn.running_mean"``)."""
+        mod, name = self._owner_of(target)
+        buffer = getattr(mod, name)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
+
+    def _owner_of(self, target: str) -> tuple:
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        return mod, name
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -309,6 +471,10 @@ def _type_name(value) -> str:
     if isinstance(value, Tensor):
         return "torch.FloatTensor" if value.dtype._legacy == "Float" else type(value).__name__
     return type(value).__name__
+
+
+def _is_float(t: Tensor) -> bool:
+    return t.is_floating_point() or t.is_complex()
 
 
 def _reset_grad(p: Tensor, set_to_none: bool) -> None:
