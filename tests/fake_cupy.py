@@ -152,7 +152,7 @@ def _unwrap(value):
     if isinstance(value, ndarray):
         return value.view(np.ndarray)
     if isinstance(value, (list, tuple)):
-        return type(value)(_unwrap(v) for v in value)
+        return _same_sequence(value, [_unwrap(v) for v in value])
     if isinstance(value, dict):
         return {k: _unwrap(v) for k, v in value.items()}
     return value
@@ -170,8 +170,13 @@ def _wrap(value):
         fresh[...] = value                  # a new array owns its memory, as CuPy's do
         return fresh
     if isinstance(value, (list, tuple)):
-        return type(value)(_wrap(v) for v in value)
+        return _same_sequence(value, [_wrap(v) for v in value])
     return value
+
+
+def _same_sequence(like, items: list):
+    """A list or tuple of ``like``'s type; a named tuple (``linalg.svd``'s) takes fields."""
+    return type(like)(*items) if hasattr(like, "_fields") else type(like)(items)
 
 
 def _refuse_host_arrays(name: str, *groups) -> None:
@@ -275,11 +280,19 @@ def _special_function(name: str, scalar):
     return function
 
 
+def _lgamma(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except ValueError:   # a pole: scipy's gammaln gives inf
+        return math.inf
+
+
 def cupyx_modules() -> dict:
-    """``cupyx.scipy.special`` with what agdebug uses on the GPU: erf, erfc, erfinv."""
+    """``cupyx.scipy.special`` with what agdebug uses on the GPU: erf, erfc, erfinv, gammaln."""
     from agdebug.ops.unary_math import _erfinv_scalar
     special = types.ModuleType("cupyx.scipy.special")
-    for name, scalar in (("erf", math.erf), ("erfc", math.erfc), ("erfinv", _erfinv_scalar)):
+    for name, scalar in (("erf", math.erf), ("erfc", math.erfc), ("erfinv", _erfinv_scalar),
+                         ("gammaln", _lgamma)):
         setattr(special, name, _special_function(name, scalar))
     scipy = types.ModuleType("cupyx.scipy")
     scipy.special = special
