@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import functional, init, utils
 from .bilinear import Bilinear
 from .container import ModuleDict, ParameterDict, ParameterList
+from .fold import Fold, Unfold
 from .layers import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -139,3 +140,4 @@ __all__ = [
     "TripletMarginLoss", "Unflatten", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init", "utils",
 ]
+__all__ += ["Fold", "Unfold"]

@@ -32,6 +32,7 @@ from ..ops.util import broadcast_error, kernel_missing
 from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
+from .fold import fold, unfold
 from .upsampling import interpolate
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "elu",
     "elu_",
     "embedding",
+    "fold",
     "gaussian_nll_loss",
     "gelu",
     "glu",
@@ -112,6 +114,7 @@ __all__ = [
     "threshold",
     "threshold_",
     "triplet_margin_loss",
+    "unfold",
 ]
 
 # ----------------------------------------------------------------------------- activations

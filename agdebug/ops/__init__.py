@@ -14,6 +14,7 @@ from . import methods as m
 from . import (activation, bilinear, conversion, factory, gather, index, linalg, loss, nn, norm,
                pointwise, recurrent, reduce, scatter, selection, shape, sorting, statistics)
 from . import attention, conv_transpose, device, upsample, views  # noqa: F401 - they register ops
+from . import fold
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
@@ -141,7 +142,7 @@ def functions() -> dict:
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
                activation, loss, pointwise, selection, statistics, scatter, recurrent,
-               bilinear]
+               bilinear, fold]
 
 
 install()

@@ -1,0 +1,129 @@
+"""Sliding blocks, pixel shuffles, Tensor.unfold and the extra pools against torch: values,
+dtypes, gradients, grad_fn names and errors, batched and unbatched, every argument variant.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agdebug as ag
+
+from ..torch_parity import assert_same_as_torch, evaluate
+
+
+def _data(*shape) -> str:
+    """A deterministic float64 leaf that requires grad, built the same way by both libraries."""
+    n = int(np.prod(shape))
+    return (f"lib.arange({n}, dtype=lib.float64).reshape{shape}.mul(0.37).sin()"
+            ".detach().requires_grad_()")
+
+
+SETUP = {"x": _data(2, 3, 5, 6), "c": _data(2, 12, 9), "p": _data(2, 8, 3, 2),
+         "s": _data(2, 3, 7), "t": _data(4, 7)}
+
+
+def assert_same_with_grads(torch, expr: str, setup: dict = SETUP) -> None:
+    """``assert_same_as_torch``, then the gradients of every leaf in ``setup`` for the same
+    fixed upstream gradient."""
+    assert_same_as_torch(torch, expr, setup)
+    grads = []
+    for lib in (ag, torch):
+        kind, out = evaluate(lib, f"(({expr}), {', '.join(setup)})", setup)
+        if kind == "error":
+            return
+        result, leaves = out[0], out[1:]
+        if isinstance(result, tuple):
+            result = result[0]
+        if not result.requires_grad:
+            return
+        upstream = lib.arange(result.numel(), dtype=result.dtype).reshape(result.shape).cos()
+        (result * upstream).sum().backward()
+        grads.append([None if t.grad is None else t.grad.numpy() for t in leaves])
+    for got, want in zip(*grads):
+        assert (got is None) == (want is None)
+        if want is not None:
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- unfold, fold
+
+UNFOLDS = [
+    "F.unfold(x, 2)", "F.unfold(x, (2, 3))", "F.unfold(x, [2, 3], dilation=(1, 2))",
+    "F.unfold(x, 3, padding=1)", "F.unfold(x, (2, 3), padding=(2, 0), stride=(2, 3))",
+    "F.unfold(x, kernel_size=2, dilation=2, padding=1, stride=2)", "F.unfold(x[0], 2)",
+    "F.unfold(x[0], (1, 3), stride=2)", "F.unfold(x[:0], 2)", "F.unfold(x.float(), 2)",
+    "F.unfold(x.detach().bool(), 2)", "F.unfold(x.detach().half(), 2)",
+    "lib.nn.Unfold(2, padding=1)(x)", "lib.nn.Unfold((2, 3), 1, 0, (1, 2))(x[1])",
+    # errors, in torch's order
+    "F.unfold(x, 0)", "F.unfold(x, (2, -1))", "F.unfold(x, 2, dilation=0)",
+    "F.unfold(x, 2, padding=-1)", "F.unfold(x, 2, stride=0)", "F.unfold(x, 0, stride=0)",
+    "F.unfold(x, 7)", "F.unfold(x, 2, dilation=5)", "F.unfold(x[0, 0], 2)",
+    "F.unfold(x[0, 0, 0], 2)", "F.unfold(x[0, 0, 0, 0], 2)", "F.unfold(x[None], 2)",
+    "F.unfold(x[:, :0], 2)", "F.unfold(x[0, :, :0], 2)", "F.unfold(x[0, 0, :, :0], 2)",
+    "F.unfold(x, (2, 2, 2))", "F.unfold(x, (2,))", "F.unfold(x, 2, 1.5)",
+    "F.unfold(x, 2, stride=(1, 2.0))", "F.unfold(x.detach().int(), 2)",
+    "F.unfold(x.detach().long(), 2)", "F.unfold(x.detach().to(lib.uint8), 2)",
+]
+
+
+@pytest.mark.parametrize("expr", UNFOLDS)
+def test_unfold_matches_torch(expr, torch):
+    assert_same_with_grads(torch, expr)
+
+
+FOLDS = [
+    "F.fold(c, (4, 5), (2, 3))", "F.fold(c, [4, 5], kernel_size=[2, 3])",
+    "F.fold(c[0], (4, 5), (2, 3))", "F.fold(c[:0], (4, 5), (2, 3))",
+    "F.fold(c[:, :, :6], (4, 5), (2, 3), stride=(1, 2))",
+    "F.fold(c[:, :, :4], (4, 5), (2, 3), dilation=(2, 1))",
+    "F.fold(c, (4, 5), (2, 3), padding=(1, 0), stride=(2, 1))", "F.fold(c[..., :4], 3, 2)",
+    "F.fold(c[:, :, :1], (1, 1), 2, padding=1, stride=2)", "F.fold(c.float(), (4, 5), (2, 3))",
+    "F.fold(c.detach().bool(), (4, 5), (2, 3))", "F.fold(c.detach().double(), (4, 5), (2, 3))",
+    "lib.nn.Fold((4, 5), (2, 3))(c)", "lib.nn.Fold(3, 2, 1, 0, 1)(c[0, :, :4])",
+    # errors, in torch's order
+    "F.fold(c, (4, 5), 0)", "F.fold(c, (4, 5), (2, 3), stride=0)",
+    "F.fold(c, (4, 5), (2, 3), dilation=(0, 1))", "F.fold(c, (4, 5), (2, 3), padding=-1)",
+    "F.fold(c, (4, 5), 0, padding=-1)", "F.fold(c[0, 0], (4, 5), (2, 3))",
+    "F.fold(c[None], (4, 5), (2, 3))", "F.fold(c[:, :0], (4, 5), (2, 3))",
+    "F.fold(c[0, :, :0], (4, 5), (2, 3))", "F.fold(c[:, :11], (4, 5), (2, 3))",
+    "F.fold(c[:, :, :8], (4, 5), (2, 3))", "F.fold(c, 4, (2, 3))",
+    "F.fold(c, (4, 5), (2, 3), padding=(1, 0))", "F.fold(c[:, :9, :1], (1, 1), 3)",
+    "F.fold(c, (4, 5, 6), (2, 3))", "F.fold(c, (4, 5), (2, 3), padding=(1, 1, 1))",
+    "F.fold(c, (4.0, 5), (2, 3))", "F.fold(c.detach().int(), (4, 5), (2, 3))",
+    "F.fold(c.detach().long(), (4, 5), (2, 3))",
+]
+
+
+@pytest.mark.parametrize("expr", FOLDS)
+def test_fold_matches_torch(expr, torch):
+    assert_same_with_grads(torch, expr)
+
+
+def test_fold_is_the_adjoint_of_unfold(torch):
+    """<unfold(x), c> == <x, fold(c)>: overlapping blocks are summed, not overwritten."""
+    x, c = ag.randn(2, 3, 5, 6, dtype=ag.float64), ag.randn(2, 12, 16, dtype=ag.float64)
+    left = (ag.nn.functional.unfold(x, 2, padding=(0, 1), stride=(1, 2)) * c).sum()
+    right = (x * ag.nn.functional.fold(c, (5, 6), 2, padding=(0, 1), stride=(1, 2))).sum()
+    np.testing.assert_allclose(left.item(), right.item(), rtol=1e-12)
+
+
+def test_fold_modules_repr_as_torch(torch):
+    for expr in ("lib.nn.Unfold(2)", "lib.nn.Unfold((2, 3), dilation=2, padding=1, stride=(1, 2))",
+                 "lib.nn.Fold((4, 5), 2)", "lib.nn.Fold(4, (2, 3), 1, 1, 2)"):
+        assert repr(evaluate(ag, expr)[1]) == repr(evaluate(torch, expr)[1])
+
+
+@pytest.mark.parametrize("expr, leaf", [("F.unfold(x, (2, 3), dilation=(1, 2), padding=1)", "x"),
+                                        ("F.fold(c, (4, 5), (2, 3))", "c")])
+def test_fold_derivatives_record_torch_nodes(expr, leaf, torch):
+    """The derivative of im2col is col2im and the other way round, at every order."""
+    names = []
+    for lib in (ag, torch):
+        _, (out, x) = evaluate(lib, f"({expr}, {leaf})", SETUP)
+        upstream = lib.ones(out.shape, dtype=out.dtype, requires_grad=True)
+        grad, = lib.autograd.grad(out, x, upstream, create_graph=True)
+        direction = lib.ones_like(grad).requires_grad_()
+        again, = lib.autograd.grad(grad, upstream, direction, create_graph=True)
+        names.append((out.grad_fn.name(), grad.grad_fn.name(), again.grad_fn.name()))
+    assert names[0] == names[1]
