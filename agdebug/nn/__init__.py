@@ -108,6 +108,7 @@ from .padding import (
     ZeroPad3d,
 )
 from .parameter import Parameter
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
     MultiheadAttention,
@@ -140,4 +141,4 @@ __all__ = [
     "TripletMarginLoss", "Unflatten", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init", "utils",
 ]
-__all__ += ["Fold", "Unfold"]
+__all__ += ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold"]

@@ -33,6 +33,7 @@ from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
 from .fold import fold, unfold
+from .pixelshuffle import pixel_shuffle, pixel_unshuffle
 from .upsampling import interpolate
 
 __all__ = [
@@ -91,6 +92,8 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "poisson_nll_loss",
     "prelu",
     "relu",

@@ -10,6 +10,8 @@ checked and normalised (pairs of ints) from :mod:`agdebug.nn.fold`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .nn import _crop, _pad, _unwindow, _windows
 from .registry import defop
 from .util import input_shape
@@ -59,3 +61,99 @@ def col2im_vjp(ctx, grad):
 
 def _geometry(ctx) -> dict:
     return {k: getattr(ctx, k) for k in ("kernel_size", "dilation", "padding", "stride")}
+
+
+# ----------------------------------------------------------------------------- pixel shuffles
+
+def _rearranged(xp, x, shape: tuple, order: tuple, out_shape: tuple):
+    """``x`` seen as ``shape``, axes permuted by ``order``, written into a new array of
+    ``out_shape``: always a copy, never an alias of ``x`` (torch's result is not a view)."""
+    out = xp.empty(out_shape, dtype=x.dtype)
+    lead = len(x.shape) - 3
+    axes = tuple(range(lead)) + tuple(lead + k for k in order)
+    moved = x.reshape(x.shape[:-3] + shape).transpose(axes)
+    out.reshape(moved.shape)[...] = moved
+    return out
+
+
+@defop("pixel_shuffle", node="PixelShuffleBackward0")
+def pixel_shuffle(xp, x, upscale_factor=1):
+    """(..., C * r * r, H, W) to (..., C, H * r, W * r)."""
+    r = upscale_factor
+    c, h, w = x.shape[-3:]
+    return _rearranged(xp, x, (c // (r * r), r, r, h, w), (0, 3, 1, 4, 2),
+                       x.shape[:-3] + (c // (r * r), h * r, w * r))
+
+
+@pixel_shuffle.vjp
+def pixel_shuffle_vjp(ctx, grad):
+    return (pixel_unshuffle(grad, downscale_factor=ctx.upscale_factor),)
+
+
+@defop("pixel_unshuffle", node="PixelUnshuffleBackward0")
+def pixel_unshuffle(xp, x, downscale_factor=1):
+    """(..., C, H * r, W * r) to (..., C * r * r, H, W)."""
+    r = downscale_factor
+    c, h, w = x.shape[-3:]
+    return _rearranged(xp, x, (c, h // r, r, w // r, r), (0, 2, 4, 1, 3),
+                       x.shape[:-3] + (c * r * r, h // r, w // r))
+
+
+@pixel_unshuffle.vjp
+def pixel_unshuffle_vjp(ctx, grad):
+    return (pixel_shuffle(grad, upscale_factor=ctx.downscale_factor),)
+
+
+def _factor(fn: str, name: str, value) -> int:
+    """torch's parser: an int (not a bool, not a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{fn}(): argument '{name}' (position 2) must be int, not "
+                        f"{type(value).__name__}")
+    return int(value)
+
+
+def _check_shuffle(fn: str, input, name: str, factor: int) -> None:
+    if input.ndim < 3:
+        raise RuntimeError(f"{fn} expects input to have at least 3 dimensions, but got input "
+                           f"with {input.ndim} dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{fn} expects a positive {name}, but got {factor}")
+
+
+def pixel_shuffle_function(input, upscale_factor):
+    """Rearrange (*, C * r * r, H, W) into (*, C, H * r, W * r) (sub-pixel convolution).
+
+    >>> import agdebug as ag
+    >>> ag.pixel_shuffle(ag.arange(4.0).reshape(1, 4, 1, 1), 2)
+    tensor([[[[0., 1.],
+              [2., 3.]]]])
+    """
+    r = _factor("pixel_shuffle", "upscale_factor", upscale_factor)
+    _check_shuffle("pixel_shuffle", input, "upscale_factor", r)
+    if input.shape[-3] % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{input.shape[-3]} is not divisible by {r * r}")
+    return pixel_shuffle(input, upscale_factor=r)
+
+
+def pixel_unshuffle_function(input, downscale_factor):
+    """Rearrange (*, C, H * r, W * r) into (*, C * r * r, H, W): the inverse of
+    :func:`pixel_shuffle_function`.
+
+    >>> import agdebug as ag
+    >>> tuple(ag.pixel_unshuffle(ag.ones(1, 3, 4, 6), 2).shape)
+    (1, 12, 2, 3)
+    """
+    r = _factor("pixel_unshuffle", "downscale_factor", downscale_factor)
+    _check_shuffle("pixel_unshuffle", input, "downscale_factor", r)
+    for name, dim in (("height", -2), ("width", -1)):
+        if input.shape[dim] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by "
+                               f"downscale_factor, but input.size({dim})={input.shape[dim]} is "
+                               f"not divisible by {r}")
+    return pixel_unshuffle(input, downscale_factor=r)
+
+
+FUNCTIONS = {"pixel_shuffle": pixel_shuffle_function,
+             "pixel_unshuffle": pixel_unshuffle_function}

@@ -127,3 +127,46 @@ def test_fold_derivatives_record_torch_nodes(expr, leaf, torch):
         again, = lib.autograd.grad(grad, upstream, direction, create_graph=True)
         names.append((out.grad_fn.name(), grad.grad_fn.name(), again.grad_fn.name()))
     assert names[0] == names[1]
+
+
+# ----------------------------------------------------------------------------- pixel shuffles
+
+SHUFFLES = [
+    "F.pixel_shuffle(p, 2)", "F.pixel_shuffle(p, upscale_factor=1)", "F.pixel_shuffle(p[0], 2)",
+    # (empty inputs without grad: torch's own backward of an empty pixel_shuffle fails)
+    "F.pixel_shuffle(p[None], 2)", "F.pixel_shuffle(p.detach()[:0], 2)",
+    "F.pixel_shuffle(p.detach()[:, :0], 2)",
+    "F.pixel_shuffle(p.detach().int(), 2)", "F.pixel_shuffle(p.detach().bool(), 2)",
+    "F.pixel_shuffle(p.float(), 2)", "F.pixel_shuffle(p.transpose(2, 3), 2)",
+    "lib.pixel_shuffle(p, 2)", "lib.nn.PixelShuffle(2)(p[1])",
+    "F.pixel_unshuffle(p, 1)", "F.pixel_unshuffle(p.reshape(2, 2, 6, 4), 2)",
+    "F.pixel_unshuffle(p.reshape(8, 6, 2), downscale_factor=2)",
+    "F.pixel_unshuffle(p.reshape(1, 2, 1, 6, 8), 2)",
+    "F.pixel_unshuffle(p.detach().long()[..., :2, :], 2)",
+    "lib.pixel_unshuffle(p.reshape(2, 2, 6, 4), 2)",
+    "lib.nn.PixelUnshuffle(3)(p.reshape(2, 4, 6, 3)[..., :6, :])",
+    # errors, in torch's order
+    "F.pixel_shuffle(p, 3)", "F.pixel_shuffle(p, 0)", "F.pixel_shuffle(p, -2)",
+    "F.pixel_shuffle(p[0, 0], 2)", "F.pixel_shuffle(p[0, 0], 0)", "F.pixel_shuffle(p, 1.5)",
+    "F.pixel_shuffle(p, True)", "F.pixel_unshuffle(p, 2)", "F.pixel_unshuffle(p, 3)",
+    "F.pixel_unshuffle(p, 0)", "F.pixel_unshuffle(p, -1)", "F.pixel_unshuffle(p[0, 0], 2)",
+    "F.pixel_unshuffle(p, 2.0)",
+]
+
+
+@pytest.mark.parametrize("expr", SHUFFLES)
+def test_pixel_shuffle_matches_torch(expr, torch):
+    assert_same_with_grads(torch, expr)
+
+
+def test_pixel_shuffle_copies(torch):
+    """torch's result is a new tensor even for a factor of 1: writing it leaves the input."""
+    x = ag.ones(1, 4, 1, 1)
+    y = ag.nn.functional.pixel_shuffle(x, 1)
+    y.add_(1)
+    assert x.sum().item() == 4
+
+
+def test_shuffle_modules_repr_as_torch(torch):
+    for expr in ("lib.nn.PixelShuffle(2)", "lib.nn.PixelUnshuffle(downscale_factor=3)"):
+        assert repr(evaluate(ag, expr)[1]) == repr(evaluate(torch, expr)[1])

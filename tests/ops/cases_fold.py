@@ -45,3 +45,26 @@ CASES = [
     Case("col2im", _unfold_grad, [rng.standard_normal((2, 12, 4)), IMG],
          grad_fn="Col2ImBackward0", id="col2im_as_unfold_derivative"),
 ]
+
+SHUFFLED = rng.standard_normal((2, 8, 2, 3))
+UNSHUFFLED = rng.standard_normal((3, 4, 6))
+
+
+def _shuffle_grad(t, g, x):
+    """The derivative of pixel_shuffle: a pixel_unshuffle (PixelUnshuffleBackward0)."""
+    with t.enable_grad():
+        x = _leaf(x)
+        return t.autograd.grad(F(t).pixel_shuffle(x, 2), x, g, create_graph=True)[0]
+
+
+CASES += [
+    Case("pixel_shuffle", lambda t, x: F(t).pixel_shuffle(x, 2), [SHUFFLED]),
+    Case("pixel_shuffle", lambda t, x: t.pixel_shuffle(x[1:, :4], upscale_factor=1), [SHUFFLED],
+         id="pixel_shuffle_factor_1"),
+    Case("pixel_unshuffle", lambda t, x: F(t).pixel_unshuffle(x, 2), [UNSHUFFLED],
+         id="pixel_unshuffle_unbatched"),
+    Case("pixel_unshuffle", lambda t, x: t.pixel_unshuffle(x[None, None], 2), [UNSHUFFLED],
+         id="pixel_unshuffle_5d"),
+    Case("pixel_unshuffle", _shuffle_grad, [rng.standard_normal((2, 2, 4, 6)), SHUFFLED],
+         grad_fn="PixelUnshuffleBackward0", id="pixel_unshuffle_as_shuffle_derivative"),
+]
