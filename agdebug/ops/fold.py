@@ -105,9 +105,13 @@ def pixel_unshuffle_vjp(ctx, grad):
 
 
 def _factor(fn: str, name: str, value) -> int:
+    return _factor_at(fn, name, value, 2)
+
+
+def _factor_at(fn: str, name: str, value, position: int) -> int:
     """torch's parser: an int (not a bool, not a float)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{fn}(): argument '{name}' (position 2) must be int, not "
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not "
                         f"{type(value).__name__}")
     return int(value)
 
@@ -155,5 +159,80 @@ def pixel_unshuffle_function(input, downscale_factor):
     return pixel_unshuffle(input, downscale_factor=r)
 
 
+# ----------------------------------------------------------------------------- Tensor.unfold
+
+@defop("unfold", node="UnfoldBackward0", view=True)
+def unfold(xp, x, dimension=0, size=1, step=1):
+    """A view: the ``size``-long windows along ``dimension`` every ``step``, as a new last dim."""
+    if x.ndim == 0:
+        return x.reshape(1)[:size]
+    shape, strides = list(x.shape), list(x.strides)
+    shape[dimension] = (shape[dimension] - size) // step + 1
+    strides[dimension] *= step
+    return xp.lib.stride_tricks.as_strided(x, tuple(shape) + (size,),
+                                           tuple(strides) + (x.strides[dimension],))
+
+
+@unfold.vjp
+def unfold_vjp(ctx, grad):
+    return (unfold_backward(grad, input_sizes=tuple(input_shape(ctx, 0)), dim=ctx.dimension,
+                            size=ctx.size, step=ctx.step),)
+
+
+@defop("unfold_backward", node="UnfoldBackwardBackward0")
+def unfold_backward(xp, g, input_sizes=(), dim=0, size=1, step=1):
+    """Each window's gradient summed back into the places it was read from."""
+    if not input_sizes:
+        return g.sum().reshape(())
+    out = xp.zeros(input_sizes, dtype=g.dtype)
+    windows = g.shape[dim]
+    for j in range(size):   # offset j of every window: a strided slice, no index repeats
+        place = [slice(None)] * len(input_sizes)
+        place[dim] = slice(j, j + step * (windows - 1) + 1, step)
+        out[tuple(place)] += g[..., j]
+    return out
+
+
+@unfold_backward.vjp
+def unfold_backward_vjp(ctx, grad):
+    return (unfold(grad, dimension=ctx.dim, size=ctx.size, step=ctx.step),)
+
+
+_MISSING = object()
+
+
+def tensor_unfold(self, dimension=_MISSING, size=_MISSING, step=_MISSING):
+    """``x.unfold(dimension, size, step)``: a view of every ``size``-long slice along
+    ``dimension``, ``step`` apart, in a new last dimension.
+
+    >>> import agdebug as ag
+    >>> ag.arange(5.0).unfold(0, 2, 2)
+    tensor([[0., 1.],
+            [2., 3.]])
+    """
+    given = {"dimension": dimension, "size": size, "step": step}
+    missing = [name for name, value in given.items() if value is _MISSING]
+    if missing:
+        from .reduce import missing_arguments
+        raise missing_arguments("unfold", *missing)
+    for position, (name, value) in enumerate(given.items(), start=1):
+        _factor_at("unfold", name, value, position)
+    ndim = max(self.ndim, 1)
+    if not -ndim <= dimension < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, "
+                         f"{ndim - 1}], but got {dimension})")
+    dimension %= ndim
+    length = self.shape[dimension] if self.ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {dimension} is {length} but "
+                           f"size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return unfold(self, dimension=int(dimension), size=int(size), step=int(step))
+
+
 FUNCTIONS = {"pixel_shuffle": pixel_shuffle_function,
              "pixel_unshuffle": pixel_unshuffle_function}
+METHODS = {"unfold": tensor_unfold}

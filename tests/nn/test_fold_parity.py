@@ -170,3 +170,37 @@ def test_pixel_shuffle_copies(torch):
 def test_shuffle_modules_repr_as_torch(torch):
     for expr in ("lib.nn.PixelShuffle(2)", "lib.nn.PixelUnshuffle(downscale_factor=3)"):
         assert repr(evaluate(ag, expr)[1]) == repr(evaluate(torch, expr)[1])
+
+
+# ----------------------------------------------------------------------------- Tensor.unfold
+
+UNFOLD_VIEWS = [
+    "t.unfold(1, 3, 2)", "t.unfold(-1, 3, 2)", "t.unfold(0, 4, 1)", "t.unfold(0, 2, 3)",
+    "t.unfold(1, 0, 1)", "t.unfold(1, 7, 5)", "t.unfold(dimension=1, size=2, step=3)",
+    "t[:0].unfold(1, 2, 1)", "t.detach().int().unfold(1, 3, 2)", "t.sum().unfold(0, 1, 1)",
+    "t.sum().unfold(-1, 1, 3)", "t.sum().unfold(0, 0, 1)", "t.t().unfold(0, 2, 2)",
+    "t.unfold(1, 3, 2).unfold(1, 2, 1)", "s.unfold(2, 3, 2)",
+    # errors, in torch's order
+    "t.unfold(1, 8, 1)", "t.unfold(1, 3, 0)", "t.unfold(1, -1, 1)", "t.unfold(1, -1, 0)",
+    "t.unfold(1, 8, 0)", "t.unfold(2, 3, 1)", "t.unfold(-3, 3, 1)", "t.sum().unfold(0, 2, 1)",
+    "t.sum().unfold(1, 1, 1)", "t.unfold(1, 2.0, 1)", "t.unfold(1.0, 2, 1)",
+    "t.unfold(1, 2, True)", "t.unfold(1, 3)", "t.unfold(0)", "t.unfold()",
+]
+
+
+@pytest.mark.parametrize("expr", UNFOLD_VIEWS)
+def test_tensor_unfold_matches_torch(expr, torch):
+    assert_same_with_grads(torch, expr)
+
+
+def test_tensor_unfold_is_a_view(torch):
+    """It shares storage and version counter; writing through it records CopySlices."""
+    for lib in (ag, torch):
+        x = lib.arange(7.0, requires_grad=True).clone()
+        v = x.unfold(0, 2, 3)
+        assert v._base is x
+        v.mul_(10)
+        assert x.tolist() == [0.0, 10.0, 2.0, 30.0, 40.0, 5.0, 6.0]
+        assert x._version == v._version == 1
+        assert x.grad_fn.name() == "torch::autograd::CopySlices"
+        assert v.grad_fn.name() == "AsStridedBackward0"

@@ -68,3 +68,22 @@ CASES += [
     Case("pixel_unshuffle", _shuffle_grad, [rng.standard_normal((2, 2, 4, 6)), SHUFFLED],
          grad_fn="PixelUnshuffleBackward0", id="pixel_unshuffle_as_shuffle_derivative"),
 ]
+
+ROWS = rng.standard_normal((3, 7))
+
+
+def _unfold_view_grad(t, g, x):
+    """The derivative of Tensor.unfold: unfold_backward (UnfoldBackwardBackward0)."""
+    with t.enable_grad():
+        x = _leaf(x)
+        return t.autograd.grad(x.unfold(1, 3, 2), x, g, create_graph=True)[0]
+
+
+CASES += [
+    Case("unfold", lambda t, x: x.unfold(1, 3, 2), [ROWS]),
+    Case("unfold", lambda t, x: x.unfold(0, 2, 1), [ROWS], id="unfold_overlapping_dim0"),
+    Case("unfold", lambda t, x: x.unfold(-1, 2, 3), [ROWS], id="unfold_gaps"),
+    Case("unfold", lambda t, x: x.sum().unfold(0, 1, 1), [ROWS], id="unfold_scalar"),
+    Case("unfold_backward", _unfold_view_grad, [rng.standard_normal((3, 3, 3)), ROWS],
+         grad_fn="UnfoldBackwardBackward0"),
+]
