@@ -109,6 +109,7 @@ from .padding import (
 )
 from .parameter import Parameter
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pooling_extra import AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
     MultiheadAttention,
@@ -141,4 +142,5 @@ __all__ = [
     "TripletMarginLoss", "Unflatten", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init", "utils",
 ]
-__all__ += ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold"]
+__all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "MaxUnpool1d", "MaxUnpool2d",
+            "PixelShuffle", "PixelUnshuffle", "Unfold"]

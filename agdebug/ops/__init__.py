@@ -14,7 +14,7 @@ from . import methods as m
 from . import (activation, bilinear, conversion, factory, gather, index, linalg, loss, nn, norm,
                pointwise, recurrent, reduce, scatter, selection, shape, sorting, statistics)
 from . import attention, conv_transpose, device, upsample, views  # noqa: F401 - they register ops
-from . import fold
+from . import fold, pooling_extra  # noqa: F401 - pooling_extra registers ops
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]

@@ -39,7 +39,8 @@ def assert_same_with_grads(torch, expr: str, setup: dict = SETUP) -> None:
             return
         upstream = lib.arange(result.numel(), dtype=result.dtype).reshape(result.shape).cos()
         (result * upstream).sum().backward()
-        grads.append([None if t.grad is None else t.grad.numpy() for t in leaves])
+        grads.append([None if getattr(t, "grad", None) is None else t.grad.numpy()
+                      for t in leaves])
     for got, want in zip(*grads):
         assert (got is None) == (want is None)
         if want is not None:
@@ -204,3 +205,94 @@ def test_tensor_unfold_is_a_view(torch):
         assert x._version == v._version == 1
         assert x.grad_fn.name() == "torch::autograd::CopySlices"
         assert v.grad_fn.name() == "AsStridedBackward0"
+
+
+# ----------------------------------------------------------------------------- adaptive max pools
+
+POOL_SETUP = {"a": "lib.arange(210, dtype=lib.float64).reshape(2, 3, 5, 7).mul(7.3).sin()"
+                   ".detach().requires_grad_()"}
+ADAPTIVE = [
+    "F.adaptive_max_pool2d(a, (2, 3))", "F.adaptive_max_pool2d(a, 3)",
+    "F.adaptive_max_pool2d(a, (None, 3))", "F.adaptive_max_pool2d(a, [2, None])",
+    "F.adaptive_max_pool2d(a[0], (2, 3))", "F.adaptive_max_pool2d(a, (8, 9))",
+    # (empty outputs without grad: torch's own backward refuses an empty gradient)
+    "F.adaptive_max_pool2d(a.detach(), (0, 3))", "F.adaptive_max_pool2d(a.detach()[:0], 2)",
+    "F.adaptive_max_pool2d(a.float(), 2)", "F.adaptive_max_pool2d(a, (2, 3), return_indices=True)",
+    "F.adaptive_max_pool2d(a[1], 4, True)", "lib.nn.AdaptiveMaxPool2d((2, None))(a)",
+    "lib.nn.AdaptiveMaxPool2d(3, return_indices=True)(a[0])",
+    "F.adaptive_max_pool1d(a[0], 3)", "F.adaptive_max_pool1d(a[0, 0], (3,))",
+    "F.adaptive_max_pool1d(a[0], 9, return_indices=True)",
+    "F.adaptive_max_pool1d(a[0].detach(), 0)",
+    "F.adaptive_max_pool1d(a[0, 0, :0], 2)", "F.adaptive_max_pool1d(a.detach()[0, :0], 2)",
+    "lib.nn.AdaptiveMaxPool1d(4)(a[0])", "lib.nn.AdaptiveMaxPool1d(2, True)(a[0, 1])",
+    # errors, in torch's order
+    "F.adaptive_max_pool2d(a, (-1, 3))", "F.adaptive_max_pool2d(a[0, 0], 2)",
+    "F.adaptive_max_pool2d(a[0, 0], (2, 2))", "F.adaptive_max_pool2d(a[None], 2)",
+    "F.adaptive_max_pool2d(a[:, :0], 2)", "F.adaptive_max_pool2d(a[:, :, :0], 2)",
+    "F.adaptive_max_pool2d(a[0, :, :, :0], 2)", "F.adaptive_max_pool2d(a.detach().int(), 2)",
+    "F.adaptive_max_pool2d(a.detach().bool(), 2)", "F.adaptive_max_pool2d(a, (2, 3, 4))",
+    "F.adaptive_max_pool2d(a, 2.5)", "F.adaptive_max_pool1d(a, 3)",
+    "F.adaptive_max_pool1d(a[0, 0, 0], 3)", "F.adaptive_max_pool1d(a[0], (3, 2))",
+    "F.adaptive_max_pool1d(a[0], None)", "F.adaptive_max_pool1d(a[0].detach().long(), 2)",
+    "F.adaptive_max_pool1d(a[0, :, :0], 2)", "F.adaptive_max_pool1d(a[0], -2)",
+]
+
+
+@pytest.mark.parametrize("expr", ADAPTIVE)
+def test_adaptive_max_pool_matches_torch(expr, torch):
+    assert_same_with_grads(torch, expr, POOL_SETUP)
+
+
+def test_adaptive_max_pool_ties_pick_the_first(torch):
+    """With equal values in a window the first one is the maximum (its index is returned)."""
+    for lib in (ag, torch):
+        x = lib.tensor([[[[1.0, 3.0, 3.0], [3.0, 0.0, 3.0]]]])
+        _, indices = lib.nn.functional.adaptive_max_pool2d(x, (1, 2), return_indices=True)
+        assert indices.tolist() == [[[[1, 1]]]]
+
+
+UNPOOL_SETUP = {
+    "o": "lib.nn.functional.max_pool2d(lib.arange(168.0).reshape(2, 3, 4, 7).mul(3.1).sin()"
+         ".double(), 2, return_indices=True)",
+    "v": "o[0].detach().requires_grad_()", "i": "o[1]",
+    "q": "lib.nn.functional.max_pool1d(lib.arange(21.0).reshape(3, 7).mul(3.1).cos(), 2, "
+         "return_indices=True)",
+    "w": "q[0].detach().requires_grad_()", "j": "q[1]",
+}
+UNPOOLS = [
+    "F.max_pool2d(v, 2, return_indices=True)", "F.max_unpool2d(v, i[..., :2, :2], 2)",
+    "F.max_unpool2d(v, i, 2, output_size=(4, 7))",
+    "F.max_unpool2d(v, i, (2, 2), 2, 0, [2, 3, 5, 7])",
+    "F.max_unpool2d(v[0], i[0], 2, output_size=(4, 7))",
+    "F.max_unpool2d(v.detach()[:0], i[:0], 2)", "F.max_unpool2d(v.detach(), i, 1, padding=1)",
+    "F.max_unpool2d(v.float(), i, 2, output_size=(5, 7))",
+    "lib.nn.MaxUnpool2d(2)(v, i, output_size=(5, 7))",
+    "lib.nn.MaxUnpool2d(2, stride=(2, 3))(v[1], i[1])",
+    "F.max_unpool1d(w, j, 2)", "F.max_unpool1d(w, j, 2, output_size=[7])",
+    "F.max_unpool1d(w[None], j[None], 2, output_size=(1, 3, 8))", "lib.nn.MaxUnpool1d(2)(w, j)",
+    # errors, in torch's order
+    "F.max_unpool2d(v, i.int(), 2)", "F.max_unpool2d(v[0, 0], i[0, 0], 2)",
+    "F.max_unpool2d(v[None], i[None], 2)", "F.max_unpool2d(v, i[0], 2)",
+    "F.max_unpool2d(v.detach().int(), i, 2)", "F.max_unpool2d(v[:, :0], i[:, :0], 2)",
+    "F.max_unpool2d(v, i, 2, output_size=(6, 7))", "F.max_unpool2d(v, i, 2, output_size=(5,))",
+    # (one bad index each: torch checks in parallel, so which one of several it reports varies
+    # from run to run)
+    "F.max_unpool2d(v[:1, :1], i[:1, :1], 2)",
+    "F.max_unpool2d(v[:1, :1, :1, :1], i[:1, :1, :1, :1] + 30, 2)",
+    "F.max_unpool2d(v[:1, :1, :1, :1], i[:1, :1, :1, :1] - 30, 2)",
+    "F.max_unpool2d(v, i, 1, padding=2)",
+    "F.max_unpool1d(w, j, 2, output_size=[9])", "F.max_unpool1d(w[0, 0], j[0, 0], 2)",
+    "F.max_unpool1d(w[None, None], j[None, None], 2)",
+]
+
+
+@pytest.mark.parametrize("expr", UNPOOLS)
+def test_max_unpool_matches_torch(expr, torch):
+    assert_same_with_grads(torch, expr, UNPOOL_SETUP)
+
+
+def test_pool_modules_repr_as_torch(torch):
+    for expr in ("lib.nn.AdaptiveMaxPool2d((2, None))", "lib.nn.AdaptiveMaxPool1d(3, True)",
+                 "lib.nn.MaxUnpool2d(2)", "lib.nn.MaxUnpool2d((2, 3), stride=1, padding=(1, 0))",
+                 "lib.nn.MaxUnpool1d(3, stride=2, padding=1)"):
+        assert repr(evaluate(ag, expr)[1]) == repr(evaluate(torch, expr)[1])

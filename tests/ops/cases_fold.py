@@ -87,3 +87,35 @@ CASES += [
     Case("unfold_backward", _unfold_view_grad, [rng.standard_normal((3, 3, 3)), ROWS],
          grad_fn="UnfoldBackwardBackward0"),
 ]
+
+# distinct values (a random draw has no ties), so the maxima are well defined
+POOLED = rng.permutation(2 * 2 * 5 * 7).reshape(2, 2, 5, 7) * 0.1 + \
+    rng.uniform(0, 0.01, (2, 2, 5, 7))
+
+
+def _adaptive_grad(t, g, x):
+    """The derivative of adaptive_max_pool2d: a scatter (AdaptiveMaxPool2DBackwardBackward0)."""
+    with t.enable_grad():
+        x = _leaf(x)
+        y = F(t).adaptive_max_pool2d(x, (2, 3))
+        return t.autograd.grad(y, x, g, create_graph=True)[0]
+
+
+def _unpooled(t, x, size):
+    with t.no_grad():
+        _, indices = F(t).max_pool2d(t.tensor(POOLED[:1]), 2, return_indices=True)
+    return F(t).max_unpool2d(x, indices.reshape(x.shape), 2, output_size=size)
+
+
+CASES += [
+    Case("adaptive_max_pool2d", lambda t, x: F(t).adaptive_max_pool2d(x, (2, 3)), [POOLED]),
+    Case("adaptive_max_pool2d", lambda t, x: F(t).adaptive_max_pool2d(x[0], (7, 4)), [POOLED],
+         id="adaptive_max_pool2d_unbatched_upsampling"),
+    Case("adaptive_max_pool2d", lambda t, x: F(t).adaptive_max_pool1d(x[0, 0], 3), [POOLED],
+         id="adaptive_max_pool1d"),
+    Case("adaptive_max_pool2d_backward", _adaptive_grad,
+         [rng.standard_normal((2, 2, 2, 3)), POOLED], grad_fn="AdaptiveMaxPool2DBackwardBackward0"),
+    Case("max_unpool2d", lambda t, x: _unpooled(t, x, (5, 7)), [rng.standard_normal((1, 2, 2, 3))]),
+    Case("max_unpool2d", lambda t, x: _unpooled(t, x[0], [1, 2, 5, 7]),
+         [rng.standard_normal((1, 2, 2, 3))], id="max_unpool2d_unbatched"),
+]
