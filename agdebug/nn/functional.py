@@ -32,11 +32,17 @@ from ..ops.util import broadcast_error, kernel_missing
 from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
+from .fold import fold, unfold
+from .pixelshuffle import pixel_shuffle, pixel_unshuffle
+from .pooling_extra import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
+                            max_unpool2d)
 from .upsampling import interpolate
 
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
     "batch_norm",
@@ -56,6 +62,7 @@ __all__ = [
     "elu",
     "elu_",
     "embedding",
+    "fold",
     "gaussian_nll_loss",
     "gelu",
     "glu",
@@ -80,6 +87,8 @@ __all__ = [
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "max_unpool1d",
+    "max_unpool2d",
     "mish",
     "mse_loss",
     "multi_head_attention_forward",
@@ -89,6 +98,8 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "poisson_nll_loss",
     "prelu",
     "relu",
@@ -112,6 +123,7 @@ __all__ = [
     "threshold",
     "threshold_",
     "triplet_margin_loss",
+    "unfold",
 ]
 
 # ----------------------------------------------------------------------------- activations
