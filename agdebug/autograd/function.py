@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import warnings
 
+from ..events import WATCH, probe
 from ..graph.grad_mode import MODE, no_grad
 from ..graph.node import Node, split_edges
 from ..graph.saved import SAVED_FREED_MESSAGE, SavedTensor
@@ -118,7 +119,7 @@ class BackwardCFunction(Node, FunctionCtx):
                  for i, t in enumerate(self.to_save) if t is not None}
         self._saved = saved or None
         self._saved_count = len(self.to_save)
-        self.to_save = ()
+        self.to_save = None   # torch's, once packed
 
     def apply(self, grads):
         """Run the user's backward; one gradient per tensor input, for the engine."""
@@ -233,11 +234,18 @@ class Function(metaclass=FunctionMeta):
         if not record:
             return output
         outs = output if isinstance(output, (tuple, list)) else (output,)
-        copy_slices = []   # around this node, for a dirty input that is a view
+        copy_slices = []   # (CopySlices, base) around this node, for a dirty input that is a view
         wrapped = _attach_outputs(ctx, args, outs, copy_slices)
+        # Dropped once used, as torch does: a dirty output's grad_fn is this node, so holding
+        # it would make a reference cycle that only the cyclic GC frees.
+        ctx.dirty_tensors = ctx.non_differentiable = None
         ctx._pack_saved(wrapped)
-        for node in copy_slices:
+        for node, _ in copy_slices:
             node._saved = ctx._saved   # the CopySlices runs this node: it checks and frees
+        if WATCH.on:   # the node, then the CopySlices around it (in-place ops' order)
+            probe.node_created(ctx, args, wrapped)
+            for node, base in copy_slices:
+                probe.node_created(node, (base,), (base,))
         if isinstance(output, (tuple, list)):
             return type(output)(wrapped)
         return wrapped[0]
@@ -282,7 +290,7 @@ def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentia
         if o._base is not None:
             if n_outputs > 1:
                 raise RuntimeError(_DIRTY_VIEW_OUTPUTS)
-            copy_slices.append(_rebase_dirty_view(ctx, o))
+            copy_slices.append((_rebase_dirty_view(ctx, o), o._base))
             return o
         target = o                      # rebased in place: ``y is x`` after mark_dirty
     elif dirty and not o._requires_grad:
@@ -310,7 +318,7 @@ def _rebase_dirty_view(ctx, view: Tensor):
     if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    return rebase_history(view, ctx)
+    return rebase_history(view, ctx, announce=False)   # apply announces it after ctx
 
 
 def _check_dirty_returned(dirty: set, outs) -> None:
@@ -376,5 +384,7 @@ def once_differentiable(fn):
         err = Error(_ONCE_DIFFERENTIABLE, meta)
         wrapped = tuple(Tensor._wrap(o._data, err, i) if isinstance(o, Tensor) else o
                         for i, o in enumerate(outs))
+        if WATCH.on:
+            probe.node_created(err, (), wrapped)
         return wrapped[0] if single else wrapped
     return wrapper

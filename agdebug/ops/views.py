@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..events import WATCH, probe
 from ..graph.node import Node, shared_nrs
 from ..tensor import Tensor
 from .registry import defop, write_into
@@ -90,7 +91,7 @@ def rebase_view(view: Tensor, result: Tensor) -> None:
     rebase_history(view, result._grad_fn)
 
 
-def rebase_history(view: Tensor, fn) -> CopySlices:
+def rebase_history(view: Tensor, fn, announce: bool = True) -> CopySlices:
     """After ``fn`` (an in-place op's node) wrote ``view``: its base gets a CopySlices around
     ``fn``, and the view reads its region back out of the base (torch's rebase_history)."""
     base = view._base
@@ -98,6 +99,8 @@ def rebase_history(view: Tensor, fn) -> CopySlices:
     node = CopySlices(base._gradient_edge(), fn, region, tuple(view._data.shape),
                       (base._data.shape, base._data.dtype))
     base._set_history(node, 0)
+    if announce and WATCH.on:
+        probe.node_created(node, (base,), (base,))
     reread = as_strided_region(base, region=region, base_shape=base._data.shape)
     view._set_history(reread._grad_fn, 0)
     return node

@@ -540,3 +540,29 @@ def test_custom_function_nan_under_anomaly_mode(lib):
             with pytest.raises(RuntimeError, match=exact(
                     "Function 'F1Backward' returned nan values in its 0th output.")):
                 out.sum().backward()
+
+
+def test_a_dirty_output_is_freed_by_reference_counting():
+    """torch drops ctx.dirty_tensors (and non_differentiable, to_save) once used: the dirty
+    output's grad_fn is the ctx, so keeping it would be a cycle only the cyclic GC frees."""
+    class DoubleInPlace(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(x)
+            return x.mul_(2)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return 2 * grad
+
+    y = DoubleInPlace.apply(ag.ones(3, requires_grad=True) * 1)
+    ctx = y.grad_fn
+    assert (ctx.dirty_tensors, ctx.non_differentiable, ctx.to_save) == (None, None, None)
+    alive = weakref.ref(ctx)
+    gc.disable()
+    try:
+        del ctx, y
+        assert alive() is None
+    finally:
+        gc.enable()

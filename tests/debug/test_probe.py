@@ -164,3 +164,57 @@ def test_young_gc_passes_are_published_only_when_they_free_graph_nodes():
     after = kinds[kinds.index(("node_freed", None)):]   # the node, then its accumulator
     assert after[after.index(("gc_pass", 0)) - 1] == ("node_freed", None)
     assert [k for k in kinds if k[0] == "gc_pass"] == [("gc_pass", 0), ("gc_pass", 2)]
+
+
+class _Square(ag.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @ag.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad
+
+
+class _DoubleInPlace(ag.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x)
+        return x.mul_(2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return 2 * grad
+
+
+def test_every_node_of_the_graph_is_announced_when_it_is_made():
+    """Custom Function nodes, the CopySlices of an in-place write through a view (from an
+    op or a custom Function) and once_differentiable's Error node appear when made, not
+    first when a backward reaches them, and their freeing is seen too."""
+    def scenario():
+        x = ag.ones(3, requires_grad=True)
+        y = _Square.apply(x * 1)
+        y[:2].mul_(3)
+        _DoubleInPlace.apply(y[1:])
+        (g,) = ag.autograd.grad(y, x, ag.ones(3, requires_grad=True), create_graph=True)
+        del y, g
+
+    trace = run(scenario)
+    created = {e.node: e for e in trace.events if e.kind == "node_created"}
+    started = {e.node for e in trace.events if e.kind == "node_started"}
+    freed = {e.node for e in trace.events if e.kind == "node_freed"}
+    start = next(i for i, e in enumerate(trace.events) if e.kind == "backward_started")
+    forward = [e.name.rpartition("::")[2] for e in trace.events[:start]
+               if e.kind == "node_created"]
+    assert forward.count("CopySlices") == 2 and forward.count("_SquareBackward") == 1
+    assert forward.count("_DoubleInPlaceBackward") == 1
+    assert "Error" in [e.name for e in created.values()]   # made by the backward
+    assert started <= set(created), "a node ran that was never announced"
+    custom = next(e for e in created.values() if e.name == "_SquareBackward")
+    assert [s.name for s in custom.saved] == ["0"] and custom.outputs[0].shape == (3,)
+    made_before = {e.node for e in trace.events[:start] if e.kind == "node_created"}
+    assert made_before <= freed, "the forward graph outlived the program (a reference cycle?)"
+    assert {e.by for e in trace.events if e.kind == "node_freed"} == {"refcount"}
