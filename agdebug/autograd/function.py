@@ -305,6 +305,9 @@ def _output(ctx, o: Tensor, index: int, dirty: bool, is_input: bool, differentia
     else:
         target = o
     if differentiable:
+        if target._base is not None:   # torch's creation_meta for a view a Function returns
+            name = type(ctx)._forward_cls.__name__
+            target._made_in = ("multi" if n_outputs > 1 else "custom", name, index)
         target._set_history(ctx, index)
     return target
 

@@ -31,12 +31,6 @@ _NO_INPUT_GRAD = (
     "since no inputs require gradients. See "
     "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
     "#torch.nn.Module.register_full_backward_hook for more details.")
-_INPLACE_VIEW = (
-    "Output {} of BackwardHookFunction is a view and is being modified inplace. This view was "
-    "created inside a custom Function (or because an input was returned as-is) and the autograd "
-    "logic to handle view+inplace would override the custom backward associated with the custom "
-    "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
-    "cloning the output of the custom Function.")
 
 
 class RemovableHandle(_NodeHandle):
@@ -173,7 +167,6 @@ class BackwardHook:
 
     def setup_output_hook(self, result):
         """The output (a tensor or a tuple), its tensors replaced by the hook node's outputs."""
-        self._check_inputs_untouched()
         single = not isinstance(result, tuple)
         outs = (result,) if single else result
         res, index = self._wrap(outs, lambda node: node.register_hook(self._output_hook))
@@ -192,14 +185,6 @@ class BackwardHook:
         for i, t in zip(index, wrapped):
             out[i] = t
         return (tuple(out) if type(args) is tuple else type(args)(*out)), index
-
-    def _check_inputs_untouched(self) -> None:
-        # torch refuses the in-place write on the wrapped input as it happens; agdebug's
-        # custom-Function views do not carry that mark, so the write is found here, after
-        # the forward, by the history it rebased (same error, raised a little later).
-        for i, t in enumerate(self._wrapped_inputs):
-            if t.grad_fn is not None and t.grad_fn.name() != "BackwardHookFunctionBackward":
-                raise RuntimeError(_INPLACE_VIEW.format(i))
 
     def _output_hook(self, grad_inputs, grad_outputs):
         self.grad_outputs = _pack(self.output_tensors_index, grad_outputs, self.n_outputs)

@@ -374,6 +374,13 @@ def _view_inplace_message(made_in: tuple) -> str:
     if mode == "multi":
         return (f"Output {output[0] if output else 0} of {view_op} is a view and is being "
                 f"modified inplace. {multiple}")
+    if mode == "custom":
+        return (f"Output {output[0] if output else 0} of {view_op} is a view and is being "
+                "modified inplace. This view was created inside a custom Function (or because "
+                "an input was returned as-is) and the autograd logic to handle view+inplace "
+                "would override the custom backward associated with the custom Function, "
+                "leading to incorrect gradients. This behavior is forbidden. You can fix this "
+                "by cloning the output of the custom Function.")
     if mode == "no_grad_multi":
         return ("A view was created in no_grad mode and is being modified inplace with grad "
                 f"mode enabled. {multiple}")

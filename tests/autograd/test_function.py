@@ -566,3 +566,58 @@ def test_a_dirty_output_is_freed_by_reference_counting():
         assert alive() is None
     finally:
         gc.enable()
+
+
+def _views_a_function_returns(lib) -> list:
+    """What in-place writes do to the views a custom Function returns (torch's creation_meta
+    IN_CUSTOM_FUNCTION, or MULTI_OUTPUT_NODE for one of several outputs)."""
+    class Same(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    class Tail(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[1:]
+
+        @staticmethod
+        def backward(ctx, grad):
+            return lib.cat([lib.zeros(1), grad])
+
+    class Two(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x, y * 2
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return g, h * 2
+
+    a = lib.ones(3, requires_grad=True)
+    b = a * 1
+    writes = [lambda: Same.apply(b).mul_(2), lambda: Same.apply(b)[0:1].mul_(2),
+              lambda: Same.apply(a).mul_(2), lambda: Tail.apply(b).mul_(2),
+              lambda: Tail.apply(b).view(2).add_(1), lambda: Two.apply(b, a)[0].mul_(2),
+              lambda: Two.apply(b, a)[1].mul_(2).grad_fn.name(),
+              lambda: Same.apply(lib.ones(3)).mul_(2).requires_grad]
+    out = []
+    for write in writes:
+        try:
+            out.append(("ok", write()))
+        except RuntimeError as e:
+            out.append(("error", str(e)))
+    with lib.no_grad():
+        out.append(("ok", Same.apply(b).mul_(2).tolist()))
+    return out
+
+
+def test_writing_in_place_to_a_view_a_function_returns_is_refused_as_in_torch():
+    torch = pytest.importorskip("torch")
+    got, want = _views_a_function_returns(ag), _views_a_function_returns(torch)
+    assert got == want
+    assert [kind for kind, _ in got[:6]] == ["error"] * 6   # the test can tell
