@@ -1024,6 +1024,7 @@ def copy_vjp(ctx, grad):
 def floor_divide(xp, x, y):
     # torch: floor division, integers stay integers.
     x, y = promote(x, y)
+    _check_integer_division(xp, x, y, "div_floor")
     return xp.floor_divide(x, y)
 
 
@@ -1036,7 +1037,18 @@ def floor_divide_vjp(ctx, grad):
 def _remainder_forward(xp, x, y):
     # Python's sign convention (the result has the divisor's sign), as torch.remainder.
     x, y = promote(x, y)
+    _check_integer_division(xp, x, y, "remainder")
     return xp.remainder(x, y)
+
+
+def _check_integer_division(xp, x, y, kernel: str) -> None:
+    """torch's integer kernels: none for bools, and a zero divisor raises (NumPy gives 0)."""
+    kind = x.dtype.kind
+    if kind == "b":
+        raise kernel_missing(f"{kernel}_cpu" if type(x) is np.ndarray else f"{kernel}_cuda",
+                             x.dtype)
+    if kind in "iu" and not bool(xp.all(y)):
+        raise RuntimeError("ZeroDivisionError")
 
 
 @defop("remainder", node="RemainderBackward1", saves=("x", "y"))

@@ -122,16 +122,7 @@ def true_divide_(self, other):
 
 def floor_divide_(self, other):
     """``x.floor_divide_(y)``: floor division in place (torch records it, without derivative)."""
-    other = m.operand(other)
-    if self._data.dtype.kind in "biu" and _has_zero(other):
-        raise RuntimeError("ZeroDivisionError")   # torch's integer kernel refuses it
-    return apply_inplace(ew.floor_divide, self, (other,), {})
-
-
-def _has_zero(other) -> bool:
-    if isinstance(other, Tensor):
-        return other._data.dtype.kind in "biu" and bool((other._data == 0).any())
-    return type(other) is not float and other == 0
+    return apply_inplace(ew.floor_divide, self, (m.operand(other),), {})
 
 
 def remainder_(self, other):

@@ -174,3 +174,20 @@ def test_float_scalars_still_go_through_the_weak_operand_cache():
     assert (ag.tensor([1.0, 2.0]) * 1.25).tolist() == [1.25, 2.5]
     cached = table[1.25]
     assert cached.dtype == np.float32 and not cached.flags.writeable
+
+
+INTEGER_DIVISION = [
+    "lib.tensor([1, 2]).floor_divide(lib.tensor([0, 1]))", "lib.tensor([1, 2]) // 0",
+    "lib.tensor([1.0, 2.0]) // 0", "lib.tensor([1, 2]).remainder(0)",
+    "lib.tensor([1, 2]) % lib.tensor([0, 1])", "lib.tensor([True]) // lib.tensor([False])",
+    "lib.tensor([1, 2], dtype=lib.uint8) // 0", "lib.tensor([True]) % lib.tensor([True])",
+    "lib.tensor([True]).remainder(True)", "lib.tensor([5]) // 2.0", "lib.tensor([5]) % 0.0",
+    "lib.tensor([5]) // 0.0", "lib.tensor([True]) // 2", "lib.tensor([7, -7]) // 2",
+    "lib.tensor([7, -7]) % -3", "lib.tensor([4, 6]).floor_divide_(0)",
+    "lib.tensor([4, 6]).remainder_(lib.tensor([1, 0]))",
+]
+
+
+@pytest.mark.parametrize("expr", INTEGER_DIVISION)
+def test_integer_division_by_zero_and_bools_as_torch(torch, expr):
+    assert_same_as_torch(torch, expr)
