@@ -268,7 +268,6 @@ def qr(A, mode="reduced"):
                            "'reduced' (default), 'r', or 'complete'")
     check_input("linalg.qr", A, square=False, low="geqrf_cpu")
     outs = dec.linalg_qr_op(A, mode=mode)
-    dec.save_outputs(outs, (None, "R"))
     return _named("linalg_qr", *outs)
 
 
@@ -288,7 +287,6 @@ def eigh(A, UPLO="L"):
     check_input("linalg.eigh", A, floating="kernel", low="linalg_eigh_cpu")
     _check_uplo(UPLO)
     outs = dec.linalg_eigh_op(A, UPLO=UPLO)
-    dec.save_outputs(outs, (None, "eigenvectors"))
     return _named("linalg_eigh", *outs)
 
 
@@ -308,7 +306,6 @@ def svd(A, full_matrices=True, *, driver=None):
     """
     check_input("linalg.svd", A, square=False, low="linalg_svd_cpu")
     outs = dec.linalg_svd_op(A, full_matrices=bool(full_matrices))
-    dec.save_outputs(outs, (None, "S", "Vh"))
     return _named("linalg_svd", *outs)
 
 

@@ -11,27 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph.saved import SavedTensor
 from .registry import defop
 from .util import needs
 
 _LinAlgFailure = np.linalg.LinAlgError
-
-
-def save_outputs(outs, names: tuple) -> None:
-    """Save further outputs of a multi-output op under torch's names (``_saved_R``...).
-
-    The registry saves output 0 only (``saves=("result",)``); these nodes' derivatives read
-    several outputs, saved as outputs (so their own gradients flow in double backward).
-    """
-    node = outs[0].grad_fn
-    if node is None:
-        return
-    saved = node._saved if node._saved is not None else {}
-    for name, out in zip(names, outs):
-        if name:
-            saved[name] = SavedTensor(out, True)
-    node._saved = saved
 
 
 # ----------------------------------------------------------------------------- LAPACK's info
@@ -279,7 +262,7 @@ def cholesky_inverse_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- qr
 
-@defop("linalg_qr", node="LinalgQrBackward0", outputs=2, saves=("result",))
+@defop("linalg_qr", node="LinalgQrBackward0", outputs=2, saves=("Q=result0", "R=result1"))
 def linalg_qr_op(xp, A, mode="reduced"):
     if mode == "r":
         R = xp.linalg.qr(A, mode="r")
@@ -293,7 +276,7 @@ def linalg_qr_vjp(ctx, gQ, gR):
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
                            "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
                            "differentiate through linalg.qr.")
-    Q, R = ctx.result, ctx.R
+    Q, R = ctx.Q, ctx.R
     m, n = Q.shape[-2], R.shape[-1]
     if ctx.mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
@@ -319,14 +302,15 @@ def linalg_qr_vjp(ctx, gQ, gR):
 
 # ----------------------------------------------------------------------------- eigh
 
-@defop("linalg_eigh", node="LinalgEighBackward0", outputs=2, saves=("result",))
+@defop("linalg_eigh", node="LinalgEighBackward0", outputs=2,
+       saves=("eigenvalues=result0", "eigenvectors=result1"))
 def linalg_eigh_op(xp, A, UPLO="L"):
     return xp.linalg.eigh(A, UPLO=UPLO)
 
 
 @linalg_eigh_op.vjp
 def linalg_eigh_vjp(ctx, gL, gV):
-    L, V = ctx.result, ctx.eigenvectors
+    L, V = ctx.eigenvalues, ctx.eigenvectors
     if gV is None:
         return ((V * gL.unsqueeze(-2)) @ V.mT,)
     VhgV = V.mT @ gV
@@ -341,14 +325,15 @@ def linalg_eigh_vjp(ctx, gL, gV):
 
 # ----------------------------------------------------------------------------- svd
 
-@defop("linalg_svd", node="LinalgSvdBackward0", outputs=3, saves=("result",))
+@defop("linalg_svd", node="LinalgSvdBackward0", outputs=3,
+       saves=("U=result0", "S=result1", "Vh=result2"))
 def linalg_svd_op(xp, A, full_matrices=True):
     return tuple(xp.linalg.svd(A, full_matrices=full_matrices))
 
 
 @linalg_svd_op.vjp
 def linalg_svd_vjp(ctx, gU, gS, gVh):
-    U, S, Vh = ctx.result, ctx.S, ctx.Vh
+    U, S, Vh = ctx.U, ctx.S, ctx.Vh
     if ctx.full_matrices:   # the extra columns of U and rows of Vh carry nothing about A
         k = S.shape[-1]
         U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)

@@ -132,12 +132,16 @@ class Op:
 
 def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tuple:
     """(name, kind, index, needed_by): ``"x@1"`` saves x only if input 1 needs a gradient,
-    as torch saves only what the gradients it will compute use (``(x * 3)`` keeps 3, not x).
+    as torch saves only what the gradients it will compute use (``(x * 3)`` keeps 3, not x);
+    ``"R=result1"`` saves output 1 as ``R`` (``"result"`` is output 0).
     """
     if "result" in params:
         raise ValueError(f"op {op_name}: 'result' names the output; call the input otherwise")
     saved, _, needed = saved.partition("@")
     needed_by = int(needed) if needed else None
+    name, _, output = saved.partition("=")
+    if output.startswith("result"):
+        return (name, "result", int(output[6:] or 0), needed_by)
     if saved == "result":
         return (saved, "result", 0, needed_by)
     if saved in extras:

@@ -4,8 +4,10 @@ Decompositions defined up to signs are compared through sign-free expressions.""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+import agdebug as ag
 from tests.torch_parity import assert_same_as_torch
 
 torch = pytest.importorskip("torch")
@@ -131,3 +133,18 @@ def test_singular_error_is_a_linalg_error():
     with pytest.raises(ag.linalg.LinAlgError) as info:
         ag.linalg.inv(ag.zeros(2, 2))
     assert isinstance(info.value, RuntimeError)
+
+
+@pytest.mark.parametrize("expr, saved", [
+    ("lib.linalg.qr(A).Q", ("Q", "R")), ("lib.linalg.eigh(A).eigenvalues",
+                                         ("eigenvalues", "eigenvectors")),
+    ("lib.linalg.svd(A).S", ("U", "S", "Vh"))])
+def test_decompositions_save_their_outputs_under_torchs_names(expr, saved):
+    """Each output a derivative reads is saved as an output, read as torch names it."""
+    got = []
+    for lib in (ag, torch):
+        A = lib.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=lib.float64, requires_grad=True)
+        node = eval(expr, {"lib": lib, "A": A}).grad_fn
+        got.append([getattr(node, f"_saved_{name}").detach().numpy() for name in saved])
+    for mine, theirs in zip(*got):
+        np.testing.assert_allclose(abs(mine), abs(theirs), rtol=1e-10)   # up to sign
