@@ -33,17 +33,9 @@ unsafe_split_op.vjp(sh.split_vjp)
 unsafe_split_with_sizes_op.vjp(sh.split_vjp)
 
 
-@defop("transpose_", node="TransposeBackward1")
-def transpose_inplace(xp, x, dim0=0, dim1=1):
-    """The node of ``transpose_``: torch's RNN and GRU transpose their fresh batch_first
-    output in place. Used only on a tensor nothing else holds, so returning the swapped
-    array, not rebinding the input, is the same thing (agdebug has no Tensor.transpose_)."""
-    return xp.swapaxes(x, dim0, dim1)
-
-
-@transpose_inplace.vjp
-def transpose_inplace_vjp(ctx, grad):
-    return (sh.transpose(grad, dim0=ctx.dim0, dim1=ctx.dim1),)
+# torch's RNN and GRU transpose their fresh batch_first output in place (TransposeBackward1);
+# used only on a tensor nothing else holds, so the out-of-place form of the op does the same.
+transpose_inplace = sh.transpose_
 
 
 def unsafe_split(tensor, split_size: int, dim: int = 0) -> tuple:

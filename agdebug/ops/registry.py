@@ -32,7 +32,7 @@ from ..graph.saved import SavedTensor
 from ..tensor import Tensor
 from .util import broadcast_error
 
-__all__ = ["Op", "defop", "OPS", "apply_inplace"]
+__all__ = ["Op", "defop", "OPS", "apply_inplace", "apply_shape_inplace"]
 
 OPS: dict[str, Op] = {}
 _NDARRAY = np.ndarray
@@ -414,17 +414,7 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
     With grad recording, ``target`` is rebased onto the new node (torch's rebase
     of history). The node saves a snapshot of the old value if it needs it.
     """
-    if not isinstance(target, Tensor):
-        raise TypeError(f"in-place {op.name} expects a Tensor, got {type(target).__name__}")
-    recording = MODE.grad_enabled and (
-        target.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args))
-    check_inplace(target, recording)
-    if recording and target._grad_fn is None and target._requires_grad:
-        raise RuntimeError(LEAF_INPLACE_MESSAGE)
-    if recording and target._base is not None and target._base._grad_fn is None and \
-            target._base._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+    recording = _inplace_recording(op, target, args)
     if not recording:
         arrays, _, xp = op.unwrap((target, *args))
         try:
@@ -448,6 +438,35 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
         target._set_history(node, 0)
     if node._saved is not None and "result" in node._saved:
         node._saved["result"] = SavedTensor(target, True)
+    return target
+
+
+def _inplace_recording(op: Op, target: Tensor, args: tuple) -> bool:
+    """Whether ``target.<op>_(*args)`` is recorded, after torch's refusals of the write."""
+    if not isinstance(target, Tensor):
+        raise TypeError(f"in-place {op.name} expects a Tensor, got {type(target).__name__}")
+    recording = MODE.grad_enabled and (
+        target.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args))
+    check_inplace(target, recording)
+    if recording and target._grad_fn is None and target._requires_grad:
+        raise RuntimeError(LEAF_INPLACE_MESSAGE)
+    if recording and target._base is not None and target._base._grad_fn is None and \
+            target._base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    return recording
+
+
+def apply_shape_inplace(op: Op, target: Tensor, attrs: dict) -> Tensor:
+    """``target.unsqueeze_(0)``...: ``target`` takes the shape of ``op``'s result over the
+    same memory and, when recorded, its node (torch's ``...Backward1`` nodes). No element
+    changes, so a view stays its base's view without a CopySlices."""
+    recording = _inplace_recording(op, target, ())
+    result = op(target, **attrs)
+    target._data = result._data
+    target._bump_version()
+    if recording:
+        target._set_history(result._grad_fn, 0)
     return target
 
 

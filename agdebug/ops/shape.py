@@ -131,6 +131,24 @@ def t_vjp(ctx, grad):
     return (t(grad),)
 
 
+# ----------------------------------------------------------------------- in-place shape changes
+
+def _in_place(op, name: str, node: str):
+    """``op`` under the node torch records for its in-place form (``x.unsqueeze_(0)``): the
+    same forward and derivative (registry.apply_shape_inplace moves the tensor onto it)."""
+    variant = defop(name, node=node)(op.forward)
+    variant.vjp(op.backward)
+    return variant
+
+
+squeeze_ = _in_place(squeeze, "squeeze_", "SqueezeBackward3")
+squeeze_dim_ = _in_place(squeeze_dim, "squeeze_dim_", "SqueezeBackward4")
+squeeze_dims_ = _in_place(squeeze_dims, "squeeze_dims_", "SqueezeBackward5")
+unsqueeze_ = _in_place(unsqueeze, "unsqueeze_", "UnsqueezeBackward1")
+transpose_ = _in_place(transpose, "transpose_", "TransposeBackward1")
+t_ = _in_place(t, "t_", "TBackward1")
+
+
 @defop("narrow", node="SliceBackward0", view=True)
 def narrow(xp, x, dim=0, start=0, length=0):
     return x[(slice(None),) * dim + (slice(start, start + length),)]

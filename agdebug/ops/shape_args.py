@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
 from . import shape as sh
+from .registry import apply_shape_inplace
 from .util import dims_of
 
 
@@ -75,6 +76,36 @@ def squeeze(input, dim=None):
         _no_duplicates(dims)
         return sh.squeeze_dims(input, dims=dims)
     return sh.squeeze_dim(input, dim=_dim(dim, input.ndim))
+
+
+def squeeze_(self, dim=None):
+    """``x.squeeze_()``: ``squeeze`` in place (the tensor takes the new shape)."""
+    if dim is None:
+        return apply_shape_inplace(sh.squeeze_, self, {})
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(_dim(d, self.ndim) for d in dim)
+        _no_duplicates(dims)
+        return apply_shape_inplace(sh.squeeze_dims_, self, {"dims": dims})
+    return apply_shape_inplace(sh.squeeze_dim_, self, {"dim": _dim(dim, self.ndim)})
+
+
+def unsqueeze_(self, dim):
+    """``x.unsqueeze_(dim)``: ``unsqueeze`` in place."""
+    return apply_shape_inplace(sh.unsqueeze_, self, {"dim": _dim(dim, self.ndim + 1)})
+
+
+def transpose_(self, dim0, dim1):
+    """``x.transpose_(dim0, dim1)`` (also ``swapdims_``, ``swapaxes_``): in place."""
+    return apply_shape_inplace(sh.transpose_, self, {"dim0": _dim(dim0, self.ndim),
+                                                      "dim1": _dim(dim1, self.ndim)})
+
+
+def t_(self):
+    """``x.t_()``: ``t`` in place."""
+    if self.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self.ndim}D")
+    return apply_shape_inplace(sh.t_, self, {})
 
 
 def unsqueeze(input, dim):
@@ -513,5 +544,7 @@ METHODS = {
     "contiguous": contiguous, "split": _split_method, "split_with_sizes": split_with_sizes,
     "chunk": chunk, "unbind": unbind,
     "roll": _roll_method, "movedim": _movedim_method, "moveaxis": _movedim_method,
-    "view": _view, "reshape": _reshape, "expand": _expand,
+    "view": _view, "reshape": _reshape, "expand": _expand, "squeeze_": squeeze_,
+    "unsqueeze_": unsqueeze_, "transpose_": transpose_, "swapdims_": transpose_,
+    "swapaxes_": transpose_, "t_": t_,
 }

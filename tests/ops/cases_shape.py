@@ -108,3 +108,15 @@ CASES = [
     Case("cat", lambda t, x, y: t.diff(x ** 2, n=2, prepend=y, append=x[:, :1]), [A, B],
          id="diff", grad_fn="SubBackward0"),
 ]
+
+
+# The in-place shape changes (x.unsqueeze_(0)...) record torch's ...Backward1 nodes.
+IN_PLACE_SHAPE = [
+    Case("squeeze_", lambda t, x: (x * 1).squeeze_() ** 2, [ONES]),
+    Case("squeeze_dim_", lambda t, x: (x * 1).squeeze_(-1), [ONES]),
+    Case("squeeze_dims_", lambda t, x: (x * 1).squeeze_((0, 2)), [ONES]),
+    Case("unsqueeze_", lambda t, x: (x * 1).unsqueeze_(1) * x.unsqueeze(1), [A]),
+    Case("transpose_", lambda t, x: (x * 1).transpose_(0, 2), [C], id="transpose_method"),
+    Case("t_", lambda t, x: (x * 1).t_() ** 2, [A]),
+]
+CASES += IN_PLACE_SHAPE

@@ -316,3 +316,49 @@ def _new_functions_grad(lib, device):
 
 def test_new_functions_run_on_each_device(device):
     np.testing.assert_allclose(_new_functions_grad(ag, device), _new_functions_grad(torch, "cpu"))
+
+
+def _in_place_shape_changes(lib) -> list:
+    """x.unsqueeze_(0), squeeze_, transpose_, t_ (and swapdims_/swapaxes_): the node torch
+    records, the new shape, the same tensor and one more version; torch's refusals; a view
+    keeps its base (a later write through it reaches the base); gradients to second order."""
+    out = []
+
+    def attempt(f):
+        try:
+            r = f()
+            out.append((r.grad_fn.name() if r.grad_fn is not None else None, tuple(r.shape),
+                        r._version))
+        except (RuntimeError, IndexError) as e:
+            out.append((type(e).__name__, str(e)))
+
+    for change in [lambda a: a.unsqueeze_(0), lambda a: a.unsqueeze_(-1), lambda a: a.squeeze_(),
+                   lambda a: a.squeeze_(1), lambda a: a.squeeze_(0), lambda a: a.squeeze_((0, 1)),
+                   lambda a: a.transpose_(0, 2), lambda a: a[0].t_(), lambda a: a.swapdims_(0, 1),
+                   lambda a: a.swapaxes_(0, -1), lambda a: a.t_(), lambda a: a.squeeze_(5)]:
+        a = lib.ones(2, 1, 3, requires_grad=True) * 1
+        attempt(lambda change=change, a=a: change(a))
+    leaf = lib.ones(2, 3, requires_grad=True)
+    attempt(lambda: leaf[0].unsqueeze_(0))
+    attempt(lambda: leaf.unsqueeze_(0))
+    with lib.no_grad():
+        made_in_no_grad = leaf[0]
+    attempt(lambda: made_in_no_grad.unsqueeze_(0))
+    with lib.no_grad():
+        attempt(lambda: leaf.unsqueeze_(0))
+    v = lib.ones(2, 3, requires_grad=True) * 1
+    w = v[0]
+    w.unsqueeze_(0)
+    out.append((w.grad_fn.name(), w._base is v, tuple(w.shape), v._version))
+    w.mul_(2)
+    out.append((v.tolist(), v.grad_fn.name()))
+    x = lib.arange(6.0).reshape(2, 3).requires_grad_()
+    y = x * 1
+    y.unsqueeze_(1).transpose_(0, 2)
+    (g,) = lib.autograd.grad((y ** 3).sum(), x, create_graph=True)
+    out.append((g.tolist(), lib.autograd.grad(g.sum(), x)[0].tolist()))
+    return out
+
+
+def test_in_place_shape_changes_match_torch():
+    assert _in_place_shape_changes(ag) == _in_place_shape_changes(torch)
