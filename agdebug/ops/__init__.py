@@ -11,6 +11,7 @@ import warnings
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
+from . import packing
 from . import (activation, bilinear, conversion, decompositions, factory, fold, gather, index,
                linalg, loss, methods_extra, nn, norm, pointwise, recurrent, reduce, scatter,
                selection, shape, sorting, special, statistics, utility)
@@ -143,7 +144,7 @@ def functions() -> dict:
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
                activation, loss, pointwise, selection, statistics, scatter, recurrent,
-               bilinear, decompositions, utility, special, methods_extra, fold]
+               bilinear, decompositions, utility, special, methods_extra, fold, packing]
 
 
 install()
