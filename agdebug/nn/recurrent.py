@@ -10,17 +10,19 @@ two directions are ``cat``-ed, and the final states of all layers are ``stack``-
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
 
 from .. import creation
-from ..ops.recurrent import transpose_inplace, unsafe_chunk
+from ..ops.recurrent import unsafe_chunk
 from ..ops.shape_args import cat, stack
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
@@ -74,15 +76,70 @@ def _direction(input, hidden, weights: tuple, step, reverse: bool):
     return stack(outputs, 0), hidden
 
 
+# ----------------------------------------------------------------------------- packed sequences
+# torch's PackedLayer and ReversedPackedLayer: the input projection of all rows is one
+# ``linear``; step t runs on the ``batch_sizes[t]`` sequences still going. Forward, the
+# hidden state loses the rows of the sequences that end (they are final states); backward,
+# it starts with the shortest and gains rows (from the initial state) as sequences begin.
+
+def _hidden_slice(hidden, start: int, end: int):
+    if isinstance(hidden, tuple):
+        return tuple(h.narrow(0, start, end - start) for h in hidden)
+    return hidden.narrow(0, start, end - start)
+
+
+def _hidden_concat(hiddens: list):
+    if isinstance(hiddens[0], tuple):
+        return tuple(cat(list(parts), 0) for parts in zip(*hiddens))
+    return cat(hiddens, 0)
+
+
+def _packed_forward(x_proj, batch_sizes: list, hidden, step, weights: tuple):
+    outputs, finals, offset, last = [], [], 0, batch_sizes[0]
+    for size in batch_sizes:
+        step_input = x_proj.narrow(0, offset, size)
+        offset += size
+        if size < last:   # the sequences that end here leave their final states
+            finals.append(_hidden_slice(hidden, size, last))
+            hidden = _hidden_slice(hidden, 0, size)
+        last = size
+        hidden = step(step_input, hidden, *weights)
+        outputs.append(hidden[0] if isinstance(hidden, tuple) else hidden)
+    finals.append(hidden)
+    finals.reverse()
+    return cat(outputs, 0), _hidden_concat(finals)
+
+
+def _packed_reverse(x_proj, batch_sizes: list, initial, step, weights: tuple):
+    outputs, offset, last = [], x_proj.size(0), batch_sizes[-1]
+    hidden = _hidden_slice(initial, 0, last)
+    for size in reversed(batch_sizes):
+        if size > last:   # the sequences that begin here start from their initial states
+            hidden = _hidden_concat([hidden, _hidden_slice(initial, last, size)])
+        step_input = x_proj.narrow(0, offset - size, size)
+        offset, last = offset - size, size
+        hidden = step(step_input, hidden, *weights)
+        outputs.append(hidden[0] if isinstance(hidden, tuple) else hidden)
+    outputs.reverse()
+    return cat(outputs, 0), hidden
+
+
+def _packed_direction(data, hidden, weights: tuple, step, reverse: bool, batch_sizes: list):
+    """One layer in one direction over packed rows: packed outputs, final state."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    run = _packed_reverse if reverse else _packed_forward
+    return run(F.linear(data, w_ih, b_ih), batch_sizes, hidden, step, (w_hh, b_hh, w_hr))
+
+
 def _run_layers(input, hiddens: list, weights: list, step, num_layers: int, dropout: float,
-                train: bool, directions: int):
+                train: bool, directions: int, direction=_direction):
     """torch's layer stack: dropout between layers (training only), final states in order."""
     finals = []
     for layer in range(num_layers):
         outputs = []
         for d in range(directions):
             k = layer * directions + d
-            output, final = _direction(input, hiddens[k], weights[k], step, reverse=d == 1)
+            output, final = direction(input, hiddens[k], weights[k], step, reverse=d == 1)
             outputs.append(output)
             finals.append(final)
         input = outputs[0] if directions == 1 else cat(outputs, -1)
@@ -164,14 +221,15 @@ class RNNBase(Module):
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
                 f"Convert input: input.to({weight_dtype}), or convert model: "
                 f"model.to({input.dtype})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        expected = 2 if batch_sizes is not None else 3
+        if input.dim() != expected:
+            raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes=None) -> tuple:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         return (self.num_layers * self._directions, mini_batch,
                 self.proj_size or self.hidden_size)
 
@@ -198,11 +256,49 @@ class RNNBase(Module):
                                      self.num_layers, self.dropout, self.training,
                                      self._directions)
         if self.batch_first:   # torch: LSTM transposes (a view), RNN and GRU transpose_
-            output = output.transpose(0, 1) if self.mode == "LSTM" else \
-                transpose_inplace(output, dim0=0, dim1=1)
+            output = output.transpose(0, 1) if self.mode == "LSTM" else output.transpose_(0, 1)
         if isinstance(hx, tuple):
             return output, (stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0))
         return output, stack(finals, 0)
+
+    def permute_hidden(self, hx, permutation):
+        """``hx`` with its batch dim reordered by ``permutation`` (None: as it is)."""
+        if permutation is None:
+            return hx
+        if isinstance(hx, tuple):
+            return tuple(h.index_select(1, permutation) for h in hx)
+        return hx.index_select(1, permutation)
+
+    def _forward_packed(self, packed, hx):
+        """torch's forward for a PackedSequence: a PackedSequence out, with the final states
+        of each sequence (at its own length) in the caller's order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = [int(s) for s in batch_sizes.tolist()]
+        if hx is None:
+            zeros = creation.zeros(self.num_layers * self._directions, sizes[0],
+                                   self.proj_size or self.hidden_size, dtype=data.dtype,
+                                   device=data.device)
+            hx = zeros if self.mode != "LSTM" else (zeros, creation.zeros(
+                self.num_layers * self._directions, sizes[0], self.hidden_size,
+                dtype=data.dtype, device=data.device))
+        else:
+            hx = self.permute_hidden(tuple(hx) if self.mode == "LSTM" else hx, sorted_indices)
+        if self.mode != "LSTM":   # torch's LSTM leaves a packed input to its kernel's checks
+            self.check_forward_args(data, hx, batch_sizes)
+        if isinstance(hx, tuple):
+            hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
+        else:
+            hiddens = list(hx.unbind(0))
+        direction = functools.partial(_packed_direction, batch_sizes=sizes)
+        output, finals = _run_layers(data, hiddens, self._layer_weights(), _STEPS[self.mode],
+                                     self.num_layers, self.dropout, self.training,
+                                     self._directions, direction)
+        if isinstance(hx, tuple):
+            hidden = (stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0))
+        else:
+            hidden = stack(finals, 0)
+        output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        return output, self.permute_hidden(hidden, unsorted_indices)
 
     def _zeros(self, input, size: int):
         batch = input.size(0) if self.batch_first else input.size(1)
@@ -211,6 +307,8 @@ class RNNBase(Module):
 
     def _forward_single_state(self, input, hx):
         """RNN's and GRU's forward: one hidden state tensor."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         name = "RNN" if self.mode.startswith("RNN") else self.mode
         if input.dim() not in (2, 3):
             suffix = " tensor" if name == "RNN" else ""
@@ -250,6 +348,12 @@ class RNNBase(Module):
         if self.bidirectional is not False:
             s += f", bidirectional={self.bidirectional}"
         return s
+
+
+def _mini_batch(rnn, input, batch_sizes) -> int:
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if rnn.batch_first else input.size(1)
 
 
 def _check_arguments(input_size, hidden_size, num_layers, bias, batch_first, dropout,
@@ -358,7 +462,7 @@ class LSTM(RNNBase):
                          dropout, bidirectional, proj_size, device, dtype)
 
     def get_expected_cell_size(self, input, batch_sizes=None) -> tuple:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         return (self.num_layers * self._directions, mini_batch, self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes=None) -> None:
@@ -370,6 +474,8 @@ class LSTM(RNNBase):
 
     def forward(self, input, hx=None):
         """``(output, (h_n, c_n))``; ``hx`` is ``(h_0, c_0)`` or None (zeros)."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if input.dim() not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
         batched, batch_dim = input.dim() == 3, 0 if self.batch_first else 1

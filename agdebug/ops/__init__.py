@@ -12,8 +12,8 @@ from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
 from . import (activation, bilinear, conversion, decompositions, factory, fold, gather, index,
-               linalg, loss, methods_extra, nn, norm, pointwise, quantile, recurrent, reduce,
-               scatter, selection, shape, sorting, special, statistics, utility)
+               linalg, loss, methods_extra, nn, norm, packing, pointwise, quantile, recurrent,
+               reduce, scatter, selection, shape, sorting, special, statistics, utility)
 from . import (attention, conv_transpose, device, pooling_extra,  # noqa: F401 - they register ops
                upsample, views)
 from .registry import OPS, Op, apply_inplace, defop
@@ -143,7 +143,8 @@ def functions() -> dict:
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
                activation, loss, pointwise, selection, statistics, scatter, recurrent,
-               bilinear, decompositions, utility, special, methods_extra, fold, quantile]
+               bilinear, decompositions, utility, special, methods_extra, fold, quantile,
+               packing]
 
 
 install()

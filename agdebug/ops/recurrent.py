@@ -14,7 +14,7 @@ from . import shape as sh
 from .registry import defop
 from .shape_args import _dim
 
-__all__ = ["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "transpose_inplace"]
+__all__ = ["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"]
 
 
 @defop("unsafe_split", node="UnsafeSplitBackward0", outputs="many")
@@ -31,11 +31,6 @@ def unsafe_split_with_sizes_op(xp, x, split_sizes=(), dim=0):
 # the pieces' gradients concatenated, as for split
 unsafe_split_op.vjp(sh.split_vjp)
 unsafe_split_with_sizes_op.vjp(sh.split_vjp)
-
-
-# torch's RNN and GRU transpose their fresh batch_first output in place (TransposeBackward1);
-# used only on a tensor nothing else holds, so the out-of-place form of the op does the same.
-transpose_inplace = sh.transpose_
 
 
 def unsafe_split(tensor, split_size: int, dim: int = 0) -> tuple:

@@ -16,11 +16,11 @@ import warnings
 
 import numpy as np
 
-from .. import creation
-from ..graph.grad_mode import no_grad
-from ..ops.reduce import vector_norm
-from ..optim.optimizer import typename
-from ..tensor import Tensor
+from ... import creation
+from ...graph.grad_mode import no_grad
+from ...ops.reduce import vector_norm
+from ...optim.optimizer import typename
+from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters"]
@@ -163,3 +163,6 @@ def _check_param_device(param: Tensor, old_device):
         raise TypeError("Found two parameters on different devices, this is currently not "
                         "supported.")
     return old_device
+
+
+from . import rnn  # noqa: E402,F401 - torch.nn.utils.rnn, imported with the package as in torch
