@@ -367,7 +367,22 @@ class Identity(Module):
 
 # ----------------------------------------------------------------------------- containers
 
-class Sequential(Module):
+class _NumberedModules(Module):
+    """What Sequential and ModuleList share: submodules named 0, 1, 2... that are set and
+    deleted by position (deleting renumbers the rest, as torch does)."""
+
+    def __setitem__(self, idx: int, module) -> None:
+        setattr(self, _key_at(self._modules, idx), module)
+
+    def __delitem__(self, idx) -> None:
+        keys = list(self._modules)[idx] if isinstance(idx, slice) else \
+            [_key_at(self._modules, idx)]
+        for key in keys:
+            delattr(self, key)
+        _renumber(self._modules)
+
+
+class Sequential(_NumberedModules):
     """Modules applied in order; indexed, sliced, edited and combined as a list.
 
     >>> import agdebug as ag
@@ -389,16 +404,6 @@ class Sequential(Module):
         if isinstance(idx, slice):
             return self.__class__(OrderedDict(list(self._modules.items())[idx]))
         return self._modules[_key_at(self._modules, idx)]
-
-    def __setitem__(self, idx: int, module) -> None:
-        setattr(self, _key_at(self._modules, idx), module)
-
-    def __delitem__(self, idx) -> None:
-        keys = list(self._modules)[idx] if isinstance(idx, slice) else \
-            [_key_at(self._modules, idx)]
-        for key in keys:
-            delattr(self, key)
-        _renumber(self._modules)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -495,7 +500,7 @@ def _check_factor(seq, other) -> None:
         raise ValueError(f"Non-positive multiplication factor {other} for {type(seq)}")
 
 
-class ModuleList(Module):
+class ModuleList(_NumberedModules):
     """A list of modules, registered so their parameters are found.
 
     >>> import agdebug as ag
@@ -514,16 +519,6 @@ class ModuleList(Module):
         if isinstance(idx, slice):
             return self.__class__(list(self._modules.values())[idx])
         return self._modules[_key_at(self._modules, idx)]
-
-    def __setitem__(self, idx: int, module) -> None:
-        setattr(self, _key_at(self._modules, idx), module)
-
-    def __delitem__(self, idx) -> None:
-        keys = list(self._modules)[idx] if isinstance(idx, slice) else \
-            [_key_at(self._modules, idx)]
-        for key in keys:
-            delattr(self, key)
-        _renumber(self._modules)
 
     def __len__(self) -> int:
         return len(self._modules)
