@@ -81,6 +81,7 @@ from .loss import (
     SoftMarginLoss,
     TripletMarginLoss,
 )
+from .loss2 import MultiLabelMarginLoss, MultiMarginLoss
 from .module import Module
 from .normalization import (
     BatchNorm1d,
@@ -132,7 +133,8 @@ __all__ = [
     "HuberLoss", "Identity", "InstanceNorm1d", "InstanceNorm2d", "KLDivLoss", "L1Loss", "LSTM",
     "LSTMCell", "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss",
     "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "Mish",
-    "Module", "ModuleDict", "ModuleList", "MultiLabelSoftMarginLoss", "MultiheadAttention",
+    "Module", "ModuleDict", "ModuleList", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss", "MultiheadAttention",
     "NLLLoss", "PReLU", "PairwiseDistance", "Parameter", "ParameterDict", "ParameterList",
     "PixelShuffle", "PixelUnshuffle", "PoissonNLLLoss", "RNN", "RNNBase", "RNNCell",
     "RNNCellBase", "RReLU", "ReLU", "ReLU6", "ReflectionPad1d", "ReflectionPad2d",

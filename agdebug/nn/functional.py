@@ -33,6 +33,7 @@ from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
 from .fold import fold, unfold
+from .loss2 import multi_margin_loss, multilabel_margin_loss
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
 from .pooling_extra import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
                             max_unpool2d)
@@ -92,6 +93,8 @@ __all__ = [
     "mish",
     "mse_loss",
     "multi_head_attention_forward",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",

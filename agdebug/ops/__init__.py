@@ -16,6 +16,7 @@ from . import (activation, bilinear, conversion, decompositions, factory, fold, 
                selection, shape, sorting, special, statistics, utility)
 from . import (attention, conv_transpose, device, pooling_extra,  # noqa: F401 - they register ops
                upsample, views)
+from . import loss2  # noqa: F401 - registers ops
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
@@ -143,7 +144,8 @@ def functions() -> dict:
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
                activation, loss, pointwise, selection, statistics, scatter, recurrent,
-               bilinear, decompositions, utility, special, methods_extra, fold]
+               bilinear, decompositions, utility, special, methods_extra, fold,
+               loss2]
 
 
 install()

