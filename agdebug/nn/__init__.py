@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import functional, init, utils
 from .bilinear import Bilinear
 from .container import ModuleDict, ParameterDict, ParameterList
+from .embedding_bag import EmbeddingBag
 from .fold import Fold, Unfold
 from .layers import (
     AdaptiveAvgPool1d,
@@ -128,7 +129,8 @@ __all__ = [
     "Bilinear", "CELU", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d",
     "ConstantPad2d", "ConstantPad3d", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
     "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU",
-    "Embedding", "Flatten", "Fold", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss",
+    "Embedding", "EmbeddingBag",
+    "Flatten", "Fold", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss",
     "GroupNorm", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "HingeEmbeddingLoss",
     "HuberLoss", "Identity", "InstanceNorm1d", "InstanceNorm2d", "KLDivLoss", "L1Loss", "LSTM",
     "LSTMCell", "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss",

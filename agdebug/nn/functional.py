@@ -32,6 +32,7 @@ from ..ops.util import broadcast_error, kernel_missing
 from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
+from .embedding_bag import embedding_bag
 from .fold import fold, unfold
 from .loss2 import multi_margin_loss, multilabel_margin_loss
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
@@ -63,6 +64,7 @@ __all__ = [
     "elu",
     "elu_",
     "embedding",
+    "embedding_bag",
     "fold",
     "gaussian_nll_loss",
     "gelu",

@@ -122,3 +122,87 @@ def test_multi_margin_second_derivative_matches_differences():
                            [base.copy()], 0)
     np.testing.assert_allclose(hvp.numpy(), numeric, atol=1e-6)
     assert np.any(hvp.numpy())
+
+
+# ----------------------------------------------------------------------------- embedding_bag
+
+BAG_SETUP = {"w": _data(6, 3), "p": _data(7), "i": "lib.tensor([1, 2, 4, 5, 4, 3, 0])",
+             "o": "lib.tensor([0, 2, 2, 5])", "J": "lib.tensor([[1, 2, 4], [5, 4, 4]])"}
+
+EMBEDDING_BAGS = [
+    f"F.embedding_bag(i, w, o, mode='{mode}'{extra})"
+    for mode in ("sum", "mean", "max")
+    for extra in ("", ", padding_idx=4", ", padding_idx=-2", ", include_last_offset=True")
+] + [
+    "F.embedding_bag(i, w, o, mode='sum', per_sample_weights=p)",
+    "F.embedding_bag(i, w, o, mode='sum', per_sample_weights=p, padding_idx=5)",
+    "F.embedding_bag(i, w.detach(), o, mode='sum', per_sample_weights=p)",
+    "F.embedding_bag(i, w, o, scale_grad_by_freq=True)",
+    "F.embedding_bag(i, w, o, mode='sum', scale_grad_by_freq=True)",
+    "F.embedding_bag(J, w)", "F.embedding_bag(J, w, mode='max')",
+    "F.embedding_bag(J, w, mode='sum', per_sample_weights=p[:6].reshape(2, 3))",
+    "F.embedding_bag(J[:, :0], w)",
+    # (no bags at all: torch's kernel crashes, so there is nothing to compare)
+    "F.embedding_bag(i.int(), w, o.int())", "F.embedding_bag(i, w.float(), o, mode='max')",
+    "F.embedding_bag(i, w, lib.tensor([0, 7]), include_last_offset=True)",
+    "F.embedding_bag(i, w, lib.tensor([0, 3, 3, 7]), mode='max')",
+    "lib.nn.EmbeddingBag.from_pretrained(w.detach(), mode='sum')(i, o)",
+    "lib.nn.EmbeddingBag.from_pretrained(w.detach(), freeze=False)(J)",
+    "lib.nn.EmbeddingBag.from_pretrained(w.detach(), padding_idx=-1, mode='max')(J)",
+    "lib.nn.EmbeddingBag.from_pretrained(w.detach(), include_last_offset=True)(i, o)",
+    "lib.nn.EmbeddingBag.from_pretrained(w.detach(), mode='sum')(i, o, p.detach())",
+    "lib.nn.Embedding.from_pretrained(w.detach())(J)",
+    # errors, in torch's order
+    "F.embedding_bag(i, w, o, mode='sum', per_sample_weights=p[:3])",
+    "F.embedding_bag(i, w[0], o)", "F.embedding_bag(J, w, o)", "F.embedding_bag(i, w)",
+    "F.embedding_bag(i, w, o[None])", "F.embedding_bag(J[None], w)",
+    "F.embedding_bag(i, w, o, mode='min')",
+    "F.embedding_bag(i, w, o, mode='max', scale_grad_by_freq=True)",
+    "F.embedding_bag(i, w, o, per_sample_weights=p)",
+    "F.embedding_bag(i, w, o, mode='max', per_sample_weights=p)",
+    "F.embedding_bag(i.float(), w, o)", "F.embedding_bag(i, w, o.float())",
+    "F.embedding_bag(i, w.int(), o)", "F.embedding_bag(i, w, o, padding_idx=6)",
+    "F.embedding_bag(i, w, o, padding_idx=-7)", "F.embedding_bag(i, w, o + 1)",
+    "F.embedding_bag(i, w, lib.tensor([0, 8]))", "F.embedding_bag(i + 2, w, o)",
+    "F.embedding_bag(i - 1, w, o)", "F.embedding_bag(i + 2, w.float(), o)",
+    "F.embedding_bag(i + 2, w.float(), o, mode='max')",
+    "lib.nn.EmbeddingBag(4, 2, padding_idx=4)", "lib.nn.EmbeddingBag.from_pretrained(w[0])",
+]
+
+
+@pytest.mark.parametrize("expr", EMBEDDING_BAGS)
+def test_embedding_bag_matches_torch(torch, expr):
+    assert_same_with_grads(torch, expr, BAG_SETUP)
+
+
+def test_embedding_bag_module_matches_torch(torch):
+    bag = ag.nn.EmbeddingBag(5, 2, mode="max", padding_idx=-1)
+    ref = torch.nn.EmbeddingBag(5, 2, mode="max", padding_idx=-1)
+    assert repr(bag) == repr(ref)
+    assert bag.padding_idx == 4 and not bag.weight[4].any().item()
+    assert bag.weight.requires_grad and tuple(bag.weight.shape) == (5, 2)
+    pre = ag.nn.EmbeddingBag.from_pretrained(ag.ones(3, 2))
+    assert not pre.weight.requires_grad and repr(pre) == "EmbeddingBag(3, 2, mode='mean')"
+
+
+def test_embedding_bag_second_derivative_matches_differences():
+    """d2 / (d weight d per_sample_weights): torch's backward builds no graph; agdebug's does."""
+    w0, p0 = np.sin(np.arange(18.0)).reshape(6, 3), np.cos(np.arange(7.0))
+    i, o = ag.tensor([1, 2, 4, 5, 4, 3, 0]), ag.tensor([0, 2, 2, 5])
+    u = np.cos(np.arange(18.0) * 0.3).reshape(6, 3)
+    up = np.linspace(-1, 1, 6).reshape(2, 3)
+
+    def grad_w(arrays):
+        w = ag.tensor(arrays[0], requires_grad=True)
+        p = ag.tensor(arrays[1], requires_grad=True)
+        out = AF.embedding_bag(i, w, o, mode="sum", per_sample_weights=p)
+        loss = (out[:2] * ag.tensor(up)).sum() + (out[2:] ** 2).sum()
+        (g,) = ag.autograd.grad(loss, w, create_graph=True)
+        return g, w, p
+
+    g, w, p = grad_w([w0, p0])
+    hw, hp = ag.autograd.grad((g * ag.tensor(u)).sum(), (w, p))
+    f = lambda a: float((grad_w(a)[0].detach().numpy() * u).sum())   # noqa: E731
+    np.testing.assert_allclose(hw.numpy(), numeric_grad(f, [w0.copy(), p0.copy()], 0), atol=1e-6)
+    np.testing.assert_allclose(hp.numpy(), numeric_grad(f, [w0.copy(), p0.copy()], 1), atol=1e-6)
+    assert np.any(hp.numpy())

@@ -49,3 +49,27 @@ CASES = [
         x[0] * 0.3, _c(t, LABELS[2]), reduction="sum"), [X], second_order=False,
         id="multilabel_margin_loss_unbatched"),
 ]
+
+W = rng.standard_normal((6, 3))
+IDX = np.array([1, 2, 4, 5, 4, 3, 0])
+PSW = rng.uniform(0.5, 1.5, 7)
+STARTS = np.array([0, 2, 2, 5])
+
+
+def _bag(t, w, mode="mean", psw=None, **kw):
+    return F(t).embedding_bag(_c(t, IDX), w, _c(t, STARTS), mode=mode, per_sample_weights=psw,
+                              **kw)
+
+
+CASES += [
+    # torch's EmbeddingBagBackward0 gives gradients with no graph (its backward is not
+    # differentiable): second order is checked against differences in test_loss2_parity.py
+    Case("embedding_bag", lambda t, w: _bag(t, w), [W], second_order=False),
+    Case("embedding_bag", lambda t, w, p: _bag(t, w, "sum", p, padding_idx=4), [W, PSW],
+         second_order=False, id="embedding_bag_sum_weights_padding"),
+    Case("embedding_bag", lambda t, w: _bag(t, w, "max", include_last_offset=True), [W],
+         second_order=False, id="embedding_bag_max_last_offset"),
+    Case("embedding_bag", lambda t, w: F(t).embedding_bag(_c(t, IDX[:6].reshape(2, 3)), w,
+                                                          mode="sum", scale_grad_by_freq=True),
+         [W], numeric=False, id="embedding_bag_2d_freq"),   # (scaled: not the derivative)
+]
