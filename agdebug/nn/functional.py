@@ -38,6 +38,7 @@ from .loss2 import multi_margin_loss, multilabel_margin_loss
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
 from .pooling_extra import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
                             max_unpool2d)
+from .sampling import gumbel_softmax
 from .upsampling import interpolate
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "gelu",
     "glu",
     "group_norm",
+    "gumbel_softmax",
     "hardshrink",
     "hardsigmoid",
     "hardswish",

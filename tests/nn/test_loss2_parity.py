@@ -206,3 +206,78 @@ def test_embedding_bag_second_derivative_matches_differences():
     np.testing.assert_allclose(hw.numpy(), numeric_grad(f, [w0.copy(), p0.copy()], 0), atol=1e-6)
     np.testing.assert_allclose(hp.numpy(), numeric_grad(f, [w0.copy(), p0.copy()], 1), atol=1e-6)
     assert np.any(hp.numpy())
+
+
+# ----------------------------------------------------------------------------- gumbel_softmax
+
+def _graph(fn) -> list:
+    """The node names of a graph, depth first (the leaf's accumulator included)."""
+    if fn is None:
+        return []
+    names = [fn.name()]
+    for child, _ in fn.next_functions:
+        names += _graph(child)
+    return names
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax_records_torchs_graph(torch, hard):
+    graphs = []
+    for lib in (ag, torch):
+        logits = lib.zeros(2, 3, dtype=lib.float64, requires_grad=True)
+        graphs.append(_graph(lib.nn.functional.gumbel_softmax(logits, tau=0.5, hard=hard).grad_fn))
+    assert graphs[0] == graphs[1]
+
+
+@pytest.mark.parametrize("dim", [-1, 0, 1])
+def test_gumbel_softmax_hard_rows_are_one_hot_at_the_soft_maximum(dim):
+    ag.manual_seed(3)
+    logits = ag.tensor(np.sin(np.arange(12.0)).reshape(3, 4), requires_grad=True)
+    hard = AF.gumbel_softmax(logits, tau=0.7, hard=True, dim=dim)
+    ag.manual_seed(3)
+    soft = AF.gumbel_softmax(logits, tau=0.7, dim=dim)
+    values = hard.detach().numpy()
+    assert set(np.unique(values)) <= {0.0, 1.0}
+    np.testing.assert_array_equal(values.sum(dim), 1.0)
+    np.testing.assert_array_equal(values.argmax(dim), soft.detach().numpy().argmax(dim))
+    np.testing.assert_allclose(soft.detach().numpy().sum(dim), 1.0)
+    # straight through: the hard sample's gradient is the soft sample's
+    up = ag.tensor(np.cos(np.arange(12.0)).reshape(3, 4))
+    (g_hard,) = ag.autograd.grad((hard * up).sum(), logits)
+    (g_soft,) = ag.autograd.grad((soft * up).sum(), logits)
+    np.testing.assert_allclose(g_hard.numpy(), g_soft.numpy(), atol=1e-12)
+
+
+def test_gumbel_softmax_soft_gradient_is_the_softmax_jacobian():
+    """With the noise fixed by the seed, d y / d logits = J_softmax / tau."""
+    tau, base = 0.5, np.sin(np.arange(6.0)).reshape(2, 3)
+    up = np.cos(np.arange(6.0)).reshape(2, 3)
+
+    def f(arrays):
+        ag.manual_seed(11)
+        y = AF.gumbel_softmax(ag.tensor(arrays[0]), tau=tau)
+        return float((y.numpy() * up).sum())
+
+    ag.manual_seed(11)
+    logits = ag.tensor(base, requires_grad=True)
+    y = AF.gumbel_softmax(logits, tau=tau)
+    (grad,) = ag.autograd.grad((y * ag.tensor(up)).sum(), logits)
+    s = y.detach().numpy()
+    expected = s * (up - (s * up).sum(-1, keepdims=True)) / tau
+    np.testing.assert_allclose(grad.numpy(), expected, atol=1e-12)
+    np.testing.assert_allclose(grad.numpy(), numeric_grad(f, [base.copy()], 0), atol=1e-6)
+
+
+def test_gumbel_softmax_is_deterministic_under_manual_seed():
+    logits = ag.zeros(4, 5)
+    ag.manual_seed(7)
+    a = AF.gumbel_softmax(logits).numpy()
+    b = AF.gumbel_softmax(logits).numpy()
+    ag.manual_seed(7)
+    np.testing.assert_array_equal(AF.gumbel_softmax(logits).numpy(), a)
+    assert not np.array_equal(a, b)
+
+
+def test_gumbel_softmax_eps_warns_as_torch():
+    with pytest.warns(UserWarning, match="`eps` parameter is deprecated and has no effect."):
+        AF.gumbel_softmax(ag.zeros(2, 3), eps=1e-5)
