@@ -38,7 +38,7 @@ from .loss2 import multi_margin_loss, multilabel_margin_loss
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
 from .pooling_extra import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
                             max_unpool2d)
-from .sampling import gumbel_softmax
+from .sampling import affine_grid, gumbel_softmax
 from .upsampling import interpolate
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "adaptive_avg_pool2d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
+    "affine_grid",
     "avg_pool1d",
     "avg_pool2d",
     "batch_norm",

@@ -16,7 +16,7 @@ from . import (activation, bilinear, conversion, decompositions, factory, fold, 
                selection, shape, sorting, special, statistics, utility)
 from . import (attention, conv_transpose, device, pooling_extra,  # noqa: F401 - they register ops
                upsample, views)
-from . import loss2  # noqa: F401 - registers ops
+from . import loss2, sampling  # noqa: F401 - they register ops
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
@@ -145,7 +145,7 @@ def functions() -> dict:
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
                activation, loss, pointwise, selection, statistics, scatter, recurrent,
                bilinear, decompositions, utility, special, methods_extra, fold,
-               loss2]
+               loss2, sampling]
 
 
 install()

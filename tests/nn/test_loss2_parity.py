@@ -281,3 +281,29 @@ def test_gumbel_softmax_is_deterministic_under_manual_seed():
 def test_gumbel_softmax_eps_warns_as_torch():
     with pytest.warns(UserWarning, match="`eps` parameter is deprecated and has no effect."):
         AF.gumbel_softmax(ag.zeros(2, 3), eps=1e-5)
+
+
+# ----------------------------------------------------------------------------- affine_grid
+
+GRID_SETUP = {"th": _data(2, 2, 3)}
+AFFINE_GRIDS = [
+    "F.affine_grid(th, (2, 1, 3, 4), align_corners=False)",
+    "F.affine_grid(th, [2, 3, 5, 2], align_corners=True)",
+    "F.affine_grid(th, lib.Size([2, 1, 1, 3]), align_corners=True)",
+    "F.affine_grid(th, (2, 1, 1, 1), align_corners=False)", "F.affine_grid(th, (2, 1, 3, 4))",
+    "F.affine_grid(th.detach().float(), (2, 1, 3, 4), False)",
+    "F.affine_grid(th[:0], (0, 1, 3, 4))",
+    "F.affine_grid(th[:0], (0, 1, 3, 4), align_corners=True)",
+    # errors, in torch's order
+    "F.affine_grid(th.int(), (2, 1, 3, 4), align_corners=False)",
+    "F.affine_grid(th[0], (2, 1, 3, 4), align_corners=False)",
+    "F.affine_grid(th[:, :, :2], (2, 1, 3, 4), align_corners=False)",
+    "F.affine_grid(th, (2, 1, 3), align_corners=False)",
+    "F.affine_grid(th, (2, 1, 0, 4), align_corners=False)",
+    "F.affine_grid(th, (3, 1, 3, 4), align_corners=False)",
+]
+
+
+@pytest.mark.parametrize("expr", AFFINE_GRIDS)
+def test_affine_grid_matches_torch(torch, expr):
+    assert_same_with_grads(torch, expr, GRID_SETUP)

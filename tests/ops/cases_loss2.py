@@ -73,3 +73,12 @@ CASES += [
                                                           mode="sum", scale_grad_by_freq=True),
          [W], numeric=False, id="embedding_bag_2d_freq"),   # (scaled: not the derivative)
 ]
+
+THETA = rng.standard_normal((2, 2, 3))
+
+CASES += [
+    Case("affine_grid", lambda t, th: F(t).affine_grid(th, (2, 1, 3, 4), align_corners=False),
+         [THETA]),
+    Case("affine_grid", lambda t, th: F(t).affine_grid(th, [2, 5, 4, 1], align_corners=True),
+         [THETA], id="affine_grid_align_corners_unit_width"),
+]
