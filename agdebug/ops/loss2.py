@@ -1,6 +1,6 @@
-"""Losses torch records as one node that agdebug/ops/loss.py lacks: multi_margin_loss
-(MultiMarginLossBackward0), multilabel_margin_loss (MultilabelMarginLossBackward0),
-embedding_bag (EmbeddingBagBackward0) and ctc_loss (CtcLossBackward0).
+"""Single-node functions agdebug/ops/loss.py lacks: multi_margin_loss
+(MultiMarginLossBackward0), multilabel_margin_loss (MultilabelMarginLossBackward0) and
+embedding_bag (EmbeddingBagBackward0).
 
 Each derivative is written with agdebug ops, so ``create_graph=True`` differentiates it
 again (torch itself raises "derivative for aten::..._backward is not implemented" there).
