@@ -1,0 +1,83 @@
+"""Sampling and spatial transformers: ``F.gumbel_softmax`` (built from ops, as torch builds
+it) and ``F.affine_grid`` (one node; the maths is in :mod:`agdebug.ops.sampling`).
+
+>>> import agdebug as ag
+>>> _ = ag.manual_seed(0)
+>>> y = ag.nn.functional.gumbel_softmax(ag.zeros(2, 3, requires_grad=True), hard=True)
+>>> y.sum(-1), y.grad_fn.name()
+(tensor([1., 1.], grad_fn=<SumBackward1>), 'AddBackward0')
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .. import creation
+from ..ops import sampling as ops
+
+__all__ = ["affine_grid", "gumbel_softmax"]
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A sample from the Gumbel-softmax distribution over ``dim``: soft (a softmax of the
+    noisy logits / tau) or, with ``hard=True``, one-hot rows whose gradient is the soft
+    sample's (the straight-through estimator). Draws from agdebug's generator.
+
+    >>> import agdebug as ag
+    >>> _ = ag.manual_seed(0)
+    >>> ag.nn.functional.gumbel_softmax(ag.tensor([[0.0, 9.0]]), hard=True)
+    tensor([[0., 1.]])
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -creation.empty_like(logits).exponential_().log()   # ~Gumbel(0, 1)
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid (N, H, W, 2) of a batch of 2-D affine matrices ``theta`` (N, 2, 3)
+    for an output of ``size`` (N, C, H, W), in [-1, 1] coordinates (AffineGridGeneratorBackward0).
+
+    >>> import agdebug as ag
+    >>> identity = ag.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+    >>> ag.nn.functional.affine_grid(identity, (1, 1, 1, 2), align_corners=False)
+    tensor([[[[-0.5000,  0.0000],
+              [ 0.5000,  0.0000]]]])
+    """
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
+                      "the old behavior is desired. See the documentation of grid_sample for "
+                      "details.", stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = tuple(int(s) for s in size)
+    _check_affine(theta, size, align_corners)
+    return ops.affine_grid(theta, size=size, align_corners=bool(align_corners))
+
+
+def _check_affine(theta, size: tuple, align_corners) -> None:
+    if len(size) == 5:
+        raise NotImplementedError("agdebug's affine_grid supports 2-D transforms (4-D sizes)")
+    if len(size) != 4:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+        raise ValueError("Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                         f"{size}. Got torch.Size({list(theta.shape)}).")
+    if align_corners and min(size[-2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=3)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if theta.shape[0] != size[0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{size[0]}, 3] but got: [{theta.shape[0]}, 3].")
