@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import functional, init, utils
 from .bilinear import Bilinear
 from .container import ModuleDict, ParameterDict, ParameterList
+from .conv3d import Conv3d, ConvTranspose3d
 from .fold import Fold, Unfold
 from .layers import (
     AdaptiveAvgPool1d,
@@ -125,7 +126,9 @@ __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
     "Bilinear", "CELU", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d",
-    "ConstantPad2d", "ConstantPad3d", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
+    "ConstantPad2d", "ConstantPad3d", "Conv1d", "Conv2d",
+    "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    "ConvTranspose3d",
     "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU",
     "Embedding", "Flatten", "Fold", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss",
     "GroupNorm", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "HingeEmbeddingLoss",

@@ -32,6 +32,7 @@ from ..ops.util import broadcast_error, kernel_missing
 from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
+from .functional_conv3d import conv3d, conv_transpose3d
 from .fold import fold, unfold
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
 from .pooling_extra import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
@@ -53,8 +54,10 @@ __all__ = [
     "celu_",
     "conv1d",
     "conv2d",
+    "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_transpose3d",
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
