@@ -33,6 +33,7 @@ from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
 from .functional_conv3d import conv3d, conv_transpose3d
+from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d
 from .fold import fold, unfold
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
 from .pooling_extra import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
@@ -42,10 +43,12 @@ from .upsampling import interpolate
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_norm",
     "bilinear",
     "binary_cross_entropy",
@@ -90,6 +93,7 @@ __all__ = [
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "max_unpool1d",
     "max_unpool2d",
     "mish",

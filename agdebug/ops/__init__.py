@@ -17,6 +17,7 @@ from . import (activation, bilinear, conversion, decompositions, factory, fold, 
 from . import (attention, conv_transpose, device, pooling_extra,  # noqa: F401 - they register ops
                upsample, views)
 from . import conv3d  # noqa: F401 - registers ops
+from . import pool3d  # noqa: F401 - registers ops
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]

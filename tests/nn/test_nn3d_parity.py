@@ -154,3 +154,60 @@ def test_conv_transpose3d_module_output_size(torch):
         assert tuple(up(x, output_size=[4, 6, 4]).shape) == (1, 1, 4, 6, 4)
         with pytest.raises(ValueError, match="requested an output size"):
             up(x, output_size=(9, 9, 9))
+
+
+# ----------------------------------------------------------------------------- pools
+
+POOLS = [
+    "F.max_pool3d(x, 2)", "F.max_pool3d(x, (1, 2, 3), stride=1)",
+    "F.max_pool3d(x, 3, stride=2, padding=1, ceil_mode=True)",
+    "F.max_pool3d(x, 2, dilation=(1, 2, 1))", "F.max_pool3d(x[0], 2, [1], 1)",
+    "F.max_pool3d(x, 2, return_indices=True)", "F.max_pool3d(x[:0], 2)",
+    "F.max_pool3d(x.detach().long(), 2)", "F.max_pool3d(x, 2, stride=())",
+    "F.avg_pool3d(x, 2)", "F.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True)",
+    "F.avg_pool3d(x, 3, 2, 1, True, False)", "F.avg_pool3d(x[1], (1, 2, 3), divisor_override=2)",
+    "F.avg_pool3d(x.detach().long(), 2)", "F.avg_pool3d(x[:0], 2)",
+    "F.adaptive_avg_pool3d(x, 2)", "F.adaptive_avg_pool3d(x, (1, None, 2))",
+    "F.adaptive_avg_pool3d(x[0], (3, 5, 1))", "F.adaptive_avg_pool3d(x[:0], 2)",
+    "F.adaptive_avg_pool3d(x.float(), (3, 4, 3))",
+    # errors
+    "F.max_pool3d(v, 2)", "F.max_pool3d(x, 2, padding=2)", "F.max_pool3d(x, 0)",
+    "F.max_pool3d(x, 2, stride=0)", "F.max_pool3d(x, 2, dilation=0)", "F.max_pool3d(x, 4)",
+    "F.max_pool3d(x.detach().bool(), 2)", "F.max_pool3d(x, (2, 2))",
+    "F.max_pool3d(x, 2, padding=-1)", "F.max_pool3d(x[:, :0], 2)",
+    "F.max_pool3d(x, 3, padding=2, dilation=2)", "F.avg_pool3d(v, 2)",
+    "F.avg_pool3d(x, 2, padding=2)", "F.avg_pool3d(x, 5)", "F.avg_pool3d(x.detach().bool(), 2)",
+    "F.avg_pool3d(x, 2, divisor_override=0)", "F.avg_pool3d(x, 2, divisor_override=1.5)",
+    "F.avg_pool3d(x, (2, 2))", "F.adaptive_avg_pool3d(v, 2)", "F.adaptive_avg_pool3d(x, -1)",
+    "F.adaptive_avg_pool3d(x, (2, 2))", "F.adaptive_avg_pool3d(x.detach().long(), 2)",
+    "F.adaptive_avg_pool3d(x[:, :, :0], 2)",
+]
+
+
+@pytest.mark.parametrize("expr", POOLS)
+def test_pool3d_matches_torch(expr, torch):
+    assert_same_with_grads(torch, expr)
+
+
+MODULES = [
+    "lib.nn.MaxPool3d(2)(x)", "lib.nn.MaxPool3d(2, 1, 1, return_indices=True)(x)",
+    "lib.nn.AvgPool3d((1, 2, 2), count_include_pad=False)(x)", "lib.nn.AvgPool3d(2)(x[0])",
+    "lib.nn.AdaptiveAvgPool3d((2, None, 1))(x)",
+    "lib.nn.BatchNorm3d(2)(x)", "lib.nn.BatchNorm3d(2, affine=False).eval()(x)",
+    "lib.nn.BatchNorm3d(2)(x[0])", "lib.nn.InstanceNorm3d(2)(x)",
+    "lib.nn.InstanceNorm3d(2, affine=True)(x[0])", "lib.nn.InstanceNorm3d(2)(v)",
+    "lib.nn.InstanceNorm3d(3, affine=True)(x)",
+]
+
+
+@pytest.mark.parametrize("expr", MODULES)
+def test_pool3d_and_norm3d_modules_match_torch(expr, torch):
+    assert_same_with_grads(torch, expr)
+
+
+@pytest.mark.parametrize("module", ["MaxPool3d(2, padding=1)", "AvgPool3d(3, stride=2)",
+                                    "AdaptiveAvgPool3d((1, 2, 3))", "BatchNorm3d(4)",
+                                    "InstanceNorm3d(4, affine=True)"])
+def test_3d_module_reprs_match_torch(module, torch):
+    assert repr(eval(f"lib.nn.{module}", {"lib": ag})) == \
+        repr(eval(f"lib.nn.{module}", {"lib": torch}))

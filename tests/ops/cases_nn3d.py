@@ -88,3 +88,66 @@ CASES = [
     Case("conv3d_weight_grad", _weight_grad(_up), [VOL, GRAD_UP, KERNEL],
          grad_fn="ConvolutionBackwardBackward0", id="conv3d_weight_grad_of_transposed"),
 ]
+
+# ----------------------------------------------------------------------------- pools
+
+POOL_VOL = rng.permutation(np.arange(54.0)).reshape(1, 2, 3, 3, 3) / 8   # no ties in a window
+GRAD_POOL = rng.standard_normal((1, 2, 2, 2, 2))    # max_pool3d(POOL_VOL, 2, padding=1)
+UP_POOL = rng.standard_normal((1, 2, 3, 3, 3))
+GRAD_AVG = rng.standard_normal((1, 2, 4, 2, 2))    # the avg pool of _avg_backward
+
+
+def _max_scatter(t, g, x):
+    with t.enable_grad():
+        x = _leaf(x)
+        return t.autograd.grad(F(t).max_pool3d(x, 2, padding=1), x, g, create_graph=True)[0]
+
+
+def _max_scatter_by_g(t, u, x, g):
+    """The derivative of the max pool's scatter with respect to its gradient: a gather."""
+    with t.enable_grad():
+        x, g = _leaf(x), _leaf(g)
+        gx = t.autograd.grad(F(t).max_pool3d(x, 2, padding=1), x, g, create_graph=True)[0]
+        return t.autograd.grad(gx, g, u, create_graph=True)[0]
+
+
+def _avg_backward(t, g, x):
+    with t.enable_grad():
+        x = _leaf(x)
+        y = F(t).avg_pool3d(x, (2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0), ceil_mode=True,
+                            count_include_pad=False)
+        return t.autograd.grad(y, x, g, create_graph=True)[0]
+
+
+def _adaptive_backward(t, g, x):
+    with t.enable_grad():
+        x = _leaf(x)
+        y = F(t).adaptive_avg_pool3d(x, (2, 2, 2))
+        return t.autograd.grad(y, x, g, create_graph=True)[0]
+
+
+CASES += [
+    Case("max_pool3d", lambda t, x: F(t).max_pool3d(x, 2), [POOL_VOL]),
+    Case("max_pool3d", lambda t, x: F(t).max_pool3d(x[0], (2, 3, 2), stride=(1, 2, 1),
+                                                    padding=1, ceil_mode=True),
+         [POOL_VOL], id="max_pool3d_unbatched_pad_ceil"),
+    Case("max_pool3d", lambda t, x: F(t).max_pool3d(x, (1, 2, 2), dilation=(1, 1, 2)),
+         [POOL_VOL], id="max_pool3d_dilation"),
+    Case("max_pool3d_scatter", _max_scatter, [GRAD_POOL, POOL_VOL],
+         grad_fn="MaxPool3DWithIndicesBackwardBackward0"),
+    Case("max_pool3d_scatter", _max_scatter_by_g, [UP_POOL, POOL_VOL, GRAD_POOL],
+         grad_fn="ViewBackward0", id="max_pool3d_scatter_derivative_gathers"),
+    Case("avg_pool3d", lambda t, x: F(t).avg_pool3d(x, 2), [VOL]),
+    Case("avg_pool3d", lambda t, x: F(t).avg_pool3d(x[0], 3, stride=2, padding=1,
+                                                    ceil_mode=True, count_include_pad=False),
+         [VOL], id="avg_pool3d_unbatched_pad_ceil_exclude"),
+    Case("avg_pool3d", lambda t, x: F(t).avg_pool3d(x, (1, 2, 3), divisor_override=4), [VOL],
+         id="avg_pool3d_divisor_override"),
+    Case("avg_pool3d_backward", _avg_backward, [GRAD_AVG, VOL],
+         grad_fn="AvgPool3DBackwardBackward0"),
+    Case("adaptive_avg_pool3d", lambda t, x: F(t).adaptive_avg_pool3d(x, (2, 1, None)), [VOL]),
+    Case("adaptive_avg_pool3d", lambda t, x: F(t).adaptive_avg_pool3d(x[0], 2), [VOL],
+         id="adaptive_avg_pool3d_unbatched"),
+    Case("adaptive_avg_pool3d_backward", _adaptive_backward, [GRAD_POOL, VOL],
+         grad_fn="AdaptiveAvgPool3DBackwardBackward0"),
+]
