@@ -13,6 +13,7 @@ from . import functional, init, utils
 from .bilinear import Bilinear
 from .container import ModuleDict, ParameterDict, ParameterList
 from .conv3d import Conv3d, ConvTranspose3d
+from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .fold import Fold, Unfold
 from .layers import (
     AdaptiveAvgPool1d,
@@ -126,15 +127,17 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-    "AvgPool1d", "AvgPool2d",
+    "AlphaDropout", "AvgPool1d", "AvgPool2d",
     "AvgPool3d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
     "BatchNorm3d",
     "Bilinear", "CELU", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d",
     "ConstantPad2d", "ConstantPad3d", "Conv1d", "Conv2d",
     "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
     "ConvTranspose3d",
-    "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU",
-    "Embedding", "Flatten", "Fold", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss",
+    "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "Dropout1d",
+    "Dropout2d", "Dropout3d", "ELU",
+    "Embedding",
+    "FeatureAlphaDropout", "Flatten", "Fold", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss",
     "GroupNorm", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "HingeEmbeddingLoss",
     "HuberLoss", "Identity", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d", "KLDivLoss", "L1Loss", "LSTM",

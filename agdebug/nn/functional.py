@@ -33,6 +33,8 @@ from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
 from .functional_conv3d import conv3d, conv_transpose3d
+from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
+                                 feature_alpha_dropout)
 from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d
 from .fold import fold, unfold
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
@@ -46,6 +48,7 @@ __all__ = [
     "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
+    "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
@@ -65,9 +68,13 @@ __all__ = [
     "cosine_similarity",
     "cross_entropy",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
     "elu",
     "elu_",
     "embedding",
+    "feature_alpha_dropout",
     "fold",
     "gaussian_nll_loss",
     "gelu",

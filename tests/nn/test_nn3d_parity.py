@@ -211,3 +211,124 @@ def test_pool3d_and_norm3d_modules_match_torch(expr, torch):
 def test_3d_module_reprs_match_torch(module, torch):
     assert repr(eval(f"lib.nn.{module}", {"lib": ag})) == \
         repr(eval(f"lib.nn.{module}", {"lib": torch}))
+
+
+# ----------------------------------------------------------------------------- dropout
+
+DROPOUTS = [
+    f"F.{fn}({arg}{extra})"
+    for fn, arg in (("dropout1d", "v"), ("dropout1d", "v[0]"), ("dropout2d", "x[0]"),
+                    ("dropout2d", "x[:, :, 0]"), ("dropout3d", "x"), ("dropout3d", "x[0]"),
+                    ("alpha_dropout", "x"), ("feature_alpha_dropout", "x"),
+                    ("feature_alpha_dropout", "v"))
+    for extra in (", 0.0", ", 1.0", ", 0.5, training=False", ", p=1.0, training=True",
+                  ", 0.0, True", "[:0], 0.5, True", ", 1.5", ", -0.1")
+] + [
+    "F.dropout1d(v.detach().long(), 1.0)", "F.dropout2d(x[0].detach().long(), 0.5)",
+    "F.dropout3d(x.detach().int(), 1.0)", "F.alpha_dropout(x.detach().long(), 0.5, True)",
+    "F.dropout1d(x, 0.5)", "F.dropout1d(x[0, 0, 0, 0], 0.5)",
+    "F.feature_alpha_dropout(b, 0.5, True)",
+    "F.feature_alpha_dropout(b, 1.0, True)", "F.alpha_dropout(b, 0.5)",
+    "F.dropout2d(x, 1.0)", "F.dropout2d(v[0], 1.0)", "F.dropout3d(v, 1.0)",
+    "F.dropout1d(v.clone(), 1.0, inplace=True)", "F.dropout3d(x.clone(), 1.0, True, True)",
+    "F.alpha_dropout(x.clone(), 1.0, True, True)", "F.dropout2d(x[0].clone(), 0.0, True, True)",
+    "lib.nn.Dropout1d(1.0)(v)", "lib.nn.Dropout2d(0.5).eval()(x[0])", "lib.nn.Dropout3d()(x[:0])",
+    "lib.nn.AlphaDropout(1.0)(x)", "lib.nn.FeatureAlphaDropout(0.3).eval()(x)",
+]
+
+
+@pytest.mark.parametrize("expr", DROPOUTS)
+def test_deterministic_dropouts_match_torch(expr, torch):
+    assert_same_with_grads(torch, expr)
+
+
+@pytest.mark.parametrize("module", ["Dropout1d()", "Dropout2d(0.2)",
+                                    "Dropout3d(p=0.1, inplace=True)", "AlphaDropout(0.3)",
+                                    "FeatureAlphaDropout()"])
+def test_dropout_modules_repr_and_eval_identity(module, torch):
+    mine, theirs = (eval(f"lib.nn.{module}", {"lib": lib}) for lib in (ag, torch))
+    assert repr(mine) == repr(theirs)
+    assert not isinstance(mine, ag.nn.Dropout)
+    x = ag.ones(*{"1d": (2, 3, 4), "2d": (2, 3, 4, 5)}.get(module[7:9], (2, 3, 4, 5, 2)))
+    assert mine.eval()(x) is x
+
+
+def test_dropout_modules_refuse_a_bad_p(torch):
+    for lib in (ag, torch):
+        with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, "
+                                             "but got 1.5"):
+            lib.nn.Dropout2d(1.5)
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("F.dropout2d(v[0], 0.5)", "dropout2d: Received a 2-D input to dropout2d"),
+    ("F.dropout2d(v, 0.5)", "dropout2d: Received a 3D input to dropout2d and assuming"),
+    ("F.dropout3d(v, 0.5)", "dropout3d: Received a 3-D input to dropout3d"),
+])
+def test_dropout_warns_as_torch_does(expr, message, torch):
+    for lib in (ag, torch):
+        with pytest.warns(UserWarning, match=message) as caught:
+            evaluate_unfiltered(lib, expr)
+        texts = [str(w.message) for w in caught]
+        if lib is ag:
+            mine = texts
+    assert mine == texts
+
+
+def evaluate_unfiltered(lib, expr: str):
+    import agdebug.nn.functional as agdebug_functional
+    functional = agdebug_functional if lib is ag else lib.nn.functional
+    return eval(expr, {"lib": lib, "F": functional, "v": lib.ones(2, 4, 3)})
+
+
+@pytest.mark.parametrize("fn, shape, channel_dims", [
+    ("dropout1d", (40, 50, 3), 2), ("dropout1d", (50, 3), 1), ("dropout2d", (40, 50, 2, 3), 2),
+    ("dropout3d", (40, 50, 2, 1, 3), 2), ("dropout3d", (50, 2, 1, 3), 1),
+])
+def test_channel_dropout_zeroes_whole_channels(fn, shape, channel_dims):
+    """Each channel is all zeros or all 1 / (1 - p); about p of them are zeroed; the gradient
+    is the same mask."""
+    ag.manual_seed(0)
+    x = ag.ones(*shape, requires_grad=True)
+    y = getattr(ag.nn.functional, fn)(x, 0.25)
+    assert y.grad_fn.name() == ("MulBackward0" if channel_dims == 2 else "SqueezeBackward1")
+    values = y.detach().numpy().reshape(int(np.prod(shape[:channel_dims])), -1)
+    per_channel = values[:, :1]
+    assert np.all(values == per_channel)
+    assert set(np.unique(per_channel)) <= {0.0, np.float32(1 / 0.75)}
+    assert abs((per_channel == 0).mean() - 0.25) < 0.05
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), y.detach().numpy())
+
+
+def test_channel_dropout_in_place_and_repeatable():
+    x = ag.ones(30, 40, 2)
+    ag.manual_seed(3)
+    first = ag.nn.functional.dropout1d(x.clone(), 0.5)
+    ag.manual_seed(3)
+    again = x.clone()
+    assert ag.nn.functional.dropout1d(again, 0.5, inplace=True) is again
+    np.testing.assert_array_equal(first.numpy(), again.numpy())
+
+
+@pytest.mark.parametrize("fn, feature", [("alpha_dropout", False),
+                                         ("feature_alpha_dropout", True)])
+def test_alpha_dropout_keeps_mean_and_variance(fn, feature):
+    """Dropped units take alpha' * a + b, kept ones x * a + b; standard normal inputs keep
+    mean 0 and variance 1 (the point of alpha dropout); graph MulBackward0 then AddBackward0."""
+    ag.manual_seed(1)
+    x = ag.randn(200, 100, 4, dtype=ag.float64, requires_grad=True)
+    y = getattr(ag.nn.functional, fn)(x, 0.2, training=True)
+    assert y.grad_fn.name() == "AddBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "MulBackward0"
+    alpha = 1.7580993408473766
+    a = 1 / np.sqrt((alpha ** 2 * 0.2 + 1) * 0.8)
+    dropped_value = -alpha * a + alpha * a * 0.2
+    out, inp = y.detach().numpy(), x.detach().numpy()
+    kept = np.isclose(out, inp * a + alpha * a * 0.2)
+    dropped = np.isclose(out, dropped_value)
+    assert np.all(kept | dropped)
+    assert abs(dropped.mean() - 0.2) < 0.02
+    if feature:
+        assert np.all(dropped == dropped[:, :, :1])
+    assert abs(out.mean()) < 0.02 and abs(out.var() - 1) < 0.03
