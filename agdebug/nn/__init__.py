@@ -13,6 +13,8 @@ from . import functional, init, utils
 from .bilinear import Bilinear
 from .container import ModuleDict, ParameterDict, ParameterList
 from .embedding_bag import EmbeddingBag
+from .conv3d import Conv3d, ConvTranspose3d
+from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .fold import Fold, Unfold
 from .layers import (
     AdaptiveAvgPool1d,
@@ -112,6 +114,7 @@ from .padding import (
 )
 from .parameter import Parameter
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pool3d import AdaptiveAvgPool3d, AvgPool3d, BatchNorm3d, InstanceNorm3d, MaxPool3d
 from .pooling_extra import AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
@@ -125,25 +128,28 @@ from .transformer import (
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
-    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-    "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
-    "Bilinear", "CELU", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d",
-    "ConstantPad2d", "ConstantPad3d", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
-    "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU",
-    "Embedding", "EmbeddingBag", "Flatten", "Fold", "GELU", "GLU", "GRU", "GRUCell",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d", "AlphaDropout", "AvgPool1d", "AvgPool2d", "AvgPool3d", "BCELoss",
+    "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "CELU",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
+    "ConstantPad3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    "ConvTranspose3d", "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout",
+    "Dropout1d", "Dropout2d", "Dropout3d", "ELU", "Embedding", "EmbeddingBag",
+    "FeatureAlphaDropout", "Flatten", "Fold", "GELU", "GLU", "GRU", "GRUCell",
     "GaussianNLLLoss", "GroupNorm", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
     "HingeEmbeddingLoss", "HuberLoss", "Identity", "InstanceNorm1d", "InstanceNorm2d",
-    "KLDivLoss", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid",
-    "LogSoftmax", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "MaxUnpool1d",
-    "MaxUnpool2d", "Mish", "Module", "ModuleDict", "ModuleList", "MultiLabelMarginLoss",
-    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention", "NLLLoss", "PReLU",
-    "PairwiseDistance", "Parameter", "ParameterDict", "ParameterList", "PixelShuffle",
-    "PixelUnshuffle", "PoissonNLLLoss", "RNN", "RNNBase", "RNNCell", "RNNCellBase", "RReLU",
-    "ReLU", "ReLU6", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
-    "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "SELU", "Sequential", "SiLU",
-    "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmin", "Softplus", "Softshrink",
-    "Softsign", "Tanh", "Tanhshrink", "Threshold", "Transformer", "TransformerDecoder",
-    "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
-    "TripletMarginLoss", "Unflatten", "Unfold", "Upsample", "UpsamplingBilinear2d",
-    "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init", "utils",
+    "InstanceNorm3d", "KLDivLoss", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "LeakyReLU",
+    "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "MarginRankingLoss", "MaxPool1d",
+    "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "Mish", "Module", "ModuleDict",
+    "ModuleList", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+    "MultiheadAttention", "NLLLoss", "PReLU", "PairwiseDistance", "Parameter", "ParameterDict",
+    "ParameterList", "PixelShuffle", "PixelUnshuffle", "PoissonNLLLoss", "RNN", "RNNBase",
+    "RNNCell", "RNNCellBase", "RReLU", "ReLU", "ReLU6", "ReflectionPad1d", "ReflectionPad2d",
+    "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "SELU",
+    "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmin",
+    "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Transformer",
+    "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerEncoderLayer", "TripletMarginLoss", "Unflatten", "Unfold", "Upsample",
+    "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+    "functional", "init", "utils",
 ]

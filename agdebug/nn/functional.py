@@ -33,6 +33,10 @@ from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
 from .embedding_bag import embedding_bag
+from .functional_conv3d import conv3d, conv_transpose3d
+from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
+                                 feature_alpha_dropout)
+from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d
 from .fold import fold, unfold
 from .loss2 import multi_margin_loss, multilabel_margin_loss
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
@@ -44,11 +48,14 @@ from .upsampling import interpolate
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "affine_grid",
+    "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_norm",
     "bilinear",
     "binary_cross_entropy",
@@ -57,16 +64,22 @@ __all__ = [
     "celu_",
     "conv1d",
     "conv2d",
+    "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_transpose3d",
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
     "elu",
     "elu_",
     "embedding",
     "embedding_bag",
+    "feature_alpha_dropout",
     "fold",
     "gaussian_nll_loss",
     "gelu",
@@ -93,6 +106,7 @@ __all__ = [
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "max_unpool1d",
     "max_unpool2d",
     "mish",

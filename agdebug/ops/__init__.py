@@ -14,8 +14,8 @@ from . import methods as m
 from . import (activation, bilinear, conversion, decompositions, factory, fold, gather, index,
                linalg, loss, methods_extra, nn, norm, packing, pointwise, quantile, recurrent,
                reduce, scatter, selection, shape, sorting, special, statistics, utility)
-from . import (attention, conv_transpose, device, loss2,  # noqa: F401 - they register ops
-               pooling_extra, sampling, upsample, views)
+from . import (attention, conv3d, conv_transpose, device, loss2,  # noqa: F401 - register ops
+               pool3d, pooling_extra, sampling, upsample, views)
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]

@@ -1,0 +1,70 @@
+"""The 3D pooling and normalization modules: ``MaxPool3d``, ``AvgPool3d``,
+``AdaptiveAvgPool3d``, ``BatchNorm3d`` and ``InstanceNorm3d`` (the functions are in
+:mod:`agdebug.nn.functional_pool3d` and :mod:`agdebug.nn.functional`).
+
+>>> import agdebug as ag
+>>> ag.nn.MaxPool3d(2)(ag.ones(1, 2, 4, 4, 4)).shape
+torch.Size([1, 2, 2, 2, 2])
+"""
+
+from __future__ import annotations
+
+from . import functional as F
+from .layers import _AdaptiveAvgPoolNd, _MaxPoolNd
+from .module import Module
+from .normalization import _BatchNorm, _InstanceNorm
+
+__all__ = ["AdaptiveAvgPool3d", "AvgPool3d", "BatchNorm3d", "InstanceNorm3d", "MaxPool3d"]
+
+
+class MaxPool3d(_MaxPoolNd):
+    """The maximum of each 3D window of (N, C, D, H, W) or (C, D, H, W) volumes."""
+
+    _pool = staticmethod(F.max_pool3d)
+
+
+class AvgPool3d(Module):
+    """The mean of each 3D window of (N, C, D, H, W) or (C, D, H, W) volumes.
+
+    >>> import agdebug as ag
+    >>> ag.nn.AvgPool3d(2, stride=1)(ag.ones(1, 3, 3, 3)).shape
+    torch.Size([1, 2, 2, 2])
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of volumes to a fixed ``output_size`` (None keeps an input size)."""
+
+    _pool = staticmethod(F.adaptive_avg_pool3d)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of (N, C, D, H, W) volumes."""
+
+    def _check_input_dim(self, input) -> None:
+        if input.ndim != 5:
+            raise ValueError(f"expected 5D input (got {input.ndim}D input)")
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of (N, C, D, H, W) or unbatched (C, D, H, W) volumes."""
+
+    _no_batch_dim = 4
+
+    def _check_input_dim(self, input) -> None:
+        if input.ndim not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.ndim}D input)")

@@ -1,0 +1,195 @@
+"""3D pooling: ``max_pool3d``, ``avg_pool3d`` and ``adaptive_avg_pool3d`` on (..., D, H, W).
+
+Windows are gathered as in :mod:`.conv3d` (one strided slice per kernel offset). Each op's
+derivative is an op of this module whose own derivative is the forward again (the max
+pool's: a scatter, whose derivative gathers with :mod:`.nn`'s ``max_pool2d_gather``), as
+torch records them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .conv3d import _unwindow, _windows
+from .nn import _adaptive_matrix, max_pool2d_gather, max_pool2d_scatter, pool_out_hw
+from .registry import defop
+from .util import input_shape
+
+_ONES = (1, 1, 1)
+
+
+def _pool_padding(size, out, kernel, stride, padding, dilation) -> tuple:
+    """(front, back, top, bottom, left, right): ``padding`` plus what ceil_mode's last window
+    needs."""
+    pads = []
+    for n, o, k, s, p, d in zip(size, out, kernel, stride, padding, dilation):
+        pads += [p, p + max(0, (o - 1) * s + d * (k - 1) + 1 - (n + 2 * p))]
+    return tuple(pads)
+
+
+def _pad(xp, x, pads, value=0.0):
+    if not any(pads):
+        return x
+    pairs = tuple(zip(pads[0::2], pads[1::2]))
+    return xp.pad(x, ((0, 0),) * (x.ndim - 3) + pairs, constant_values=value)
+
+
+def _crop(x, pads, size):
+    return x[(Ellipsis,) + tuple(slice(lo, lo + n) for lo, n in zip(pads[0::2], size))]
+
+
+def _padded_size(size, pads) -> tuple:
+    return tuple(n + lo + hi for n, lo, hi in zip(size, pads[0::2], pads[1::2]))
+
+
+# ----------------------------------------------------------------------------- max
+
+@defop("max_pool3d", node="MaxPool3DWithIndicesBackward0", saves=("indices",),
+       extras=("indices",))
+def max_pool3d(xp, x, kernel_size=_ONES, stride=_ONES, padding=(0, 0, 0), dilation=_ONES,
+               ceil_mode=False):
+    size, lead = x.shape[-3:], x.shape[:-3]
+    out = pool_out_hw(size, kernel_size, stride, padding, dilation, ceil_mode)
+    pads = _pool_padding(size, out, kernel_size, stride, padding, dilation)
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    cols = _windows(xp, _pad(xp, x, pads, fill), kernel_size, stride, dilation, out)
+    kd, kh, kw = kernel_size
+    cols = cols.reshape(lead + (kd * kh * kw,) + out)   # not -1: a batch may be empty
+    best = xp.argmax(cols, axis=-4)
+    values = xp.take_along_axis(cols, best[..., None, :, :, :], axis=-4)[..., 0, :, :, :]
+    (sd, sh, sw), (dd, dh, dw), (pd, ph, pw) = stride, dilation, padding
+    depth = (xp.arange(out[0]) * sd).reshape(-1, 1, 1) + (best // (kh * kw)) * dd - pd
+    rows = (xp.arange(out[1]) * sh).reshape(-1, 1) + (best // kw % kh) * dh - ph
+    columns = xp.arange(out[2]) * sw + (best % kw) * dw - pw
+    indices = (depth * size[1] + rows) * size[2] + columns
+    return values, indices.astype(np.int64)
+
+
+@max_pool3d.vjp
+def max_pool3d_vjp(ctx, grad):
+    size = tuple(input_shape(ctx, 0)[-3:])
+    return (max_pool3d_scatter(grad, ctx.indices, input_size=size),)
+
+
+def _flat(shape, lead_dims: int) -> tuple:
+    """``shape`` with its last three dims as one row: (..., 1, D * H * W)."""
+    return tuple(shape[:lead_dims]) + (1, math.prod(shape[lead_dims:]))
+
+
+@defop("max_pool3d_scatter", node="MaxPool3DWithIndicesBackwardBackward0", saves=("indices",))
+def max_pool3d_scatter(xp, g, indices, input_size=_ONES):
+    """Each pooled gradient added at its maximum's place: max_pool2d's scatter on volumes
+    read as rows of one image."""
+    lead = g.ndim - 3
+    if g.size == 0:   # (an empty batch: nothing to scatter, and no row length to infer)
+        return xp.zeros(g.shape[:-3] + tuple(input_size), dtype=g.dtype)
+    flat = max_pool2d_scatter.forward(xp, g.reshape(_flat(g.shape, lead)),
+                                      indices.reshape(_flat(indices.shape, lead)),
+                                      (1, math.prod(input_size)))
+    return flat.reshape(g.shape[:-3] + tuple(input_size))
+
+
+@max_pool3d_scatter.vjp
+def max_pool3d_scatter_vjp(ctx, grad):
+    # torch's max_pool_double_backward: flatten the volume, gather, view as the pooled shape.
+    indices = ctx.indices
+    shape, lead = tuple(indices.shape), len(indices.shape) - 3
+    rows = grad.reshape((math.prod(shape[:lead]), -1))
+    picked = max_pool2d_gather(rows, indices.reshape(_flat(shape, lead)),
+                               input_hw=(1, math.prod(tuple(grad.shape[-3:]))))
+    return picked.reshape(shape), None
+
+
+# ----------------------------------------------------------------------------- average
+
+def _divisor(xp, size, out, dtype, kernel, stride, padding, count_include_pad,
+             divisor_override):
+    """Each window's divisor: its cells inside the input (and the padding, if counted)."""
+    if divisor_override:
+        return divisor_override
+    pads = _pool_padding(size, out, kernel, stride, padding, _ONES)
+    counted = xp.zeros(_padded_size(size, pads), dtype)
+    if count_include_pad:
+        counted[tuple(slice(0, n + 2 * p) for n, p in zip(size, padding))] = 1
+    else:
+        counted[tuple(slice(p, p + n) for n, p in zip(size, padding))] = 1
+    return _windows(xp, counted, kernel, stride, _ONES, out).sum(axis=(0, 1, 2))
+
+
+@defop("avg_pool3d", node="AvgPool3DBackward0")
+def avg_pool3d(xp, x, kernel_size=_ONES, stride=_ONES, padding=(0, 0, 0), ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    size = x.shape[-3:]
+    out = pool_out_hw(size, kernel_size, stride, padding, _ONES, ceil_mode)
+    pads = _pool_padding(size, out, kernel_size, stride, padding, _ONES)
+    cols = _windows(xp, _pad(xp, x, pads), kernel_size, stride, _ONES, out)
+    sums = cols.sum(axis=(-6, -5, -4))
+    divisor = _divisor(xp, size, out, x.dtype, kernel_size, stride, padding,
+                       count_include_pad, divisor_override)
+    return (sums / divisor).astype(x.dtype, copy=False)
+
+
+def _avg_attrs(ctx) -> dict:
+    return {k: getattr(ctx, k) for k in ("kernel_size", "stride", "padding", "ceil_mode",
+                                         "count_include_pad", "divisor_override")}
+
+
+@avg_pool3d.vjp
+def avg_pool3d_vjp(ctx, grad):
+    size = tuple(input_shape(ctx, 0)[-3:])
+    return (avg_pool3d_backward(grad, input_size=size, **_avg_attrs(ctx)),)
+
+
+@defop("avg_pool3d_backward", node="AvgPool3DBackwardBackward0")
+def avg_pool3d_backward(xp, g, input_size=_ONES, kernel_size=_ONES, stride=_ONES,
+                        padding=(0, 0, 0), ceil_mode=False, count_include_pad=True,
+                        divisor_override=None):
+    out = tuple(g.shape[-3:])
+    divisor = _divisor(xp, input_size, out, g.dtype, kernel_size, stride, padding,
+                       count_include_pad, divisor_override)
+    share = (g / divisor)[..., None, None, None, :, :, :]
+    cols = xp.broadcast_to(share, g.shape[:-3] + tuple(kernel_size) + out)
+    pads = _pool_padding(input_size, out, kernel_size, stride, padding, _ONES)
+    volume = _unwindow(xp, cols, _padded_size(input_size, pads), stride, _ONES)
+    return _crop(volume, pads, input_size).astype(g.dtype, copy=False)
+
+
+@avg_pool3d_backward.vjp
+def avg_pool3d_backward_vjp(ctx, grad):
+    return (avg_pool3d(grad, **_avg_attrs(ctx)),)
+
+
+# ----------------------------------------------------------------------------- adaptive
+
+def _apply(xp, x, size_from, size_to, transpose: bool):
+    """Average along each of the last three dims with torch's adaptive windows (or, with
+    ``transpose``, spread each mean back over its window)."""
+    for axis, (n, o) in enumerate(zip(size_from, size_to)):
+        matrix = _adaptive_matrix(xp, n, o, x.dtype)
+        x = xp.moveaxis(xp.tensordot(x, matrix.T if not transpose else matrix,
+                                     axes=([x.ndim - 3 + axis], [0])), -1, x.ndim - 3 + axis)
+    return x
+
+
+@defop("adaptive_avg_pool3d", node="AdaptiveAvgPool3DBackward0")
+def adaptive_avg_pool3d(xp, x, output_size=_ONES):
+    """Each output cell the mean of its window (torch's floor/ceil window bounds)."""
+    return _apply(xp, x, x.shape[-3:], output_size, False)
+
+
+@adaptive_avg_pool3d.vjp
+def adaptive_avg_pool3d_vjp(ctx, grad):
+    size = tuple(input_shape(ctx, 0)[-3:])
+    return (adaptive_avg_pool3d_backward(grad, input_size=size),)
+
+
+@defop("adaptive_avg_pool3d_backward", node="AdaptiveAvgPool3DBackwardBackward0")
+def adaptive_avg_pool3d_backward(xp, g, input_size=_ONES):
+    return _apply(xp, g, input_size, g.shape[-3:], True)
+
+
+@adaptive_avg_pool3d_backward.vjp
+def adaptive_avg_pool3d_backward_vjp(ctx, grad):
+    return (adaptive_avg_pool3d(grad, output_size=tuple(input_shape(ctx, 0)[-3:])),)
