@@ -85,9 +85,9 @@ def _unbatched(input, batched_dim: int, p, training, inplace):
     """torch's handling of a missing batch dim: unsqueeze, drop, squeeze (even in eval)."""
     if input.ndim == batched_dim:
         return _feature_dropout(input, p, training, inplace)
-    # (torch reshapes the input itself in place, with unsqueeze_ and squeeze_; agdebug's
-    # Tensor has neither, so an in-place call writes through a view and returns a view)
-    return _feature_dropout(input.unsqueeze(0), p, training, inplace).squeeze(0)
+    if inplace:   # torch reshapes the input itself, and returns it
+        return _feature_dropout(input.unsqueeze_(0), p, training, True).squeeze_(0)
+    return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
 
 
 def _warn_dims(name: str, spatial: str, dims: tuple) -> None:

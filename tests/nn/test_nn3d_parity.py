@@ -332,3 +332,13 @@ def test_alpha_dropout_keeps_mean_and_variance(fn, feature):
     if feature:
         assert np.all(dropped == dropped[:, :, :1])
     assert abs(out.mean()) < 0.02 and abs(out.var() - 1) < 0.03
+
+
+def test_unbatched_in_place_dropout_returns_its_input_like_torch(torch):
+    """torch reshapes an unbatched input in place (unsqueeze_, then squeeze_) and returns it."""
+    seen = []
+    for lib in (ag, torch):
+        x = lib.ones(3, 4, requires_grad=True) * 1
+        y = lib.nn.functional.dropout1d(x, 0.0, True, True)
+        seen.append((y is x, y.grad_fn.name(), tuple(x.shape)))
+    assert seen[0] == seen[1] == (True, "SqueezeBackward4", (3, 4))
