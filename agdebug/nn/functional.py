@@ -40,6 +40,7 @@ from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d
 from .fold import fold, unfold
 from .loss2 import multi_margin_loss, multilabel_margin_loss
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
+from .rmsnorm import rms_norm
 from .pooling_extra import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
                             max_unpool2d)
 from .sampling import affine_grid, gumbel_softmax
@@ -126,6 +127,7 @@ __all__ = [
     "prelu",
     "relu",
     "relu6",
+    "rms_norm",
     "rrelu",
     "rrelu_",
     "scaled_dot_product_attention",
