@@ -38,6 +38,7 @@ from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
 from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d
 from .fold import fold, unfold
+from .local_response_norm import local_response_norm
 from .loss2 import multi_margin_loss, multilabel_margin_loss
 from .pixelshuffle import pixel_shuffle, pixel_unshuffle
 from .rmsnorm import rms_norm
@@ -102,6 +103,7 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "linear",
+    "local_response_norm",
     "log_softmax",
     "logsigmoid",
     "margin_ranking_loss",
