@@ -13,7 +13,7 @@ from . import elementwise as ew
 from . import methods as m
 from . import (activation, bilinear, conversion, decompositions, factory, fold, gather, index,
                linalg, loss, methods_extra, nn, norm, packing, pointwise, quantile, recurrent,
-               reduce, scatter, selection, shape, sorting, special, statistics, utility)
+               reduce, renorm, scatter, selection, shape, sorting, special, statistics, utility)
 from . import (attention, conv3d, conv_transpose, device, loss2,  # noqa: F401 - register ops
                pool3d, pooling_extra, sampling, upsample, views)
 from .registry import OPS, Op, apply_inplace, defop
@@ -144,7 +144,7 @@ def functions() -> dict:
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
                activation, loss, pointwise, selection, statistics, scatter, recurrent,
                bilinear, decompositions, utility, special, methods_extra, fold, quantile,
-               packing]
+               packing, renorm]
 
 
 install()

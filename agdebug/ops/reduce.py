@@ -456,20 +456,28 @@ def norm(xp, x, ord=2.0, dim=None, keepdim=False):
 
 @norm.vjp
 def norm_vjp(ctx, grad):
-    x, p = ctx.x, ctx.ord
+    return (norm_backward(grad, ctx.x, ctx.ord, ctx.result, ctx.dim, ctx.keepdim),)
+
+
+def norm_backward(grad, x, p, result, dim, keepdim: bool):
+    """The gradient for ``x`` of ``result``, its ``p``-norm over ``dim`` (torch's
+    ``norm_backward``; renorm's derivative uses it too)."""
     shape = tuple(x.shape)
     if p == 0:
-        return (expand_reduced(grad, shape, ctx.dim, ctx.keepdim) * 0,)
+        return expand_reduced(grad, shape, dim, keepdim) * 0
     if math.isinf(p):
-        return (_evenly(grad, x.abs(), ctx.result, ctx.dim, ctx.keepdim) * x.sign(),)
-    grad = expand_reduced(grad, shape, ctx.dim, ctx.keepdim)
+        return _evenly(grad, x.abs(), result, dim, keepdim) * x.sign()
+    grad = expand_reduced(grad, shape, dim, keepdim)
     if p == 1:
-        return (grad * x.sign(),)
-    result = _kept(ctx.result, shape, ctx.dim, ctx.keepdim)
+        return grad * x.sign()
+    result = _kept(result, shape, dim, keepdim)
     safe = result + _const(result._data == 0, result)   # x is 0 wherever the norm is
     if p == 2:
-        return (grad * x / safe,)
-    return (grad * x.sign() * x.abs() ** (p - 1) / safe ** (p - 1),)
+        return grad * x / safe
+    if p < 1:   # |x| ** (p - 1) is infinite at 0, where torch takes 0
+        scaled = x.sign() * (x.abs() ** (p - 1)).masked_fill(x.detach() == 0, 0)
+        return scaled * grad * result ** (1 - p)
+    return grad * x.sign() * x.abs() ** (p - 1) / safe ** (p - 1)
 
 
 # ----------------------------------------------------------------------------- cumsum
