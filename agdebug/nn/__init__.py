@@ -117,7 +117,8 @@ from .parameter import Parameter
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pool3d import AdaptiveAvgPool3d, AvgPool3d, BatchNorm3d, InstanceNorm3d, MaxPool3d
 from .pooling_extra import AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d
-from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .recurrent import GRU, LSTM, RNN, RNNBase
+from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .rmsnorm import RMSNorm
 from .transformer import (
     MultiheadAttention,
