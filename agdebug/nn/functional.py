@@ -28,7 +28,7 @@ from ..ops import nn as ops
 from ..ops import norm as norm_ops
 from ..ops.gather import _on
 from ..ops.registry import apply_inplace, write_into
-from ..ops.util import broadcast_error, kernel_missing
+from ..ops.util import broadcast_error, check_divisor_override, kernel_missing
 from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d
@@ -858,13 +858,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """The mean of each window (padding counts as zeros unless ``count_include_pad=False``)."""
     kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding)
-    if divisor_override is not None:
-        if not isinstance(divisor_override, (int, np.integer)) or isinstance(divisor_override,
-                                                                              bool):
-            raise TypeError(f"avg_pool2d(): argument 'divisor_override' must be int, not "
-                            f"{type(divisor_override).__name__}")
-        if divisor_override == 0:
-            raise RuntimeError("divisor must be not zero")
+    check_divisor_override("avg_pool2d", divisor_override)
     if input.ndim < 3:   # torch reads the planes as ``input.size(-3)``
         raise IndexError("Dimension specified as -3 but tensor has no dimensions" if not input.ndim
                          else f"Dimension out of range (expected to be in range of "

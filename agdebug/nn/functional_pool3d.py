@@ -14,7 +14,7 @@ import numpy as np
 from .. import backend
 from ..ops import pool3d as ops
 from ..ops.nn import pool_out_hw
-from ..ops.util import kernel_missing
+from ..ops.util import check_divisor_override, kernel_missing
 from ..tensor import Tensor
 
 __all__ = ["adaptive_avg_pool3d", "avg_pool3d", "max_pool3d"]
@@ -121,13 +121,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     torch.Size([1, 1, 2, 2, 2])
     """
     kernel, stride, padding, _ = _args("avg_pool3d", kernel_size, stride, padding)
-    if divisor_override is not None:
-        if not isinstance(divisor_override, (int, np.integer)) or isinstance(divisor_override,
-                                                                              bool):
-            raise TypeError(f"avg_pool3d(): argument 'divisor_override' must be int, not "
-                            f"{type(divisor_override).__name__}")
-        if divisor_override == 0:
-            raise RuntimeError("divisor must be not zero")
+    check_divisor_override("avg_pool3d", divisor_override)
     _check_rank(input)
     out = _check_output(input, kernel, stride, padding, (1, 1, 1), ceil_mode)
     size = tuple(input.shape[-3:])

@@ -625,7 +625,6 @@ class _MaxPoolNd(Module):
         return self._pool(input, self.kernel_size, self.stride, self.padding, self.dilation,
                           self.ceil_mode, self.return_indices)
 
-
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
@@ -635,7 +634,11 @@ class MaxPool2d(_MaxPoolNd):
     _pool = staticmethod(F.max_pool2d)
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    """What AvgPool2d and AvgPool3d share (torch's _AvgPoolNd): they differ in ``_pool``."""
+
+    _pool = None
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None):
         super().__init__()
@@ -644,11 +647,15 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return self._pool(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    _pool = staticmethod(F.avg_pool2d)
 
 
 # ----------------------------------------------------------------------------- embedding

@@ -10,8 +10,7 @@ torch.Size([1, 2, 2, 2, 2])
 from __future__ import annotations
 
 from . import functional as F
-from .layers import _AdaptiveAvgPoolNd, _MaxPoolNd
-from .module import Module
+from .layers import _AdaptiveAvgPoolNd, _AvgPoolNd, _MaxPoolNd
 from .normalization import _BatchNorm, _InstanceNorm
 
 __all__ = ["AdaptiveAvgPool3d", "AvgPool3d", "BatchNorm3d", "InstanceNorm3d", "MaxPool3d"]
@@ -23,7 +22,7 @@ class MaxPool3d(_MaxPoolNd):
     _pool = staticmethod(F.max_pool3d)
 
 
-class AvgPool3d(Module):
+class AvgPool3d(_AvgPoolNd):
     """The mean of each 3D window of (N, C, D, H, W) or (C, D, H, W) volumes.
 
     >>> import agdebug as ag
@@ -31,19 +30,7 @@ class AvgPool3d(Module):
     torch.Size([1, 2, 2, 2])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override=None):
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
-    def forward(self, input):
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+    _pool = staticmethod(F.avg_pool3d)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):

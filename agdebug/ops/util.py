@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import backend
 from ..backend import xp_of
 from ..tensor import Tensor
@@ -50,6 +52,17 @@ def expand_reduced(grad, shape: tuple, dim, keepdim: bool):
             kept[a] = 1
         grad = grad.reshape(tuple(kept))
     return grad.expand(shape)
+
+
+def check_divisor_override(function: str, divisor) -> None:
+    """The average pools' ``divisor_override``: None, or a non-zero int (torch's errors)."""
+    if divisor is None:
+        return
+    if not isinstance(divisor, (int, np.integer)) or isinstance(divisor, bool):
+        raise TypeError(f"{function}(): argument 'divisor_override' must be int, not "
+                        f"{type(divisor).__name__}")
+    if divisor == 0:
+        raise RuntimeError("divisor must be not zero")
 
 
 def kernel_missing(kernel: str, dtype) -> NotImplementedError:
