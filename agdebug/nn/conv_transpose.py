@@ -57,7 +57,7 @@ def _batchify(input, dim: int, name: str, *args):
     return _transposed(input, dim, *args)
 
 
-def _expand(value, name: str, dim: int, given: int) -> tuple:
+def expand_param(value, name: str, dim: int, given: int) -> tuple:
     """torch's ``expand_param_if_needed``; the function's own ints come as ``given`` values."""
     values = [int(value)] * given if isinstance(value, (int, np.integer)) else \
         [int(v) for v in value]
@@ -75,9 +75,10 @@ def _transposed(input, given: int, weight, bias, stride, padding, output_padding
     if weight.ndim < 3:
         raise RuntimeError("weight should have at least three dimensions")
     dim = weight.ndim - 2
-    stride, padding = _expand(stride, "stride", dim, given), _expand(padding, "padding", dim, given)
-    dilation = _expand(dilation, "dilation", dim, given)
-    output_padding = _expand(output_padding, "output_padding", dim, given)
+    stride = expand_param(stride, "stride", dim, given)
+    padding = expand_param(padding, "padding", dim, given)
+    dilation = expand_param(dilation, "dilation", dim, given)
+    output_padding = expand_param(output_padding, "output_padding", dim, given)
     _check_shape(input, weight, bias, groups, stride, padding, output_padding, dilation)
     if dim == 1:   # the 2D geometry of a height of 1
         stride, dilation, output_padding = (1,) + stride, (1,) + dilation, (0,) + output_padding

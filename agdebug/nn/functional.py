@@ -31,7 +31,7 @@ from ..ops.registry import apply_inplace, write_into
 from ..ops.util import broadcast_error, check_divisor_override, kernel_missing
 from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
-from .conv_transpose import conv_transpose1d, conv_transpose2d
+from .conv_transpose import conv_transpose1d, conv_transpose2d, expand_param
 from .embedding_bag import embedding_bag
 from .functional_conv3d import conv3d, conv_transpose3d
 from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
@@ -636,15 +636,8 @@ def _c_div(a: int, b: int) -> int:
 
 
 def _conv_param(value, name: str, dim: int) -> tuple:
-    """torch's ``expand_param_if_needed``: one value serves every spatial dimension."""
-    values = [int(value)] * 2 if isinstance(value, (int, np.integer)) else [int(v) for v in value]
-    if len(values) == 1:
-        values = values * dim
-    if len(values) != dim:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dim} "
-                           f"values to match the convolution dimensions, but got "
-                           f"{name}={values}")
-    return tuple(values)
+    """torch's ``expand_param_if_needed`` for conv2d, whose own ints come as pairs."""
+    return expand_param(value, name, dim, 2)
 
 
 def _mode_padding(mode, input, weight, stride, dilation, groups) -> tuple:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ops import conv3d as ops
 from ..ops.util import kernel_missing
-from .conv_transpose import _check_shape, _expand
+from .conv_transpose import _check_shape, expand_param
 
 __all__ = ["conv3d", "conv_transpose3d"]
 
@@ -55,7 +55,8 @@ def _conv3d(input, weight, bias, stride, padding, dilation, groups):
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     dim = weight.ndim - 2
-    stride, dilation = _expand(stride, "stride", dim, 3), _expand(dilation, "dilation", dim, 3)
+    stride = expand_param(stride, "stride", dim, 3)
+    dilation = expand_param(dilation, "dilation", dim, 3)
     if isinstance(padding, str):
         pads = _mode_padding(padding, input, weight, stride, dilation)
         extra = [hi - lo for lo, hi in zip(pads[0::2], pads[1::2])]
@@ -63,7 +64,7 @@ def _conv3d(input, weight, bias, stride, padding, dilation, groups):
             input = _functional().pad(input, [p for e in reversed(extra) for p in (0, e)])
             pads = tuple(p for lo in pads[0::2] for p in (lo, lo))
     else:
-        pads = tuple(p for v in _expand(padding, "padding", dim, 3) for p in (v, v))
+        pads = tuple(p for v in expand_param(padding, "padding", dim, 3) for p in (v, v))
     _check_conv(input, weight, bias, groups, pads, stride, dilation)
     return ops.conv3d(input, weight, bias, stride=stride, padding=pads, dilation=dilation,
                       groups=groups)
@@ -168,9 +169,10 @@ def _transposed(input, weight, bias, stride, padding, output_padding, groups, di
     if weight.ndim < 3:
         raise RuntimeError("weight should have at least three dimensions")
     dim = weight.ndim - 2
-    stride, padding = _expand(stride, "stride", dim, 3), _expand(padding, "padding", dim, 3)
-    dilation = _expand(dilation, "dilation", dim, 3)
-    output_padding = _expand(output_padding, "output_padding", dim, 3)
+    stride = expand_param(stride, "stride", dim, 3)
+    padding = expand_param(padding, "padding", dim, 3)
+    dilation = expand_param(dilation, "dilation", dim, 3)
+    output_padding = expand_param(output_padding, "output_padding", dim, 3)
     _check_shape(input, weight, bias, groups, stride, padding, output_padding, dilation)
     pads = tuple(p for v in padding for p in (v, v))
     _check_transposed_kernel(input, weight, bias, stride, pads, output_padding, dilation)

@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from .conv3d import _unwindow, _windows
-from .nn import _adaptive_matrix, max_pool2d_gather, max_pool2d_scatter, pool_out_hw
+from .nn import (_adaptive_matrix, _avg_attrs, max_pool2d_gather, max_pool2d_scatter,
+                 pool_out_hw)
 from .registry import defop
 from .util import input_shape
 
@@ -129,11 +130,6 @@ def avg_pool3d(xp, x, kernel_size=_ONES, stride=_ONES, padding=(0, 0, 0), ceil_m
     divisor = _divisor(xp, size, out, x.dtype, kernel_size, stride, padding,
                        count_include_pad, divisor_override)
     return (sums / divisor).astype(x.dtype, copy=False)
-
-
-def _avg_attrs(ctx) -> dict:
-    return {k: getattr(ctx, k) for k in ("kernel_size", "stride", "padding", "ceil_mode",
-                                         "count_include_pad", "divisor_override")}
 
 
 @avg_pool3d.vjp
