@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import shape as sh
 from .registry import defop
-from .shape_args import _dim
+from .shape_args import _dim, split_size_arguments, split_sizes_arguments
 
 __all__ = ["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"]
 
@@ -43,32 +43,13 @@ def unsafe_split(tensor, split_size: int, dim: int = 0) -> tuple:
     if isinstance(split_size, (tuple, list)):
         raise TypeError("unsafe_split(): argument 'split_size' (position 2) must be int, "
                         f"not {type(split_size).__name__}")
-    if tensor.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _dim(dim, tensor.ndim)
-    size, split_size = tensor.shape[dim], int(split_size)
-    if split_size < 0:
-        raise RuntimeError(f"split expects split_size be non-negative, but got "
-                           f"split_size={split_size}")
-    if split_size == 0 and size != 0:
-        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
-                           f"size of {size}")
+    dim, split_size = split_size_arguments(tensor, split_size, dim)
     return tuple(unsafe_split_op(tensor, split_size=split_size, dim=dim))
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim: int = 0) -> tuple:
     """``torch.unsafe_split_with_sizes``: pieces of the given sizes that are not views."""
-    if input.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _dim(dim, input.ndim)
-    sizes, size = tuple(int(s) for s in split_sizes), input.shape[dim]
-    if any(s < 0 for s in sizes):
-        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
-                           f"entries, but got split_sizes={list(sizes)}")
-    if sum(sizes) != size:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-            f"size at dimension {dim}), but got split_sizes={list(sizes)}")
+    dim, sizes = split_sizes_arguments(input, split_sizes, dim)
     return tuple(unsafe_split_with_sizes_op(input, split_sizes=sizes, dim=dim))
 
 

@@ -348,37 +348,47 @@ def atleast_3d(*tensors):
 
 def split(tensor, split_size_or_sections, dim=0):
     """``x.split(2)`` (equal pieces) or ``x.split([1, 2])`` (given sizes): a tuple of views."""
-    if tensor.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _dim(dim, tensor.ndim)
-    size = tensor.shape[dim]
     if isinstance(split_size_or_sections, (tuple, list)):
         return split_with_sizes(tensor, split_size_or_sections, dim)
-    split_size = int(split_size_or_sections)
+    dim, split_size = split_size_arguments(tensor, split_size_or_sections, dim)
+    return tuple(sh.split(tensor, split_size=split_size, dim=dim))
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """``x.split_with_sizes([1, 2])``: pieces of the given sizes along ``dim`` (views)."""
+    dim, sizes = split_sizes_arguments(input, split_sizes, dim)
+    return tuple(sh.split_with_sizes(input, split_sizes=sizes, dim=dim))
+
+
+def split_size_arguments(input, split_size, dim) -> tuple:
+    """``(dim, split_size)`` checked as torch checks ``split`` (and ``unsafe_split``)."""
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = _dim(dim, input.ndim)
+    size, split_size = input.shape[dim], int(split_size)
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got "
                            f"split_size={split_size}")
     if split_size == 0 and size != 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {size}")
-    return tuple(sh.split(tensor, split_size=split_size, dim=dim))
+    return dim, split_size
 
 
-def split_with_sizes(input, split_sizes, dim=0):
-    """``x.split_with_sizes([1, 2])``: pieces of the given sizes along ``dim`` (views)."""
+def split_sizes_arguments(input, split_sizes, dim) -> tuple:
+    """``(dim, sizes)`` checked as torch checks ``split_with_sizes`` (the signs first)."""
     if input.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = _dim(dim, input.ndim)
-    size = input.shape[dim]
     sizes = tuple(int(s) for s in split_sizes)
-    if any(s < 0 for s in sizes):   # torch checks the signs before the sum
+    if any(s < 0 for s in sizes):
         raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
                            f"but got split_sizes={list(sizes)}")
-    if sum(sizes) != size:
+    if sum(sizes) != input.shape[dim]:
         raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-            f"size at dimension {dim}), but got split_sizes={list(sizes)}")
-    return tuple(sh.split_with_sizes(input, split_sizes=sizes, dim=dim))
+            f"split_with_sizes expects split_sizes to sum exactly to {input.shape[dim]} (input "
+            f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}")
+    return dim, sizes
 
 
 def chunk(input, chunks, dim=0):
