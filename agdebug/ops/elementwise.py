@@ -13,7 +13,7 @@ import numpy as np
 from .. import backend
 from ..backend import result_dtype
 from .registry import defop
-from .util import broadcast_error, kernel_missing, needs, zeros_grad
+from .util import broadcast_error, kernel_missing, needs, per_element, zeros_grad
 
 
 def promote(a, b):
@@ -732,11 +732,7 @@ def erf_vjp(ctx, grad):
 
 def erf(xp, x):
     """The error function on numpy (exact, via math.erf) or cupy (cupyx)."""
-    if xp is np:
-        # np.array: on a 0-d input frompyfunc returns a bare Python float
-        return np.array(np.frompyfunc(math.erf, 1, 1)(x), dtype=x.dtype)
-    from cupyx.scipy.special import erf as cupy_erf
-    return cupy_erf(x)
+    return per_element(xp, x, math.erf, "erf")
 
 
 @defop("softplus", node="SoftplusBackward0", saves=("x",))

@@ -20,7 +20,7 @@ from .attention import mul_scalar
 from .elementwise import promote, to_float
 from .nn import div_scalar
 from .registry import defop
-from .util import kernel_missing, needs, zeros_grad
+from .util import kernel_missing, needs, per_element, zeros_grad
 
 # The Bernoulli numbers B_2k, k = 1..8, of the asymptotic series
 _B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
@@ -38,10 +38,7 @@ def _lgamma_scalar(v: float) -> float:
 @defop("lgamma", node="LgammaBackward0", saves=("x",))
 def lgamma(xp, x):
     x = to_float(x)
-    if xp is np:
-        return np.array(np.frompyfunc(_lgamma_scalar, 1, 1)(x), dtype=x.dtype)
-    from cupyx.scipy.special import gammaln
-    return gammaln(x)
+    return per_element(xp, x, _lgamma_scalar, "gammaln")
 
 
 @lgamma.vjp

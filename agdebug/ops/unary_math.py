@@ -15,7 +15,7 @@ import numpy as np
 from .elementwise import _not_implemented, to_float
 from ..graph.grad_mode import MODE
 from .registry import defop
-from .util import zeros_grad
+from .util import per_element, zeros_grad
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -214,10 +214,7 @@ def logit_vjp(ctx, grad):
 @defop("erfc", node="ErfcBackward0", saves=("x",))
 def erfc(xp, x):
     x = to_float(x)
-    if xp is np:   # np.array: on a 0-d input frompyfunc returns a bare Python float
-        return np.array(np.frompyfunc(math.erfc, 1, 1)(x), dtype=x.dtype)
-    from cupyx.scipy.special import erfc as cupy_erfc
-    return cupy_erfc(x)
+    return per_element(xp, x, math.erfc, "erfc")
 
 
 @erfc.vjp
@@ -229,10 +226,7 @@ def erfc_vjp(ctx, grad):
 @defop("erfinv", node="ErfinvBackward0", saves=("x",))
 def erfinv(xp, x):
     x = to_float(x)
-    if xp is np:
-        return np.array(np.frompyfunc(_erfinv_scalar, 1, 1)(x), dtype=x.dtype)
-    from cupyx.scipy.special import erfinv as cupy_erfinv
-    return cupy_erfinv(x)
+    return per_element(xp, x, _erfinv_scalar, "erfinv")
 
 
 def _erfinv_scalar(y: float) -> float:

@@ -54,6 +54,15 @@ def expand_reduced(grad, shape: tuple, dim, keepdim: bool):
     return grad.expand(shape)
 
 
+def per_element(xp, x, scalar, cupy_name: str):
+    """``scalar`` (a float function, e.g. ``math.erf``) on each element on the CPU, exactly;
+    ``cupyx.scipy.special.<cupy_name>`` on the GPU."""
+    if xp is np:   # np.array: on a 0-d input frompyfunc returns a bare Python float
+        return np.array(np.frompyfunc(scalar, 1, 1)(x), dtype=x.dtype)
+    import importlib
+    return getattr(importlib.import_module("cupyx.scipy.special"), cupy_name)(x)
+
+
 def check_divisor_override(function: str, divisor) -> None:
     """The average pools' ``divisor_override``: None, or a non-zero int (torch's errors)."""
     if divisor is None:
