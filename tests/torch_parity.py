@@ -53,3 +53,38 @@ def assert_same_as_torch(torch, expr: str, setup: dict | None = None) -> None:
 
 def _node_name(t):
     return None if t.grad_fn is None else t.grad_fn.name()
+
+
+def assert_same_with_grads(torch, expr: str, setup: dict) -> None:
+    """``assert_same_as_torch``, then the gradients of every leaf in ``setup`` for the same
+    fixed upstream gradient of the result (the first output of a tuple)."""
+    assert_same_as_torch(torch, expr, setup)
+    grads = []
+    for lib in (ag, torch):
+        kind, out = evaluate(lib, f"(({expr}), {', '.join(setup)})", setup)
+        if kind == "error":
+            return
+        result, leaves = out[0], out[1:]
+        if isinstance(result, tuple):
+            result = result[0]
+        if not result.requires_grad:
+            return
+        upstream = lib.arange(result.numel(), dtype=result.dtype).reshape(result.shape).cos()
+        (result * upstream).sum().backward()
+        grads.append([None if getattr(t, "grad", None) is None else t.grad.numpy()
+                      for t in leaves])
+    for got, want in zip(*grads):
+        assert (got is None) == (want is None)
+        if want is not None:
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)
+
+
+def graph_names(t) -> list:
+    """The names of the nodes behind ``t``, depth first (None for an edge to nothing)."""
+    names, stack = [], [t.grad_fn]
+    while stack:
+        fn = stack.pop()
+        names.append(None if fn is None else fn.name())
+        if fn is not None:
+            stack.extend(f for f, _ in reversed(fn.next_functions))
+    return names

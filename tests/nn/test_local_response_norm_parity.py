@@ -6,19 +6,9 @@ import numpy as np
 import pytest
 
 import agdebug as ag
-from ..torch_parity import assert_same_as_torch
+from ..torch_parity import assert_same_as_torch, graph_names
 
 torch = pytest.importorskip("torch")
-
-
-def _graph(t) -> list:
-    names, stack = [], [t.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is not None:
-            names.append(fn.name())
-            stack.extend(n for n, _ in reversed(fn.next_functions))
-    return names
 
 
 @pytest.mark.parametrize("shape, size, alpha, beta, k", [
@@ -32,7 +22,7 @@ def test_local_response_norm_matches_torch(shape, size, alpha, beta, k):
         y = lib.nn.functional.local_response_norm(x, size, alpha, beta, k)
         (g,) = lib.autograd.grad((y * y.detach().cos()).sum(), x, create_graph=True)
         (gg,) = lib.autograd.grad(g.sum(), x)
-        results.append((y.detach().numpy(), _graph(y), g.detach().numpy(), gg.numpy()))
+        results.append((y.detach().numpy(), graph_names(y), g.detach().numpy(), gg.numpy()))
     (y, graph, g, gg), (y_t, graph_t, g_t, gg_t) = results
     assert graph == graph_t
     for got, want in ((y, y_t), (g, g_t), (gg, gg_t)):

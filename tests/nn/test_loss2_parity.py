@@ -13,7 +13,7 @@ import agdebug as ag
 import agdebug.nn.functional as AF
 
 from ..ops.harness import numeric_grad
-from ..torch_parity import assert_same_as_torch, evaluate
+from ..torch_parity import assert_same_with_grads
 
 
 def _data(*shape) -> str:
@@ -25,30 +25,6 @@ def _data(*shape) -> str:
 
 SETUP = {"x": _data(3, 4), "y": "lib.tensor([1, 0, 3])", "w": "lib.tensor([0.5, 1., 2., .7],"
          " dtype=lib.float64)", "T": "lib.tensor([[1, 2, -1, 0], [0, -1, 0, 0], [3, 2, 1, 0]])"}
-
-
-def assert_same_with_grads(torch, expr: str, setup: dict = SETUP) -> None:
-    """``assert_same_as_torch``, then the gradients of every leaf in ``setup`` for the same
-    fixed upstream gradient."""
-    assert_same_as_torch(torch, expr, setup)
-    grads = []
-    for lib in (ag, torch):
-        kind, out = evaluate(lib, f"(({expr}), {', '.join(setup)})", setup)
-        if kind == "error":
-            return
-        result, leaves = out[0], out[1:]
-        if isinstance(result, tuple):
-            result = result[0]
-        if not result.requires_grad:
-            return
-        upstream = lib.arange(result.numel(), dtype=result.dtype).reshape(result.shape).cos()
-        (result * upstream).sum().backward()
-        grads.append([None if getattr(t, "grad", None) is None else t.grad.numpy()
-                      for t in leaves])
-    for got, want in zip(*grads):
-        assert (got is None) == (want is None)
-        if want is not None:
-            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- margin losses
@@ -96,12 +72,13 @@ MULTILABEL = [
 
 @pytest.mark.parametrize("expr", MULTI_MARGIN + MULTILABEL)
 def test_margin_losses_match_torch(torch, expr):
-    assert_same_with_grads(torch, expr)
+    assert_same_with_grads(torch, expr, SETUP)
 
 
 def test_repeated_labels_count_twice(torch):
     # torch walks the target list as it is: a label listed twice counts twice
-    assert_same_with_grads(torch, "F.multilabel_margin_loss(x, lib.tensor([[2, 2, 1, -1]] * 3))")
+    assert_same_with_grads(torch, "F.multilabel_margin_loss(x, lib.tensor([[2, 2, 1, -1]] * 3))",
+                           SETUP)
 
 
 def test_multi_margin_second_derivative_matches_differences():

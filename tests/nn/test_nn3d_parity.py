@@ -10,7 +10,7 @@ import pytest
 
 import agdebug as ag
 
-from ..torch_parity import assert_same_as_torch, evaluate
+from ..torch_parity import assert_same_with_grads
 
 
 def _data(*shape) -> str:
@@ -22,29 +22,6 @@ def _data(*shape) -> str:
 
 SETUP = {"x": _data(2, 2, 3, 4, 3), "w": _data(3, 2, 2, 2, 2), "b": _data(3),
          "wt": _data(2, 3, 2, 1, 2), "v": _data(2, 4, 3)}
-
-
-def assert_same_with_grads(torch, expr: str, setup: dict = SETUP) -> None:
-    """``assert_same_as_torch``, then the gradients of every leaf in ``setup`` for the same
-    fixed upstream gradient."""
-    assert_same_as_torch(torch, expr, setup)
-    grads = []
-    for lib in (ag, torch):
-        kind, out = evaluate(lib, f"(({expr}), {', '.join(setup)})", setup)
-        if kind == "error":
-            return
-        result, leaves = out[0], out[1:]
-        if isinstance(result, tuple):
-            result = result[0]
-        if not result.requires_grad:
-            return
-        upstream = lib.arange(result.numel(), dtype=result.dtype).reshape(result.shape).cos()
-        (result * upstream).sum().backward()
-        grads.append([None if t.grad is None else t.grad.numpy() for t in leaves])
-    for got, want in zip(*grads):
-        assert (got is None) == (want is None)
-        if want is not None:
-            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- conv3d
@@ -75,7 +52,7 @@ CONVS = [
 
 @pytest.mark.parametrize("expr", CONVS)
 def test_conv3d_matches_torch(expr, torch):
-    assert_same_with_grads(torch, expr)
+    assert_same_with_grads(torch, expr, SETUP)
 
 
 TRANSPOSED = [
@@ -101,7 +78,7 @@ TRANSPOSED = [
 
 @pytest.mark.parametrize("expr", TRANSPOSED)
 def test_conv_transpose3d_matches_torch(expr, torch):
-    assert_same_with_grads(torch, expr)
+    assert_same_with_grads(torch, expr, SETUP)
 
 
 def test_conv3d_double_backward_records_torch_nodes(torch):
@@ -186,7 +163,7 @@ POOLS = [
 
 @pytest.mark.parametrize("expr", POOLS)
 def test_pool3d_matches_torch(expr, torch):
-    assert_same_with_grads(torch, expr)
+    assert_same_with_grads(torch, expr, SETUP)
 
 
 MODULES = [
@@ -202,7 +179,7 @@ MODULES = [
 
 @pytest.mark.parametrize("expr", MODULES)
 def test_pool3d_and_norm3d_modules_match_torch(expr, torch):
-    assert_same_with_grads(torch, expr)
+    assert_same_with_grads(torch, expr, SETUP)
 
 
 @pytest.mark.parametrize("module", ["MaxPool3d(2, padding=1)", "AvgPool3d(3, stride=2)",
@@ -239,7 +216,7 @@ DROPOUTS = [
 
 @pytest.mark.parametrize("expr", DROPOUTS)
 def test_deterministic_dropouts_match_torch(expr, torch):
-    assert_same_with_grads(torch, expr)
+    assert_same_with_grads(torch, expr, SETUP)
 
 
 @pytest.mark.parametrize("module", ["Dropout1d()", "Dropout2d(0.2)",

@@ -6,19 +6,9 @@ import numpy as np
 import pytest
 
 import agdebug as ag
-from ..torch_parity import assert_same_as_torch
+from ..torch_parity import assert_same_as_torch, graph_names
 
 torch = pytest.importorskip("torch")
-
-
-def _graph(t) -> list:
-    names, stack = [], [t.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is not None:
-            names.append(fn.name())
-            stack.extend(n for n, _ in reversed(fn.next_functions))
-    return names
 
 
 @pytest.mark.parametrize("shape, weighted, eps, dtype", [
@@ -33,7 +23,7 @@ def test_rms_norm_matches_torch(shape, weighted, eps, dtype):
             if weighted else None
         y = lib.nn.functional.rms_norm(x, shape, w, eps)
         grads = lib.autograd.grad((y * y.detach().cos()).sum(), [x] + ([w] if weighted else []))
-        results.append((y.detach().numpy(), _graph(y), [g.numpy() for g in grads]))
+        results.append((y.detach().numpy(), graph_names(y), [g.numpy() for g in grads]))
     (got, got_graph, got_grads), (want, want_graph, want_grads) = results
     assert got_graph == want_graph
     tol = 1e-5 if dtype == "float32" else 1e-12

@@ -11,7 +11,7 @@ import pytest
 
 import agdebug as ag
 
-from ..torch_parity import assert_same_as_torch, evaluate
+from ..torch_parity import assert_same_with_grads, evaluate, graph_names
 
 
 def _data(*shape) -> str:
@@ -23,25 +23,6 @@ def _data(*shape) -> str:
 
 SETUP = {"x": _data(2, 3, 4, 5), "s": _data(2, 3, 6), "v": _data(1, 2, 2, 3, 4),
          "i": "lib.arange(24).reshape(1, 2, 3, 4)", "e": "lib.ones(0, 2, 3, requires_grad=True)"}
-
-
-def assert_same_with_grads(torch, expr: str, setup: dict = SETUP) -> None:
-    """``assert_same_as_torch``, then the gradients of every leaf in ``setup`` that requires
-    grad, for the same fixed upstream gradient, compared too."""
-    assert_same_as_torch(torch, expr, setup)
-    grads = []
-    for lib in (ag, torch):
-        kind, out = evaluate(lib, f"(({expr}), {', '.join(setup)})", setup)
-        if kind == "error" or not out[0].requires_grad:
-            return
-        result, leaves = out[0], out[1:]
-        upstream = lib.arange(result.numel(), dtype=result.dtype).reshape(result.shape).cos()
-        (result * upstream).sum().backward()
-        grads.append([None if t.grad is None else t.grad.numpy() for t in leaves])
-    for got, want in zip(*grads):
-        assert (got is None) == (want is None)
-        if want is not None:
-            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- padding
@@ -65,18 +46,7 @@ PADS = [
 
 @pytest.mark.parametrize("expr", PADS)
 def test_pad_matches_torch(expr, torch):
-    assert_same_with_grads(torch, expr)
-
-
-def _graph(t) -> list:
-    """The names of the nodes behind ``t``, depth first (None for an edge to nothing)."""
-    names, stack = [], [t.grad_fn]
-    while stack:
-        fn = stack.pop()
-        names.append(None if fn is None else fn.name())
-        if fn is not None:
-            stack.extend(f for f, _ in reversed(fn.next_functions))
-    return names
+    assert_same_with_grads(torch, expr, SETUP)
 
 
 @pytest.mark.parametrize("expr", ["F.pad(x, (1, 2, 2, 0), mode='circular')",
@@ -84,7 +54,7 @@ def _graph(t) -> list:
                                   "F.pad(s, (0, 3), mode='circular')"])
 def test_circular_pad_graph_is_torchs(expr, torch):
     # torch's _pad_circular copies slices into an empty tensor: a chain of CopySlices
-    graphs = [_graph(evaluate(lib, expr, SETUP)[1]) for lib in (ag, torch)]
+    graphs = [graph_names(evaluate(lib, expr, SETUP)[1]) for lib in (ag, torch)]
     assert graphs[0] == graphs[1]
 
 
@@ -121,7 +91,7 @@ MODULES = [
 
 @pytest.mark.parametrize("expr", MODULES)
 def test_padding_modules_match_torch(expr, torch):
-    assert_same_with_grads(torch, expr)
+    assert_same_with_grads(torch, expr, SETUP)
 
 
 PAD_REPRS = ["ZeroPad1d(2)", "ZeroPad2d((1, 2, 0, 3))", "ZeroPad3d(1)",

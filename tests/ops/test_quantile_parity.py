@@ -7,22 +7,12 @@ import numpy as np
 import pytest
 
 import agdebug as ag
-from ..torch_parity import assert_same_as_torch
+from ..torch_parity import assert_same_as_torch, graph_names
 
 torch = pytest.importorskip("torch")
 
 NAN = float("nan")
 ROWS = [[0.3, -1.2, 2.0, 0.7, 0.1], [1.0, NAN, 0.5, -0.5, 3.0], [0.2, 0.4, 0.4, 0.9, -2.0]]
-
-
-def _graph(t) -> list:
-    names, stack = [], [t.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is not None:
-            names.append(fn.name())
-            stack.extend(n for n, _ in reversed(fn.next_functions))
-    return names
 
 
 def _run(lib, fn_name, q, dim, keepdim, mode):
@@ -31,7 +21,7 @@ def _run(lib, fn_name, q, dim, keepdim, mode):
         q = lib.tensor(q, dtype=lib.float64)
     r = getattr(lib, fn_name)(x, q, dim=dim, keepdim=keepdim, interpolation=mode)
     (g,) = lib.autograd.grad(lib.nan_to_num(r).sum(), x)
-    return tuple(r.shape), r.detach().numpy(), _graph(r), g.numpy()
+    return tuple(r.shape), r.detach().numpy(), graph_names(r), g.numpy()
 
 
 @pytest.mark.parametrize("fn_name", ["quantile", "nanquantile"])
