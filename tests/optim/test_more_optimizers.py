@@ -13,42 +13,14 @@ import pytest
 import agdebug as ag
 from agdebug import nn, optim
 
-W0 = np.random.default_rng(0).standard_normal((3, 4))
-B0 = np.random.default_rng(1).standard_normal(4)
-X0 = np.random.default_rng(2).standard_normal((5, 3))
+from .parity import B0, W0, error_of, model, run, set_grads
+
+# gradients whose signs flip often (Rprop's and ASGD's branches are taken)
+FREQUENCY = 3.0
 
 
-def _model(lib, dtype):
-    w = lib.nn.Parameter(lib.tensor(W0.copy(), dtype=dtype))
-    b = lib.nn.Parameter(lib.tensor(B0.copy(), dtype=dtype))
-    return w, b
-
-
-def _loss(lib, w, b, step):
-    x = lib.tensor(X0 * (1 + 0.1 * step), dtype=w.dtype)
-    return ((x @ w).tanh() * 2 + b - 0.5).pow(2).sum()
-
-
-def _set_grads(lib, params, step):
-    """Gradients computed in NumPy from the parameters' values (the same arrays for both
-    libraries, so only the optimizers' arithmetic is compared); their signs flip often."""
-    for p in params:
-        value = p.detach().numpy()
-        p.grad = lib.tensor(np.cos(3 * value) * 3 + 0.5 * value - 0.2 * step, dtype=p.dtype)
-
-
-def _run(lib, name, kwargs, steps=10, dtype="float64", backward=False, opt=None):
-    w, b = _model(lib, getattr(lib, dtype))
-    groups = [{"params": [w]}, {"params": [b], "lr": 0.05}]
-    opt = getattr(lib.optim, name)(groups, **kwargs)
-    for step in range(steps):
-        opt.zero_grad()
-        if backward:
-            _loss(lib, w, b, step).backward()
-        else:
-            _set_grads(lib, [w, b], step)
-        opt.step()
-    return opt, [w.detach().numpy().copy(), b.detach().numpy().copy()]
+def _run(lib, name, kwargs, steps=10, dtype="float64", backward=False):
+    return run(lib, name, kwargs, steps, dtype, backward, frequency=FREQUENCY)
 
 
 CONFIGS = [
@@ -120,7 +92,7 @@ def test_adafactor_on_a_3d_parameter_and_a_scalar(torch):
         params = [lib.nn.Parameter(lib.tensor(v, dtype=lib.float64)) for v in start]
         opt = lib.optim.Adafactor(params, lr=0.1, weight_decay=0.05)
         for step in range(6):
-            _set_grads(lib, params, step)
+            set_grads(lib, params, step, FREQUENCY)
             opt.step()
         results.append((opt.state_dict(), [p.detach().numpy() for p in params]))
     for a, b in zip(results[0][1], results[1][1]):
@@ -184,14 +156,14 @@ def _resume(lib, name, kwargs):
     """Three steps, a pickled state_dict loaded into a fresh optimizer, three more steps."""
     first, _ = _run(lib, name, kwargs, steps=3)
     saved = pickle.loads(pickle.dumps(first.state_dict()))
-    w, b = _model(lib, lib.float64)
+    w, b = model(lib, lib.float64)
     resumed = getattr(lib.optim, name)([{"params": [w]}, {"params": [b], "lr": 0.05}], **kwargs)
     with lib.no_grad():
         for p, q in zip((w, b), (q for g in first.param_groups for q in g["params"])):
             p.copy_(q)
     resumed.load_state_dict(saved)
     for step in range(3, 6):
-        _set_grads(lib, [w, b], step)
+        set_grads(lib, [w, b], step, FREQUENCY)
         resumed.step()
     return resumed, [w.detach().numpy(), b.detach().numpy()]
 
@@ -227,14 +199,6 @@ def test_asgd_load_state_dict_casts_eta_and_mu_to_the_param_dtype(torch):
 
 # -- errors ----------------------------------------------------------------------------------------
 
-def _errors(lib, make):
-    try:
-        make(lib)
-    except Exception as e:  # noqa: BLE001 - compared with torch's
-        return type(e).__name__, str(e)
-    return None
-
-
 def _one(lib):
     return [lib.nn.Parameter(lib.ones(2, 2))]
 
@@ -265,9 +229,9 @@ BAD = [
 
 @pytest.mark.parametrize("index", range(len(BAD)))
 def test_errors_match_torch(torch, index):
-    theirs = _errors(torch, BAD[index])
+    theirs = error_of(torch, BAD[index])
     assert theirs is not None
-    assert _errors(ag, BAD[index]) == theirs
+    assert error_of(ag, BAD[index]) == theirs
 
 
 def test_lbfgs_unknown_line_search_raises_at_step(lib):

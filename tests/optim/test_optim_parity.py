@@ -12,43 +12,7 @@ import pytest
 import agdebug as ag
 from agdebug import nn, optim
 
-W0 = np.random.default_rng(0).standard_normal((3, 4))
-B0 = np.random.default_rng(1).standard_normal(4)
-X0 = np.random.default_rng(2).standard_normal((5, 3))
-
-
-def _model(lib, dtype):
-    w = lib.nn.Parameter(lib.tensor(W0.copy(), dtype=dtype))
-    b = lib.nn.Parameter(lib.tensor(B0.copy(), dtype=dtype))
-    return w, b
-
-
-def _loss(lib, w, b, step):
-    x = lib.tensor(X0 * (1 + 0.1 * step), dtype=w.dtype)
-    return ((x @ w).tanh() * 2 + b - 0.5).pow(2).sum()
-
-
-def _set_grads(lib, params, step):
-    """Gradients computed in NumPy from the parameters' values: the same arrays for both
-    libraries, so only the optimizers' arithmetic is compared."""
-    for p in params:
-        value = p.detach().numpy()
-        p.grad = lib.tensor(np.cos(value) * 3 + 0.5 * value - 0.2 * step, dtype=p.dtype)
-
-
-def _run(lib, name, kwargs, steps=6, dtype="float64", backward=False):
-    w, b = _model(lib, getattr(lib, dtype))
-    groups = [{"params": [w]}, {"params": [b], "lr": 0.05}]
-    opt = getattr(lib.optim, name)(groups, **kwargs)
-    for step in range(steps):
-        opt.zero_grad()
-        if backward:
-            _loss(lib, w, b, step).backward()
-        else:
-            _set_grads(lib, [w, b], step)
-        opt.step()
-    return opt, [w.detach().numpy().copy(), b.detach().numpy().copy()]
-
+from .parity import error_of, loss, model, run
 
 CONFIGS = [
     ("SGD", {"lr": 0.1}),
@@ -87,8 +51,8 @@ CONFIGS = [
 
 @pytest.mark.parametrize("name, kwargs", CONFIGS, ids=lambda v: str(v))
 def test_float64_steps_match_torch(torch, name, kwargs):
-    ours, ours_values = _run(ag, name, kwargs)
-    theirs, their_values = _run(torch, name, kwargs)
+    ours, ours_values = run(ag, name, kwargs)
+    theirs, their_values = run(torch, name, kwargs)
     for a, b in zip(ours_values, their_values):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     _assert_same_state(ours.state_dict(), theirs.state_dict())
@@ -96,8 +60,8 @@ def test_float64_steps_match_torch(torch, name, kwargs):
 
 @pytest.mark.parametrize("name, kwargs", [CONFIGS[1], CONFIGS[6], CONFIGS[10], CONFIGS[14]])
 def test_float64_training_with_backward_matches_torch(torch, name, kwargs):
-    ours = _run(ag, name, kwargs, backward=True)[1]
-    theirs = _run(torch, name, kwargs, backward=True)[1]
+    ours = run(ag, name, kwargs, backward=True)[1]
+    theirs = run(torch, name, kwargs, backward=True)[1]
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
 
@@ -105,8 +69,8 @@ def test_float64_training_with_backward_matches_torch(torch, name, kwargs):
 @pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad", "NAdam", "RAdam"])
 def test_float32_steps_match_torch(torch, name):
     kwargs = {"lr": 0.05, "momentum": 0.9} if name == "SGD" else {"lr": 0.05}
-    ours = _run(ag, name, kwargs, dtype="float32", backward=True)
-    theirs = _run(torch, name, kwargs, dtype="float32", backward=True)
+    ours = run(ag, name, kwargs, dtype="float32", backward=True)
+    theirs = run(torch, name, kwargs, dtype="float32", backward=True)
     for a, b in zip(ours[1], theirs[1]):
         assert a.dtype == np.float32
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
@@ -203,14 +167,14 @@ def test_named_parameters_keep_names(lib):
 
 def test_state_dict_round_trip_continues_identically():
     def make():
-        w, b = _model(ag, ag.float64)
+        w, b = model(ag, ag.float64)
         return w, b, optim.Adam([{"params": [w]}, {"params": [b], "lr": 0.01}], lr=0.1)
     w1, b1, opt1 = make()
     w2, b2, opt2 = make()
     for step in range(3):
         for w, b, opt in ((w1, b1, opt1), (w2, b2, opt2)):
             opt.zero_grad()
-            _loss(ag, w, b, step).backward()
+            loss(ag, w, b, step).backward()
             opt.step()
     saved = pickle.loads(pickle.dumps(opt1.state_dict()))
     assert saved["param_groups"][1]["params"] == [1] and saved["state"][0]["step"].item() == 3
@@ -222,7 +186,7 @@ def test_state_dict_round_trip_continues_identically():
     assert opt3.param_groups[1]["lr"] == 0.01 and opt3.param_groups[0]["params"] == [w3]
     for w, b, opt in ((w2, b2, opt2), (w3, b3, opt3)):
         opt.zero_grad()
-        _loss(ag, w, b, 3).backward()
+        loss(ag, w, b, 3).backward()
         opt.step()
     np.testing.assert_array_equal(w3.detach().numpy(), w2.detach().numpy())
 
@@ -255,14 +219,6 @@ def test_repr_matches_torch(torch):
     assert repr(ours) == repr(theirs)
 
 
-def _errors(lib, make):
-    try:
-        make(lib)
-    except Exception as e:  # noqa: BLE001 - compared with torch's
-        return type(e).__name__, str(e)
-    return None
-
-
 BAD = [
     lambda lib: lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=-1.0),
     lambda lib: lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], momentum=-0.5),
@@ -292,9 +248,9 @@ BAD = [
 
 @pytest.mark.parametrize("index", range(len(BAD)))
 def test_errors_match_torch(torch, index):
-    theirs = _errors(torch, BAD[index])
+    theirs = error_of(torch, BAD[index])
     assert theirs is not None
-    assert _errors(ag, BAD[index]) == theirs
+    assert error_of(ag, BAD[index]) == theirs
 
 
 def test_non_leaf_that_retains_grad_is_accepted(lib):
