@@ -63,6 +63,18 @@ def as_dtype(d):
     return PYTHON_TYPES[d] if d is float or d is int or d is bool else None
 
 
+# The C++ type names torch's messages give dtypes in some checks (``long int``, ``c10::Half``).
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+              "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def cpp_name(np_dtype) -> str:
+    """The C++ name of a numpy/cupy dtype as torch's messages print it (``long int``)."""
+    name = np.dtype(np_dtype).name
+    return _CPP_NAMES.get(name, name)
+
+
 def get_dtype(np_dtype) -> dtype:
     """The agdebug dtype of a numpy/cupy dtype (or anything ``np.dtype`` accepts)."""
     found = _BY_NUMPY.get(np_dtype)

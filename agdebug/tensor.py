@@ -472,11 +472,6 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % max(ndim, 1)
 
 
-_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-             "bool": "bool"}
-
-
 def _check_grad_assignment(t: Tensor, value) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
@@ -485,7 +480,7 @@ def _check_grad_assignment(t: Tensor, value) -> None:
         raise RuntimeError("can't assign Variable as its own grad")
     if value._data.dtype != t._data.dtype:
         raise RuntimeError(
-            f"attempting to assign a gradient with dtype '{_CPP_TYPE[value.dtype.name]}' to a "
+            f"attempting to assign a gradient with dtype '{backend.cpp_name(value._data.dtype)}' to a "
             f"tensor with grad_dtype '{t.dtype._legacy}'. The gradient must match the tensor's "
             "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
             "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "

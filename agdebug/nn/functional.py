@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from .. import backend, creation
+from ..backend import cpp_name
 from ..graph.grad_mode import MODE, no_grad
 from ..ops import activation as act
 from ..ops import binary_math
@@ -619,14 +620,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 # ----------------------------------------------------------------------------- conv & pool
 
-_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}
-
 
 def _c_type(t) -> str:
     """A dtype as C++ names it (``dtype().name()``) in torch's conv2d bias error."""
-    return _C_TYPES.get(t._data.dtype.name, t._data.dtype.name)
+    return cpp_name(t._data.dtype)
 
 
 def _c_div(a: int, b: int) -> int:

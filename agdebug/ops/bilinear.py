@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..backend import cpp_name
 from ..tensor import Tensor
 from .registry import defop
 from .util import kernel_missing, needs
@@ -46,18 +47,12 @@ def trilinear_vjp(ctx, grad):
     return grad_i1, grad_i2, grad_i3
 
 
-# torch's names of the C types in bilinear's dtype error
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char",
-            "uint8": "unsigned char", "bool": "bool"}
-
-
 def _check_bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias) -> None:
     tensors = {"input1": input1, "input2": input2, "weight": weight}
     if bias is not None:
         tensors["bias"] = bias
     if len({t._data.dtype for t in tensors.values()}) > 1:
-        got = ", ".join(f"{name}: {_C_NAMES[np.dtype(t._data.dtype).name]}"
+        got = ", ".join(f"{name}: {cpp_name(t._data.dtype)}"
                         for name, t in tensors.items())
         raise RuntimeError(f"All tensors must have the same dtype, got {got}")
     if input1.ndim != input2.ndim:

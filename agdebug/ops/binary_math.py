@@ -15,6 +15,7 @@ import functools
 import numpy as np
 
 from .. import backend
+from ..backend import cpp_name
 from . import elementwise as ew
 from .elementwise import _not_implemented, checked, promote, to_float
 from .registry import can_cast, defop
@@ -274,28 +275,18 @@ def check_bound_cast(x, *bounds) -> None:
             dt = backend.result_dtype(np.empty(1, dt), b, data.ndim, -1)
     if not can_cast(dt, data.dtype):
         raise RuntimeError(f"result type {backend.get_dtype(dt)._legacy} can't be cast to the "
-                           f"desired output type {c_name(data.dtype)}")
-
-
-def c_name(dtype) -> str:
-    """The C++ name torch's messages give a dtype in some checks (``long int``)."""
-    return _C_NAMES.get(str(dtype), str(dtype))
+                           f"desired output type {cpp_name(data.dtype)}")
 
 
 # ----------------------------------------------------------------------------- lerp
-
-# torch's names for dtypes in lerp's messages (C++ type names)
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char",
-            "uint8": "unsigned char", "bool": "bool"}
 
 
 def _check_lerp(xp, x, end, weight, kernel: str) -> None:
     """torch's lerp takes no promotion: every tensor has ``self``'s (floating) dtype."""
     for name, other in (("end", end), ("weight", weight)):
         if hasattr(other, "dtype") and other.dtype != x.dtype:
-            raise RuntimeError(f"expected dtype {c_name(x.dtype)} for `{name}` but got dtype "
-                               f"{c_name(other.dtype)}")
+            raise RuntimeError(f"expected dtype {cpp_name(x.dtype)} for `{name}` but got dtype "
+                               f"{cpp_name(other.dtype)}")
     if x.dtype.kind in "biu":
         raise ew.kernel_missing(kernel, x.dtype)
 

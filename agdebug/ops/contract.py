@@ -6,7 +6,7 @@ linalg.multi_dot and chain_matmul (mm in the cheapest order, then a view).
 from __future__ import annotations
 
 from ..tensor import Tensor
-from .index import type_meta_name
+from ..backend import cpp_name
 from .linalg import bmm, dot, mm
 
 # ----------------------------------------------------------------------------- einsum
@@ -391,8 +391,8 @@ def _check_chain(tensors: list, fn: str) -> None:
     for i, t in enumerate(tensors[1:], 1):
         if t._data.dtype != dtype:
             raise RuntimeError(f"{fn}(): all tensors must have be the same dtype but tensor 0 "
-                               f"is {type_meta_name(dtype)} and tensor {i} "
-                               f"{type_meta_name(t._data.dtype)}")
+                               f"is {cpp_name(dtype)} and tensor {i} "
+                               f"{cpp_name(t._data.dtype)}")
     cols = [t.shape[-1] for t in tensors]
     rows = [t.shape[0] for t in tensors]
     for i in range(len(tensors) - 1):

@@ -11,9 +11,10 @@ import warnings
 import numpy as np
 
 from .. import backend
+from ..backend import cpp_name
 from ..tensor import Tensor
 from .elementwise import converted
-from .index import _add_at, _check_bounds, copy_slices, type_meta_name
+from .index import _add_at, _check_bounds, copy_slices
 from .registry import _unwrap, apply_inplace, defop
 from .util import dims_of, input_shape, needs, zeros_grad
 
@@ -385,7 +386,7 @@ def masked_fill_tensor_vjp(ctx, grad):
 
 def _check_mask(mask: Tensor, value) -> None:
     if mask._data.dtype != np.bool_:
-        name = type_meta_name(mask._data.dtype)
+        name = cpp_name(mask._data.dtype)
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{name}")
     if isinstance(value, Tensor) and value.ndim != 0:

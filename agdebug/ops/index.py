@@ -33,15 +33,6 @@ LEGACY_KEY_WARNING = (
 UINT8_WARNING = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                  "torch.bool instead.")
 
-# c10's TypeMeta names, as some of torch's messages print dtypes.
-_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-               "uint8": "unsigned char", "bool": "bool"}
-
-
-def type_meta_name(np_dtype) -> str:
-    return _META_NAMES.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
-
 
 def _legacy(np_dtype) -> str:
     return backend.get_dtype(np_dtype)._legacy

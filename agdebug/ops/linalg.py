@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from .index import type_meta_name
+from ..backend import cpp_name
 from .registry import defop
 from .shape import unsafe_view
 from .util import needs
@@ -143,7 +143,7 @@ def _check_mm_shapes(a: Tensor, b: Tensor) -> None:
                            f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{type_meta_name(a._data.dtype)} != {type_meta_name(b._data.dtype)}")
+                           f"{cpp_name(a._data.dtype)} != {cpp_name(b._data.dtype)}")
 
 
 def _check_bmm(a: Tensor, b: Tensor) -> None:

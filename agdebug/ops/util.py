@@ -54,6 +54,13 @@ def expand_reduced(grad, shape: tuple, dim, keepdim: bool):
     return grad.expand(shape)
 
 
+def zero_grads(ctx, grad):
+    """The derivative of a piecewise-constant op: zeros for each input that needs one,
+    outside any graph (as torch's)."""
+    return tuple(zeros_grad(grad, tuple(grad.shape)) if needs(ctx, i) else None
+                 for i in range(len(ctx._next)))
+
+
 def per_element(xp, x, scalar, cupy_name: str):
     """``scalar`` (a float function, e.g. ``math.erf``) on each element on the CPU, exactly;
     ``cupyx.scipy.special.<cupy_name>`` on the GPU."""
