@@ -480,7 +480,8 @@ def _check_grad_assignment(t: Tensor, value) -> None:
         raise RuntimeError("can't assign Variable as its own grad")
     if value._data.dtype != t._data.dtype:
         raise RuntimeError(
-            f"attempting to assign a gradient with dtype '{backend.cpp_name(value._data.dtype)}' to a "
+            f"attempting to assign a gradient with dtype "
+            f"'{backend.cpp_name(value._data.dtype)}' to a "
             f"tensor with grad_dtype '{t.dtype._legacy}'. The gradient must match the tensor's "
             "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
             "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
