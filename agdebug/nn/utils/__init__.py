@@ -23,7 +23,8 @@ from ...optim.optimizer import typename
 from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters"]
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters",
+           "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
 
 
 def _as_list(parameters) -> list:
@@ -166,3 +167,6 @@ def _check_param_device(param: Tensor, old_device):
 
 
 from . import rnn  # noqa: E402,F401 - torch.nn.utils.rnn, imported with the package as in torch
+from . import parametrizations, parametrize  # noqa: E402,F401 - as torch.nn.utils imports them
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
