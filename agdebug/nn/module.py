@@ -128,7 +128,7 @@ class Module:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             if name not in params:   # replacing a parameter keeps its place, as in torch
                 self._forget(name)
-            params[name] = value
+            self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{_type_name(value)}' as parameter '{name}' "
@@ -174,10 +174,21 @@ class Module:
         object.__delattr__(self, name)
 
     def register_parameter(self, name: str, param) -> None:
+        """Add a parameter, with torch's errors for bad names and values; a name the module
+        already uses for anything else (a buffer, a method, a property) is refused."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
-        self._forget(name)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
