@@ -96,7 +96,7 @@ def _parses(log_probs, targets, input_lengths, target_lengths, blank, reduction,
     lengths = (isinstance(input_lengths, Tensor) and isinstance(target_lengths, Tensor)) or \
         (_is_int_list(input_lengths) and _is_int_list(target_lengths))
     return (isinstance(log_probs, Tensor) and isinstance(targets, Tensor) and lengths and
-            _is_int(blank) and not isinstance(blank, Tensor) and
+            _is_int(blank) and
             isinstance(zero_infinity, (bool, np.bool_)))
 
 

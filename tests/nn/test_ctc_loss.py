@@ -70,6 +70,7 @@ VALUES = [
     "F.ctc_loss(lp, tg % 3, il, tl, blank=3, reduction='none')",
     "F.ctc_loss(lp, tg, il, tl, blank=2, reduction='none')",
     "F.ctc_loss(lp, tg, il, tl, blank=1)",
+    "F.ctc_loss(lp, tg, il, tl, blank=lib.tensor(1), reduction='none')",
     # unbatched input: (T, C) with 1-d or (1, S) targets
     "F.ctc_loss(lp1, tg[0], [6], [3], reduction='none')",
     "F.ctc_loss(lp1, tg[0], lib.tensor(6), lib.tensor(3), reduction='none')",
@@ -121,6 +122,7 @@ ERRORS = [
     "F.ctc_loss(lp, tg, il, tl, blank=1.0)",
     "F.ctc_loss(lp, tg, il, tl, blank=True)",
     "F.ctc_loss(lp, tg, il, tl, zero_infinity=1)",
+    "F.ctc_loss(lp, tg, il, tl, zero_infinity=lib.tensor(True))",
     "F.ctc_loss(lp.tolist(), tg, il, tl)",
     "F.ctc_loss(lp, tg.tolist(), il, tl)",
     "F.ctc_loss(lp, tg, il.float(), tl)",
