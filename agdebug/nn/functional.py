@@ -35,6 +35,7 @@ from .attention import multi_head_attention_forward, scaled_dot_product_attentio
 from .conv_transpose import conv_transpose1d, conv_transpose2d, expand_param
 from .embedding_bag import embedding_bag
 from .functional_conv3d import conv3d, conv_transpose3d
+from .functional_ctc import ctc_loss
 from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
 from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d
@@ -73,6 +74,7 @@ __all__ = [
     "conv_transpose3d",
     "cosine_embedding_loss",
     "cosine_similarity",
+    "ctc_loss",
     "cross_entropy",
     "dropout",
     "dropout1d",

@@ -15,7 +15,7 @@ from . import (activation, bilinear, conversion, decompositions, factory, fold, 
                linalg, loss, methods_extra, nn, norm, packing, pointwise, quantile, random_fill,
                recurrent, reduce, renorm, scatter, selection, shape, sorting, special, statistics,
                utility, vdot, weight_norm)
-from . import (attention, conv3d, conv_transpose, device, loss2,  # noqa: F401 - register ops
+from . import (attention, conv3d, conv_transpose, ctc, device, loss2,  # noqa: F401 - register ops
                pool3d, pooling_extra, sampling, upsample, views)
 from .registry import OPS, Op, apply_inplace, defop
 
