@@ -38,8 +38,13 @@ def _scale(size: int, align_corners: bool, dtype):
 def _unnormalize(g, size: int, align_corners: bool):
     """[-1, 1] grid values to pixel coordinates (corners or pixel edges at +-1)."""
     t = g.dtype.type
-    scaled = (g + t(1)) * _scale(size, align_corners, g.dtype)
-    return scaled if align_corners else scaled - t(0.5)
+    shifted = g + t(1)
+    if align_corners:
+        return shifted * _scale(size, align_corners, g.dtype)
+    if g.dtype.itemsize < 8:   # torch's kernel fuses the multiply and subtract (one rounding)
+        wide = shifted.astype("float64") * float(_scale(size, False, g.dtype)) - 0.5
+        return wide.astype(g.dtype)
+    return shifted * _scale(size, False, g.dtype) - t(0.5)
 
 
 def _clip(xp, x, size: int):
@@ -210,7 +215,7 @@ def _add(*terms):
 
 def _array_taker(xp, x, plan: _Plan):
     """take(i, j): the (n, c, p) input values at tap (i, j), zero outside the input."""
-    padded = xp.concatenate([x.reshape(plan.n, plan.c, -1),
+    padded = xp.concatenate([x.reshape(plan.n, plan.c, plan.h * plan.w),
                              xp.zeros((plan.n, plan.c, 1), dtype=x.dtype)], axis=2)
     batch = xp.arange(plan.n)[:, None, None]
     channel = xp.arange(plan.c)[None, :, None]
