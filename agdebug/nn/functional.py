@@ -46,7 +46,7 @@ from .pixelshuffle import pixel_shuffle, pixel_unshuffle
 from .rmsnorm import rms_norm
 from .pooling_extra import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
                             max_unpool2d)
-from .sampling import affine_grid, gumbel_softmax
+from .sampling import affine_grid, grid_sample, gumbel_softmax
 from .upsampling import interpolate
 
 __all__ = [
@@ -89,6 +89,7 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "gumbel_softmax",
     "hardshrink",

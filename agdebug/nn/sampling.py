@@ -1,5 +1,6 @@
 """Sampling and spatial transformers: ``F.gumbel_softmax`` (built from ops, as torch builds
-it) and ``F.affine_grid`` (one node; the maths is in :mod:`agdebug.ops.sampling`).
+it), ``F.affine_grid`` and ``F.grid_sample`` (one node each; the maths is in
+:mod:`agdebug.ops.sampling` and :mod:`agdebug.ops.grid_sample`).
 
 >>> import agdebug as ag
 >>> _ = ag.manual_seed(0)
@@ -12,10 +13,21 @@ from __future__ import annotations
 
 import warnings
 
-from .. import creation
+from .. import backend, creation
+from ..ops import grid_sample as grid_ops
 from ..ops import sampling as ops
+from ..ops.util import kernel_missing
+from ..tensor import Tensor
 
-__all__ = ["affine_grid", "gumbel_softmax"]
+__all__ = ["affine_grid", "grid_sample", "gumbel_softmax"]
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
+                  "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+                  "See the documentation of grid_sample for details.")
+_MODES = {"bilinear": grid_ops.BILINEAR, "nearest": grid_ops.NEAREST,
+          "bicubic": grid_ops.BICUBIC}
+_PADDINGS = {"zeros": grid_ops.ZEROS, "border": grid_ops.BORDER,
+             "reflection": grid_ops.REFLECTION}
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
@@ -50,10 +62,7 @@ def affine_grid(theta, size, align_corners=None):
               [ 0.5000,  0.0000]]]])
     """
     if align_corners is None:
-        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
-                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
-                      "the old behavior is desired. See the documentation of grid_sample for "
-                      "details.", stacklevel=2)
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -81,3 +90,63 @@ def _check_affine(theta, size: tuple, align_corners) -> None:
     if theta.shape[0] != size[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{size[0]}, 3] but got: [{theta.shape[0]}, 3].")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """The values of ``input`` (N, C, H, W) at the points of ``grid`` (N, H_out, W_out, 2),
+    given as (x, y) in [-1, 1]; points outside read the padding (GridSampler2DBackward0).
+
+    >>> import agdebug as ag
+    >>> image = ag.tensor([[[[0.0, 10.0]]]])
+    >>> ag.nn.functional.grid_sample(image, ag.tensor([[[[0.0, 0.0]]]]), align_corners=True)
+    tensor([[[[5.]]]])
+    """
+    if mode not in _MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in _PADDINGS:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    _check_grid_sampler(input, grid, mode, align_corners)
+    return grid_ops.grid_sampler_2d(input, grid, interpolation_mode=_MODES[mode],
+                                    padding_mode=_PADDINGS[padding_mode],
+                                    align_corners=align_corners)
+
+
+def _check_grid_sampler(input, grid, mode: str, align_corners) -> None:
+    """torch's ``grid_sampler`` argument checks, in its order and words."""
+    for position, (name, value) in enumerate((("input", input), ("grid", grid)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"grid_sampler(): argument '{name}' (position {position}) must be "
+                            f"Tensor, not {type(value).__name__}")
+    if not isinstance(align_corners, bool):
+        raise TypeError("grid_sampler(): argument 'align_corners' (position 5) must be bool, "
+                        f"not {type(align_corners).__name__}")
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got {sizes}")
+    if grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in "
+                           f"last dimension, but got grid with sizes {list(grid.shape)}")
+    for d in range(2, input.ndim):
+        if input.shape[d] == 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
+    dims = 4 if input.ndim == 4 else 5
+    if input.ndim != dims or grid.ndim != dims:
+        raise RuntimeError(f"grid_sampler(): expected {dims}D input and grid with same number "
+                           f"of dimensions, but got {sizes}")
+    if dims == 5:
+        if mode == "bicubic":
+            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+        raise NotImplementedError("agdebug's grid_sample supports 4-D inputs (2-D sampling)")
+    if not input.is_floating_point():
+        raise kernel_missing("grid_sampler_2d_cpu_kernel_impl", input.dtype)
+    if grid.dtype != input.dtype:
+        names = (backend.get_dtype(t._data.dtype)._legacy for t in (input, grid))
+        raise RuntimeError("expected scalar type {} but found {}".format(*names))

@@ -1,0 +1,373 @@
+"""``F.grid_sample`` on 4-D inputs: one op (GridSampler2DBackward0) whose derivative is an
+op of its own (GridSampler2DBackwardBackward0, two outputs: the input's and the grid's
+gradients), as torch records them. Arguments follow ``torch.grid_sampler_2d``:
+``interpolation_mode`` 0 bilinear, 1 nearest, 2 bicubic; ``padding_mode`` 0 zeros,
+1 border, 2 reflection.
+
+Each output point reads a few input pixels ("taps": 1, 2x2 or 4x4) with weights that are
+products of a per-axis weight along x and one along y. The weights are polynomials of the
+fractional source coordinate ``t``, whose derivative in the grid is a piecewise constant
+``mult`` (the unnormalising scale, times 0 or +-1 where border or reflection padding
+clips or mirrors it). Forwards use torch's CPU-kernel formulas (``GridSamplerKernel.cpp``)
+in the input's dtype; the derivative of the derivative is written with agdebug ops on
+the same taps, ``t`` rebuilt from the grid tensor so that it is differentiable again.
+"""
+
+from __future__ import annotations
+
+from ..backend import xp_of
+from ..tensor import Tensor
+from .gather import gather_op, scatter_add_op
+from .index import _add_at
+from .loss import constant_pad_nd
+from .registry import defop
+from .util import needs, zeros_grad
+
+BILINEAR, NEAREST, BICUBIC = 0, 1, 2
+ZEROS, BORDER, REFLECTION = 0, 1, 2
+_A = -0.75   # the cubic convolution constant, as torch's (and upsample_bicubic2d's)
+
+
+# ----------------------------------------------------------------------------- coordinates
+
+def _scale(size: int, align_corners: bool, dtype):
+    t = dtype.type
+    return t(size - 1) / t(2) if align_corners else t(size) / t(2)
+
+
+def _unnormalize(g, size: int, align_corners: bool):
+    """[-1, 1] grid values to pixel coordinates (corners or pixel edges at +-1)."""
+    t = g.dtype.type
+    shifted = g + t(1)
+    if align_corners:
+        return shifted * _scale(size, align_corners, g.dtype)
+    if g.dtype.itemsize < 8:   # torch's kernel fuses the multiply and subtract (one rounding)
+        wide = shifted.astype("float64") * float(_scale(size, False, g.dtype)) - 0.5
+        return wide.astype(g.dtype)
+    return shifted * _scale(size, False, g.dtype) - t(0.5)
+
+
+def _clip(xp, x, size: int):
+    """Coordinates clamped to [0, size - 1], and where the clamp left them free (torch counts
+    the borders themselves as clamped: no gradient there)."""
+    low = xp.maximum(x, 0)
+    res = xp.minimum(low, size - 1)
+    return res, (low != 0) & (res != size - 1)
+
+
+def _reflect(xp, x, size: int, align_corners: bool):
+    """Coordinates mirrored into range (about the corner pixels' centres, or their edges),
+    and the sign that mirroring gives their derivative."""
+    if align_corners and size <= 1:
+        return xp.zeros_like(x), xp.zeros_like(x)
+    t = x.dtype.type
+    low, span = (t(0), t(2 * (size - 1))) if align_corners else (t(-0.5), t(2 * size))
+    shifted = x - low
+    folded = xp.abs(shifted)
+    extra = folded - xp.trunc(folded / span) * span
+    flipped = span - extra
+    flip = extra > flipped
+    sign = xp.where(flip ^ (shifted < 0), t(-1), t(1))
+    return xp.where(flip, flipped, extra) + low, sign
+
+
+def _pad_coordinate(xp, x, size: int, padding: int, align_corners: bool):
+    """torch's ``compute_coordinates``: (coordinate, its derivative's factor)."""
+    if padding == ZEROS:
+        return x, xp.ones_like(x)
+    sign = xp.ones_like(x)
+    if padding == REFLECTION:
+        x, sign = _reflect(xp, x, size, align_corners)
+    x, free = _clip(xp, x, size)
+    return x, sign * free
+
+
+class _Axis:
+    """One spatial axis of every output point: the fraction ``t``, ``mult`` = d coordinate /
+    d grid value, and for each tap its index (``size`` where the tap reads the zero pad)."""
+
+    __slots__ = ("t", "mult", "index")
+
+    def __init__(self, xp, g, size: int, mode: int, padding: int, align_corners: bool):
+        x = _unnormalize(g, size, align_corners)
+        self.mult = xp.full_like(x, _scale(size, align_corners, x.dtype))
+        if mode == BICUBIC:   # the taps are padded one by one, the coordinate is not
+            base = xp.floor(x)
+            self.t = x - base
+            self.index = [_tap(xp, _pad_coordinate(xp, base + k, size, padding,
+                                                   align_corners)[0], size)
+                          for k in (-1, 0, 1, 2)]
+            return
+        x, factor = _pad_coordinate(xp, x, size, padding, align_corners)
+        self.mult = self.mult * factor
+        if mode == NEAREST:
+            self.t = None
+            self.index = [_tap(xp, xp.round(x), size)]   # half to even, as nearbyint
+            return
+        base = xp.floor(x)
+        self.t = x - base
+        self.index = [_tap(xp, base, size), _tap(xp, base + 1, size)]
+
+
+def _tap(xp, x, size: int):
+    """Integral float coordinates to indices; ``size`` (the zero pad) outside [0, size)."""
+    inside = (x > -1) & (x < size)
+    return xp.where(inside, x, size).astype(xp.int64)
+
+
+class _Plan:
+    """Where each output point of ``grid`` reads ``input`` (shape ``(n, c, h, w)``)."""
+
+    def __init__(self, xp, shape: tuple, grid, mode: int, padding: int, align_corners: bool):
+        self.n, self.c, self.h, self.w = shape
+        self.out = grid.shape[1:3]
+        self.p = self.out[0] * self.out[1]
+        self.mode = mode
+        g = grid.reshape(self.n, self.p, 2)
+        self.x = _Axis(xp, g[..., 0], self.w, mode, padding, align_corners)
+        self.y = _Axis(xp, g[..., 1], self.h, mode, padding, align_corners)
+        hw = self.h * self.w
+        self.flat = [[xp.where((iy < self.h) & (ix < self.w), iy * self.w + ix, hw)
+                      for ix in self.x.index] for iy in self.y.index]
+
+    def taps(self):
+        return [(i, j) for i in range(len(self.y.index)) for j in range(len(self.x.index))]
+
+
+# ----------------------------------------------------------------------------- weights
+
+def _weights(mode: int, t, order: int):
+    """Per-tap weights along one axis, or their derivatives in ``t`` (``order`` 1 or 2);
+    None where they are all zero. ``t`` is an array or a Tensor."""
+    if mode == NEAREST:
+        return [1] if order == 0 else None
+    if mode == BILINEAR:
+        return [1 - t, t] if order == 0 else [-1, 1] if order == 1 else None
+    a = _A
+    if order == 0:
+        def far(x):    # 1 < |x| < 2
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+        def near(x):   # |x| <= 1
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+        return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    if order == 1:
+        def far(x):
+            return (3 * a * x - 10 * a) * x + 8 * a
+
+        def near(x):
+            return (3 * (a + 2) * x - 2 * (a + 3)) * x
+        return [far(t + 1), near(t), -near(1 - t), -far(2 - t)]
+
+    def far(x):
+        return 6 * a * x - 10 * a
+
+    def near(x):
+        return 6 * (a + 2) * x - 2 * (a + 3)
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _scaled(weights, factor):
+    """Each weight times ``factor`` (a per-point array or Tensor), or None."""
+    if weights is None or factor is None:
+        return None
+    return [w * factor for w in weights]
+
+
+def _column(w, plan: _Plan):
+    """A per-point weight (n, p) as (n, 1, p), to broadcast over channels."""
+    return w.reshape(plan.n, 1, plan.p) if hasattr(w, "reshape") else w
+
+
+def _combine(plan: _Plan, take, wx, wy):
+    """sum over taps of wy_i * wx_j * take(i, j), (n, c, p); None if a weight list is None.
+    Bilinear and nearest multiply the two weights first, bicubic sums along x first, each
+    in the order torch's kernel does."""
+    if wx is None or wy is None:
+        return None
+    total = None
+    for i, row_weight in enumerate(wy):
+        if plan.mode == BICUBIC:
+            row = None
+            for j, w in enumerate(wx):
+                term = _column(w, plan) * take(i, j)
+                row = term if row is None else row + term
+            term = _column(row_weight, plan) * row
+        else:
+            for j, w in enumerate(wx):
+                term = take(i, j) * _column(row_weight * w, plan)
+                total = term if total is None else total + term
+            continue
+        total = term if total is None else total + term
+    return total
+
+
+def _add(*terms):
+    """The sum of the terms that are not None (None if all are)."""
+    total = None
+    for term in terms:
+        if term is not None:
+            total = term if total is None else total + term
+    return total
+
+
+# ----------------------------------------------------------------------------- the ops
+
+def _array_taker(xp, x, plan: _Plan):
+    """take(i, j): the (n, c, p) input values at tap (i, j), zero outside the input."""
+    padded = xp.concatenate([x.reshape(plan.n, plan.c, plan.h * plan.w),
+                             xp.zeros((plan.n, plan.c, 1), dtype=x.dtype)], axis=2)
+    batch = xp.arange(plan.n)[:, None, None]
+    channel = xp.arange(plan.c)[None, :, None]
+
+    def take(i, j):
+        return padded[batch, channel, plan.flat[i][j][:, None, :]]
+    return take
+
+
+def _index(xp, plan: _Plan, i: int, j: int):
+    """Tap (i, j)'s flat index, (n, c, p), for gather/scatter along dim 2."""
+    return xp.broadcast_to(plan.flat[i][j][:, None, :], (plan.n, plan.c, plan.p))
+
+
+@defop("grid_sampler_2d", node="GridSampler2DBackward0", saves=("input", "grid"))
+def grid_sampler_2d(xp, input, grid, interpolation_mode=0, padding_mode=0, align_corners=False):
+    """Sample ``input`` (N, C, H, W) at the points of ``grid`` (N, H_out, W_out, 2)."""
+    plan = _Plan(xp, input.shape, grid, interpolation_mode, padding_mode, align_corners)
+    out = _combine(plan, _array_taker(xp, input, plan),
+                   _weights(plan.mode, plan.x.t, 0), _weights(plan.mode, plan.y.t, 0))
+    return out.reshape(plan.n, plan.c, *plan.out).astype(input.dtype, copy=False)
+
+
+@defop("grid_sampler_2d_backward", node="GridSampler2DBackwardBackward0", outputs=2,
+       saves=("grad_output", "input", "grid"))
+def grid_sampler_2d_backward(xp, grad_output, input, grid, interpolation_mode=0,
+                             padding_mode=0, align_corners=False, output_mask=(True, True)):
+    """(grad_input, grad_grid) of grid_sampler_2d for the output gradient ``grad_output``."""
+    plan = _Plan(xp, input.shape, grid, interpolation_mode, padding_mode, align_corners)
+    g = grad_output.reshape(plan.n, plan.c, plan.p)
+    grad_input = xp.zeros((plan.n, plan.c, plan.h * plan.w + 1), dtype=input.dtype)
+    if output_mask[0]:
+        wx, wy = _weights(plan.mode, plan.x.t, 0), _weights(plan.mode, plan.y.t, 0)
+        key = (xp.arange(plan.n)[:, None, None], xp.arange(plan.c)[None, :, None])
+        for i, j in plan.taps():
+            src = g * _column(wy[i] * wx[j], plan)
+            _add_at(xp, grad_input, key + (_index(xp, plan, i, j),),
+                    xp.broadcast_to(src, (plan.n, plan.c, plan.p)))
+    grad_grid = xp.zeros((plan.n, plan.p, 2), dtype=grid.dtype)
+    if output_mask[1] and plan.mode != NEAREST:   # nearest: the grid gets no gradient
+        take = _array_taker(xp, input, plan)
+        wx, wy = _weights(plan.mode, plan.x.t, 0), _weights(plan.mode, plan.y.t, 0)
+        dx = _combine(plan, take, _weights(plan.mode, plan.x.t, 1), wy)
+        dy = _combine(plan, take, wx, _weights(plan.mode, plan.y.t, 1))
+        grad_grid[..., 0] = (dx * g).sum(1) * plan.x.mult
+        grad_grid[..., 1] = (dy * g).sum(1) * plan.y.mult
+    return (grad_input[..., :-1].reshape(input.shape).astype(input.dtype, copy=False),
+            grad_grid.reshape(grid.shape))
+
+
+@grid_sampler_2d.vjp
+def grid_sampler_2d_vjp(ctx, grad):
+    mask = (needs(ctx, 0), needs(ctx, 1))
+    grad_input, grad_grid = grid_sampler_2d_backward(
+        grad, ctx.input, ctx.grid, interpolation_mode=ctx.interpolation_mode,
+        padding_mode=ctx.padding_mode, align_corners=ctx.align_corners, output_mask=mask)
+    return (grad_input if mask[0] else None, grad_grid if mask[1] else None)
+
+
+# ----------------------------------------------------------------------------- double backward
+
+class _Tangents:
+    """The per-axis weights as Tensors of the grid: order 0, and the first and second
+    derivatives in the grid value (the chain rule's ``mult`` applied)."""
+
+    def __init__(self, plan: _Plan, axis: _Axis, g: Tensor):
+        mode = plan.mode
+        if axis.t is None:
+            self.w = _weights(mode, None, 0)
+            self.d1 = self.d2 = None
+            return
+        mult = _const(axis.mult, g)
+        # t = mult * g + (t - mult * g): the forward's value, with the grid's derivative
+        t = g * mult + _const(axis.t - g._data * axis.mult, g)
+        self.w = _weights(mode, t, 0)
+        self.d1 = _scaled(_weights(mode, t, 1), mult)
+        self.d2 = _scaled(_weights(mode, t, 2), mult * mult)
+
+
+def _const(array, like: Tensor) -> Tensor:
+    return Tensor._wrap(xp_of(like._data).asarray(array, dtype=like._data.dtype))
+
+
+def _tensor_taker(x: Tensor, plan: _Plan):
+    xp = xp_of(x._data)
+    padded = constant_pad_nd(x.reshape(plan.n, plan.c, plan.h * plan.w), pad=(0, 1))
+
+    def take(i, j):
+        return gather_op(padded, index=_index(xp, plan, i, j), dim=2)
+    return take
+
+
+def _scatter(plan: _Plan, g: Tensor, wx, wy, shape: tuple):
+    """The adjoint of ``_combine``: each tap's weighted ``g`` added at its input pixel."""
+    if wx is None or wy is None:
+        return None
+    xp = xp_of(g._data)
+    total = zeros_grad(g, (plan.n, plan.c, plan.h * plan.w + 1))
+    for i, j in plan.taps():
+        total = scatter_add_op(total, g * _column(wy[i] * wx[j], plan),
+                               index=_index(xp, plan, i, j), dim=2)
+    return constant_pad_nd(total, pad=(0, -1)).reshape(shape)
+
+
+@grid_sampler_2d_backward.vjp
+def grid_sampler_2d_backward_vjp(ctx, grad_grad_input, grad_grad_grid):
+    g, x, grid = ctx.grad_output, ctx.input, ctx.grid
+    plan = _Plan(xp_of(x._data), tuple(x.shape), grid._data, ctx.interpolation_mode,
+                 ctx.padding_mode, ctx.align_corners)
+    a = grad_grad_input if ctx.output_mask[0] else None
+    b = grad_grad_grid if ctx.output_mask[1] and plan.mode != NEAREST else None
+    points = grid.reshape(plan.n, plan.p, 2)
+    tx, ty = _Tangents(plan, plan.x, points[..., 0]), _Tangents(plan, plan.y, points[..., 1])
+    bx = by = None
+    if b is not None:
+        b = b.reshape(plan.n, plan.p, 2)
+        bx, by = b[..., 0], b[..., 1]
+    take_x = _tensor_taker(x, plan)
+    take_a = _tensor_taker(a, plan) if a is not None else None
+    flat_g = g.reshape(plan.n, plan.c, plan.p)
+    grads = [None, None, None]
+    if needs(ctx, 0):
+        grads[0] = _add(_combine(plan, take_a, tx.w, ty.w) if a is not None else None,
+                        _combine(plan, take_x, _scaled(tx.d1, bx), ty.w),
+                        _combine(plan, take_x, tx.w, _scaled(ty.d1, by)))
+        grads[0] = grads[0].reshape(g.shape) if grads[0] is not None else None
+    if needs(ctx, 1):
+        grads[1] = _add(_scatter(plan, flat_g, _scaled(tx.d1, bx), ty.w, x.shape),
+                        _scatter(plan, flat_g, tx.w, _scaled(ty.d1, by), x.shape))
+    if needs(ctx, 2):
+        grads[2] = _grid_grad(plan, flat_g, take_x, take_a, tx, ty, bx, by, grid)
+    if needs(ctx, 2) and grads[2] is None and a is not None:   # nearest: zeros, as torch's
+        grads[2] = zeros_grad(grid, tuple(grid.shape))
+    return tuple(grads)
+
+
+def _grid_grad(plan, g, take_x, take_a, tx, ty, bx, by, grid):
+    """d/d grid of <a, grad_input> + <b, grad_grid>, or None where it is zero."""
+    from .shape_args import stack
+    parts = []
+    for first, second in ((tx, ty), (ty, tx)):
+        along_x = first is tx
+
+        def pair(w_first, w_second, _x=along_x):   # (wx, wy) from the two axes' lists
+            return (w_first, w_second) if _x else (w_second, w_first)
+        b_first, b_second = (bx, by) if along_x else (by, bx)
+        term = _add(
+            _combine(plan, take_a, *pair(first.d1, second.w)) if take_a is not None else None,
+            _combine(plan, take_x, *pair(_scaled(first.d2, b_first), second.w)),
+            _combine(plan, take_x, *pair(first.d1, _scaled(second.d1, b_second))))
+        parts.append(None if term is None else (term * g).sum(1))
+    if parts[0] is None and parts[1] is None:
+        return None
+    parts = [p if p is not None else zeros_grad(g, (plan.n, plan.p)) for p in parts]
+    return stack(parts, -1).reshape(grid.shape)
