@@ -1,7 +1,7 @@
-"""multi_margin_loss, multilabel_margin_loss, embedding_bag, gumbel_softmax, affine_grid,
-grid_sample and ctc_loss against torch: values, dtypes, gradients, grad_fn names, errors
-(type and first line), reductions, weights, batched and unbatched input; the random
-function's deterministic properties.
+"""multi_margin_loss, multilabel_margin_loss, embedding_bag, gumbel_softmax and affine_grid
+against torch (grid_sample and ctc_loss have files of their own): values, dtypes,
+gradients, grad_fn names, errors (type and first line), reductions, weights, batched and
+unbatched input; the random function's deterministic properties.
 """
 
 from __future__ import annotations
