@@ -297,28 +297,33 @@ def _short_repr(value) -> str:
 
 # ----------------------------------------------------------------------------- forward
 
-def node_created(node, args: tuple, outputs) -> None:
-    """An op node was recorded for ``args`` -> ``outputs``."""
+def node_created(node, args: tuple, outputs, engine_frames: int = 0) -> None:
+    """An op node was recorded for ``args`` -> ``outputs``; ``engine_frames`` callers of
+    the caller are agdebug's own, known without looking (see ``user_line``)."""
     node_id, name, edges = node._id, node.name(), _edges(node)
     _watch_lifetime(node, node_id, name, edges)
     op, saved, attrs = getattr(node, "op", None), node._saved, node._attrs
     # seq, node, name, op, edges, inputs, outputs, saved, attrs, leaf, source
     _send(_NodeCreated(0, node_id, name, getattr(op, "name", "") or "", edges,
                        _summaries(args), _summaries(outputs), _saved(saved) if saved else (),
-                       _attrs(attrs) if attrs else (), None, user_line()))
+                       _attrs(attrs) if attrs else (), None, user_line(engine_frames)))
 
 
 _PACKAGE = __file__.rsplit("events", 1)[0]   # ".../agdebug/", with its separator
 _DEMOS = _PACKAGE + "demos"
 
 
-def user_line() -> str:
-    """``file.py:12: y = x * w``: the first line outside agdebug on this thread's stack.
+def user_line(engine_frames: int = 0) -> str:
+    """``file.py:12: y = x * w``: the first line outside agdebug on this thread's stack,
+    past the probe function calling this and ``engine_frames`` more frames above it.
 
     Only frames are walked, each file is classified once and each (file, line) formatted
-    once per recording, so it is cheap enough to run for every node while watching.
+    once per recording, so it is cheap enough to run for every node while watching. Each
+    frame looked at costs most of it (Python 3.11 makes a frame object for it on demand,
+    and copies the frame into it when the function returns): frames the caller knows to be
+    the engine's are skipped unread, ``sys._getframe`` walking past them in C.
     """
-    frame = sys._getframe(2)   # skip this and its probe caller; engine frames are walked past
+    frame = sys._getframe(2 + engine_frames)   # engine frames further up are walked past
     while frame is not None:
         name = frame.f_code.co_filename
         if name not in _ENGINE_FILES and (name in _USER_FILES or _is_user_file(name)):

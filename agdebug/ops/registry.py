@@ -253,7 +253,9 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
     if op.save_specs:
         node._saved = _save(op, node, args, wrapped, extras)
     if WATCH.on:
-        probe.node_created(node, args, wrapped)
+        # Called from ``_record_one``/``_record``, called from ``Op.__call__``: the user's
+        # line is past those three frames, which the probe skips unread.
+        probe.node_created(node, args, wrapped, engine_frames=3)
 
 
 def _as_array(value, xp):

@@ -11,6 +11,7 @@ import pickle
 import pytest
 
 import agdebug as ag
+import agdebug.nn.functional as F
 from agdebug.events import records as r
 from agdebug.events import subscribe
 
@@ -110,6 +111,23 @@ def test_source_is_the_first_line_outside_the_library():
     made = next(e for e in trace.events if e.kind == "node_created" and e.op == "exp")
     line = _helper.__code__.co_firstlineno + 1
     assert made.source == f"test_probe.py:{line}: {_SOURCE}"
+
+
+def test_source_of_each_way_to_call_an_op():
+    # Operators, methods, the op itself (``ag.tanh`` is one) and wrappers around it all name
+    # the caller's line: the probe skips the registry's frames without reading them.
+    calls = {
+        "y = x * 2": lambda x: x * 2,
+        "y = ag.tanh(x)": lambda x: ag.tanh(x),
+        "y = x.sum(0)": lambda x: x.sum(0),
+        "y = F.relu(x)": lambda x: F.relu(x),
+        "y = ag.add(x, x, alpha=2)": lambda x: ag.add(x, x, alpha=2),
+    }
+    for text, call in calls.items():
+        trace = run(lambda call=call: call(ag.ones(2, requires_grad=True)))
+        made = [e for e in trace.events if e.kind == "node_created" and e.op]
+        assert [e.source.split(": ", 1)[1] for e in made] == [
+            f'"{text}": lambda x: {text[4:]},'], text
 
 
 def test_saved_tensors_and_saved_values_are_summarized():
