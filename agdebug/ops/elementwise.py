@@ -13,7 +13,8 @@ import numpy as np
 from .. import backend
 from ..backend import result_dtype
 from .registry import defop
-from .util import broadcast_error, kernel_missing, needs, per_element, zeros_grad
+from .util import (broadcast_error, derivative_formula, kernel_missing, needs, per_element,
+                   zeros_grad)
 
 
 def promote(a, b):
@@ -586,8 +587,14 @@ def tanh_backward(xp, grad, output):
 def tanh_backward_vjp(ctx, grad_grad):
     r = ctx.output
     grad_grad_in = tanh_backward(grad_grad, r) if needs(ctx, 0) else None   # linear in grad
-    grad_result = grad_grad * ctx.grad * (r * -2) if needs(ctx, 1) else None
+    grad_result = None
+    if needs(ctx, 1):
+        grad_result = derivative_formula(_tanh_second, grad_grad, ctx.grad, r)
     return grad_grad_in, grad_result
+
+
+def _tanh_second(grad_grad, grad, r):   # on arrays or tensors (see derivative_formula)
+    return grad_grad * grad * (r * -2)
 
 
 @defop("sigmoid", node="SigmoidBackward0", saves=("result",))
@@ -612,8 +619,14 @@ def sigmoid_backward(xp, grad, output):
 def sigmoid_backward_vjp(ctx, grad_grad):
     r = ctx.output
     grad_grad_in = sigmoid_backward(grad_grad, r) if needs(ctx, 0) else None   # linear in grad
-    grad_result = grad_grad * ctx.grad * (1 - 2 * r) if needs(ctx, 1) else None
+    grad_result = None
+    if needs(ctx, 1):
+        grad_result = derivative_formula(_sigmoid_second, grad_grad, ctx.grad, r)
     return grad_grad_in, grad_result
+
+
+def _sigmoid_second(grad_grad, grad, r):
+    return grad_grad * grad * (1 - 2 * r)
 
 
 # ----------------------------------------------------------------------------- activations

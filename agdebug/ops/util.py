@@ -6,12 +6,33 @@ import numpy as np
 
 from .. import backend
 from ..backend import xp_of
+from ..graph.grad_mode import MODE
 from ..tensor import Tensor
 
 
 def zeros_grad(like: Tensor, shape: tuple) -> Tensor:
     """A gradient of zeros with ``like``'s dtype and device, outside any graph."""
     return Tensor._wrap(xp_of(like._data).zeros(shape, dtype=like._data.dtype))
+
+
+def derivative_formula(formula, *tensors) -> Tensor:
+    """``formula(*tensors)``: on the tensors' arrays in one go when no graph records it (grad
+    mode off: a backward without ``create_graph``) and they share one dtype and shape; else
+    on the tensors themselves, as ops.
+
+    Written with ops, a derivative is differentiable, but each op is a call through the
+    registry; unrecorded, nothing needs those ops (torch's kernels compute such a formula in
+    one pass too). The same operations in the same order: the same bits.
+    """
+    if MODE.grad_enabled:
+        return formula(*tensors)
+    arrays = [t._data for t in tensors]
+    first = arrays[0]
+    for a in arrays:
+        if a.dtype != first.dtype or a.shape != first.shape:
+            return formula(*tensors)
+    result = formula(*arrays)
+    return Tensor._wrap(result if type(result) is type(first) else xp_of(first).asarray(result))
 
 
 def needs(ctx, i: int) -> bool:
