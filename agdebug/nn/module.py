@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 
 from ..graph.grad_mode import no_grad
 from ..tensor import Tensor
@@ -10,6 +10,7 @@ from ._hooks import (_BOTH_KINDS, RemovableHandle, _Globals, add_module_hook, ca
                      register_module_backward_hook, register_module_forward_hook,
                      register_module_forward_pre_hook, register_module_full_backward_hook,
                      register_module_full_backward_pre_hook)
+from ._state_dict import StateDictMixin, _IncompatibleKeys  # noqa: F401 (torch's home of it)
 from .parameter import Parameter
 
 __all__ = ["Module", "RemovableHandle", "register_module_backward_hook",
@@ -18,19 +19,12 @@ __all__ = ["Module", "RemovableHandle", "register_module_backward_hook",
 
 _HOOK_TABLES = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
                 "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
-                "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs")
+                "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
+                "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                "_load_state_dict_post_hooks")
 
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
-
-class Module:
+class Module(StateDictMixin):
     """Base class of every layer: assign a Parameter or a Module to register it.
 
     >>> import agdebug as ag
@@ -419,46 +413,6 @@ class Module:
         if not hasattr(mod, name):
             raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
         return mod, name
-
-    # -- state ------------------------------------------------------------------------------------
-
-    def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
-        """Parameters and buffers by dotted name, detached (they share storage)."""
-        out = OrderedDict() if destination is None else destination
-        for owner_name, owner in self.named_modules(prefix=prefix.rstrip(".")):
-            skip = owner.__dict__.get("_non_persistent_buffers_set", ())
-            for table in (owner._parameters, owner._buffers):
-                for name, value in table.items():
-                    if value is not None and not (table is owner._buffers and name in skip):
-                        key = f"{owner_name}.{name}" if owner_name else name
-                        out[key] = value if keep_vars else value.detach()
-        return out
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """Copy tensors into the parameters and buffers; torch's errors on mismatched keys."""
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        if strict and unexpected:
-            errors.append("Unexpected key(s) in state_dict: "
-                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-        if strict and missing:
-            errors.append("Missing key(s) in state_dict: "
-                          + ", ".join(f'"{k}"' for k in missing) + ". ")
-        for key, target in own.items():
-            if key in state_dict and tuple(state_dict[key].shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{state_dict[key].shape!r} from checkpoint, the shape in current "
-                              f"model is {target.shape!r}.")
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(errors))
-        with no_grad():
-            for key, target in own.items():
-                if key in state_dict:
-                    target.copy_(state_dict[key])
-        return _IncompatibleKeys(missing, unexpected)
 
     # -- printing ---------------------------------------------------------------------------------
 

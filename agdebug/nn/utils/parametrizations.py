@@ -41,13 +41,25 @@ class _WeightNorm(Module):
 def weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
     """Reparametrize ``module.<name>`` as ``g * v / ||v||`` (norms over every dim but
     ``dim``; ``dim=None``: over the whole tensor). The magnitude ``g`` is
-    ``parametrizations.<name>.original0``, the direction ``v`` ``original1``.
-
-    (torch's hook that loads old ``<name>_g`` / ``<name>_v`` state_dict keys is not
-    installed: agdebug's Module has no load_state_dict pre-hooks.)
+    ``parametrizations.<name>.original0``, the direction ``v`` ``original1``; a state dict
+    saved with the old ``nn.utils.weight_norm`` (``<name>_g``, ``<name>_v``) still loads.
     """
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+    module._register_load_state_dict_pre_hook(_weight_norm_compat_hook(name))
     return module
+
+
+def _weight_norm_compat_hook(name: str):
+    """A load pre-hook renaming ``<name>_g`` / ``<name>_v`` to ``original0`` / ``original1``."""
+    def _weight_norm_compat_hook(state_dict, prefix, local_metadata, strict, missing_keys,
+                                 unexpected_keys, error_msgs) -> None:
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            original0 = state_dict.pop(g_key)
+            original1 = state_dict.pop(v_key)
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = original0
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = original1
+    return _weight_norm_compat_hook
 
 
 class _SpectralNorm(Module):

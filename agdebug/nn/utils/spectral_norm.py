@@ -2,7 +2,9 @@
 
 The weight moves to ``<name>_orig``; buffers ``<name>_u`` and ``<name>_v`` hold the power
 iteration's vectors, and a forward pre-hook sets ``module.<name>`` to ``<name>_orig / sigma``
-before each call (one more power iteration first in training mode).
+before each call (one more power iteration first in training mode). ``state_dict`` records
+``SpectralNorm._version`` in the module's metadata, and ``load_state_dict`` converts a
+checkpoint of version 0 (``<name>`` saved, no ``<name>_v``) as torch does.
 
 >>> import agdebug as ag
 >>> m = ag.nn.utils.spectral_norm(ag.nn.Linear(4, 3))
@@ -13,18 +15,20 @@ before each call (one more power iteration first in training mode).
 from __future__ import annotations
 
 from ...graph.grad_mode import no_grad
+from ...linalg import multi_dot
 from ...ops.linalg import dot, mv
 from ..module import Module
 from ..parameter import Parameter
 from .parametrizations import _default_dim, _normalize
 
-__all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
+__all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
+           "spectral_norm", "remove_spectral_norm"]
 
 
 class SpectralNorm:
     """The forward pre-hook that sets ``module.<name>`` to ``<name>_orig / sigma``."""
 
-    _version = 1
+    _version = 1   # 1: ``<name>`` no longer a buffer, ``<name>_v`` added
 
     def __init__(self, name: str = "weight", n_power_iterations: int = 1, dim: int = 0,
                  eps: float = 1e-12) -> None:
@@ -66,6 +70,13 @@ class SpectralNorm:
         setattr(module, self.name,
                 self.compute_weight(module, do_power_iteration=module.training))
 
+    def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
+        """A ``v`` with ``u = normalize(W @ v)`` and ``u @ W @ v = target_sigma`` (pinverse:
+        ``W^T W`` may be singular)."""
+        v = multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(),
+                       u.unsqueeze(1)]).squeeze(1)
+        return v.mul_(target_sigma / dot(u, mv(weight_mat, v)))
+
     @staticmethod
     def apply(module: Module, name: str, n_power_iterations: int, dim: int,
               eps: float) -> SpectralNorm:
@@ -87,13 +98,62 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_u", u)
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
+        module._register_state_dict_hook(SpectralNormStateDictHook(fn))
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
         return fn
+
+
+class SpectralNormLoadStateDictPreHook:
+    """Converts a version-0 checkpoint (``<name>`` and ``<name>_u`` saved, no ``<name>_v``)."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                 unexpected_keys, error_msgs) -> None:
+        fn = self.fn
+        version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
+        if version is not None and version >= 1:
+            return
+        weight_key = prefix + fn.name
+        if (version is None and weight_key not in state_dict
+                and all(weight_key + s in state_dict for s in ("_orig", "_u", "_v"))):
+            return   # a current state dict without its metadata (made by hand)
+        missing = [weight_key + s for s in ("_orig", "", "_u") if weight_key + s not in state_dict]
+        if missing:
+            if strict:
+                missing_keys.extend(missing)
+            return
+        # Saved after a training forward: u = normalize(W_orig @ v) and W = W_orig / sigma,
+        # so v solves W_orig @ x = u, rescaled to give sigma.
+        with no_grad():
+            weight_orig = state_dict[weight_key + "_orig"]
+            weight = state_dict.pop(weight_key)
+            sigma = (weight_orig / weight).mean()
+            weight_mat = fn.reshape_weight_to_matrix(weight_orig)
+            u = state_dict[weight_key + "_u"]
+            state_dict[weight_key + "_v"] = fn._solve_v_and_rescale(weight_mat, u, sigma)
+
+
+class SpectralNormStateDictHook:
+    """Records ``SpectralNorm._version`` in ``local_metadata["spectral_norm"]``."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, module, state_dict, prefix, local_metadata) -> None:
+        if "spectral_norm" not in local_metadata:
+            local_metadata["spectral_norm"] = {}
+        key = self.fn.name + ".version"
+        if key in local_metadata["spectral_norm"]:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
+        local_metadata["spectral_norm"][key] = self.fn._version
 
 
 def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int = 1,
                   eps: float = 1e-12, dim: int | None = None) -> Module:
     """Divide ``module.<name>`` by its largest singular value (power iteration), recomputed
-    by a forward pre-hook. (torch's state_dict version hooks are not installed.)"""
+    by a forward pre-hook; state-dict hooks record and check the format's version."""
     if dim is None:
         dim = _default_dim(module)
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
@@ -106,5 +166,19 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+            break
+    else:
+        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    _drop_hook(module._state_dict_hooks, SpectralNormStateDictHook, name)
+    _drop_hook(module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook, name)
+    return module
+
+
+def _drop_hook(hooks: dict, kind: type, name: str) -> None:
+    # As in torch 2.13, the load pre-hook is never found: it sits in a _WrappedHook, so it
+    # stays, and loading a plain state dict into the module afterwards reports
+    # "<name>_orig" and "<name>_u" missing, as torch does.
+    for k, hook in hooks.items():
+        if isinstance(hook, kind) and hook.fn.name == name:
+            del hooks[k]
+            return
