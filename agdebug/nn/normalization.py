@@ -96,6 +96,8 @@ class GroupNorm(Module):
 class _NormBase(Module):
     """torch's ``_NormBase``: the affine parameters and the running statistics' buffers."""
 
+    _version = 2   # version 2 added ``num_batches_tracked``
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum=0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *,
                  bias: bool = True):
@@ -132,6 +134,18 @@ class _NormBase(Module):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        # A checkpoint from before version 2 has no ``num_batches_tracked``: it counts from 0.
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and \
+                key not in state_dict:
+            state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None \
+                else creation.tensor(0, dtype=backend.int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
 
 class _BatchNorm(_NormBase):
@@ -194,6 +208,28 @@ class _InstanceNorm(_NormBase):
         if input.ndim == self._no_batch_dim:
             return self._normalize(input.unsqueeze(0)).squeeze(0)
         return self._normalize(input)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        # Before version 1, instance norms kept running statistics they did not track.
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            keys = [prefix + name for name in ("running_mean", "running_var")
+                    if prefix + name in state_dict]
+            if keys:
+                names = " and ".join(f'"{k}"' for k in keys)
+                klass = type(self).__name__
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names} for {klass} with "
+                    "track_running_stats=False. If state_dict is a checkpoint saved before "
+                    f"0.4.0, this may be expected because {klass} does not track running "
+                    "stats by default since 0.4.0. Please remove these keys from state_dict. "
+                    "If the running stats are actually needed, instead set "
+                    f"track_running_stats=True in {klass} to enable them. See the "
+                    f"documentation of {klass} for details.")
+                for key in keys:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def _normalize(self, input):
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight,

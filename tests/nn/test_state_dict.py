@@ -441,3 +441,35 @@ def test_spectral_norm_version_recorded_twice_is_refused(torch):
         m._register_state_dict_hook(m._state_dict_hooks[next(iter(m._state_dict_hooks))])
         return _outcome(m.state_dict)
     _both(torch, scenario)
+
+
+# -- the norm layers' versions ------------------------------------------------------------------
+
+def test_norm_layers_metadata_version(torch):
+    def scenario(lib):
+        net = lib.nn.Sequential(lib.nn.BatchNorm1d(2), lib.nn.InstanceNorm1d(2),
+                                lib.nn.LayerNorm(2))
+        return {k: v for k, v in net.state_dict()._metadata.items()}
+    _both(torch, scenario)
+
+
+def test_batch_norm_checkpoint_before_version_2_counts_from_zero(torch):
+    def scenario(lib):
+        bn = lib.nn.BatchNorm1d(2)
+        bn(lib.ones(4, 2) * lib.arange(4.0).reshape(4, 1))
+        state = bn.state_dict()
+        del state["num_batches_tracked"]
+        state._metadata[""]["version"] = 1
+        fresh = lib.nn.BatchNorm1d(2)
+        result = fresh.load_state_dict(state)
+        return (list(result.missing_keys), fresh.num_batches_tracked, fresh.running_mean,
+                _outcome(lambda: lib.nn.BatchNorm1d(2).load_state_dict(
+                    {k: v for k, v in state.items()})))
+    _both(torch, scenario)
+
+
+def test_instance_norm_checkpoint_before_version_1_with_running_stats(torch):
+    def scenario(lib):
+        state = {"running_mean": lib.zeros(2), "running_var": lib.ones(2)}
+        return _outcome(lambda: lib.nn.InstanceNorm1d(2).load_state_dict(state))
+    _both(torch, scenario)
