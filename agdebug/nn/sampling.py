@@ -53,7 +53,8 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
 
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid (N, H, W, 2) of a batch of 2-D affine matrices ``theta`` (N, 2, 3)
-    for an output of ``size`` (N, C, H, W), in [-1, 1] coordinates (AffineGridGeneratorBackward0).
+    for an output of ``size`` (N, C, H, W), in [-1, 1] coordinates; or (N, D, H, W, 3) for
+    3-D ones (N, 3, 4) and a ``size`` (N, C, D, H, W) (AffineGridGeneratorBackward0).
 
     >>> import agdebug as ag
     >>> identity = ag.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
@@ -66,21 +67,22 @@ def affine_grid(theta, size, align_corners=None):
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(int(s) for s in size)
     _check_affine(theta, size, align_corners)
+    size = tuple(int(s) for s in size)
     return ops.affine_grid(theta, size=size, align_corners=bool(align_corners))
 
 
-def _check_affine(theta, size: tuple, align_corners) -> None:
-    if len(size) == 5:
-        raise NotImplementedError("agdebug's affine_grid supports 2-D transforms (4-D sizes)")
-    if len(size) != 4:
+def _check_affine(theta, size, align_corners) -> None:
+    """torch's ``affine_grid`` checks, in its order and words (``size`` shown as given)."""
+    dims = len(size) - 2
+    if dims not in (2, 3):
         raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
                                   f"affine transforms, respectively. Got size {size}.")
-    if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
-        raise ValueError("Expected a batch of 2D affine matrices of shape Nx2x3 for size "
-                         f"{size}. Got torch.Size({list(theta.shape)}).")
-    if align_corners and min(size[-2:]) == 1:
+    if theta.ndim != 3 or tuple(theta.shape[-2:]) != (dims, dims + 1):
+        raise ValueError(f"Expected a batch of {dims}D affine matrices of shape "
+                         f"Nx{dims}x{dims + 1} for size {size}. "
+                         f"Got torch.Size({list(theta.shape)}).")
+    if align_corners and min(size[-dims:]) == 1:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
                       "grids when align_corners=True. This is not an intended use case of "
                       "affine_grid. See the documentation of affine_grid for details.",
@@ -89,12 +91,14 @@ def _check_affine(theta, size: tuple, align_corners) -> None:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{size[0]}, 3] but got: [{theta.shape[0]}, 3].")
+                           f"[{size[0]}, {dims + 1}] but got: [{theta.shape[0]}, {dims + 1}].")
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """The values of ``input`` (N, C, H, W) at the points of ``grid`` (N, H_out, W_out, 2),
     given as (x, y) in [-1, 1]; points outside read the padding (GridSampler2DBackward0).
+    On 5-D inputs (N, C, D, H, W) the points are (x, y, z) in a grid (N, D_out, H_out,
+    W_out, 3), and ``mode='bilinear'`` is trilinear (GridSampler3DBackward0).
 
     >>> import agdebug as ag
     >>> image = ag.tensor([[[[0.0, 10.0]]]])
@@ -111,9 +115,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     _check_grid_sampler(input, grid, mode, align_corners)
-    return grid_ops.grid_sampler_2d(input, grid, interpolation_mode=_MODES[mode],
-                                    padding_mode=_PADDINGS[padding_mode],
-                                    align_corners=align_corners)
+    sampler = grid_ops.grid_sampler_2d if input.ndim == 4 else grid_ops.grid_sampler_3d
+    return sampler(input, grid, interpolation_mode=_MODES[mode],
+                   padding_mode=_PADDINGS[padding_mode], align_corners=align_corners)
 
 
 def _check_grid_sampler(input, grid, mode: str, align_corners) -> None:
@@ -141,12 +145,11 @@ def _check_grid_sampler(input, grid, mode: str, align_corners) -> None:
     if input.ndim != dims or grid.ndim != dims:
         raise RuntimeError(f"grid_sampler(): expected {dims}D input and grid with same number "
                            f"of dimensions, but got {sizes}")
-    if dims == 5:
-        if mode == "bicubic":
-            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-        raise NotImplementedError("agdebug's grid_sample supports 4-D inputs (2-D sampling)")
+    if dims == 5 and mode == "bicubic":
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.is_floating_point():
-        raise kernel_missing("grid_sampler_2d_cpu_kernel_impl", input.dtype)
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if dims == 4 else "grid_sampler3d_cpu"
+        raise kernel_missing(kernel, input.dtype)
     if grid.dtype != input.dtype:
         names = (backend.get_dtype(t._data.dtype)._legacy for t in (input, grid))
         raise RuntimeError("expected scalar type {} but found {}".format(*names))

@@ -228,19 +228,65 @@ def _contract(a: Tensor, b: Tensor, layout: tuple, counts: list) -> Tensor:
     return _sumproduct_pair(a, b, sum_dims)
 
 
-def einsum(equation, *operands):
+def einsum(*args):
     """Einstein summation, computed as torch computes it (left to right, through bmm), so
-    the graph has torch's nodes.
+    the graph has torch's nodes. The arguments are an equation and its operands, or the
+    sublist form: operands each followed by its list of subscripts (ints in [0, 52) or
+    ``...``), then optionally the output's list.
 
     >>> import agdebug as ag
     >>> a = ag.ones(2, 3, requires_grad=True)
     >>> ag.einsum("ij,jk->ik", a, ag.ones(3, 4)).grad_fn.name()
     'ViewBackward0'
+    >>> ag.einsum(a, [0, 1], ag.ones(3, 4), [1, 2], [0, 2]).shape
+    torch.Size([2, 4])
     """
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        equation, operands = _sublist_equation(args)
+    else:
+        equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
+        return einsum(equation, *operands[0])   # the old form: the operands in one list
+    _check_einsum_args(equation, operands)
+    return _einsum(equation, operands)
+
+
+def _sublist_subscript(n) -> str:
+    """One sublist subscript as an equation letter: 0-25 are A-Z, 26-51 a-z (torch's
+    ``parse_subscript``, whose comparisons and ``chr`` raise for other types as here)."""
+    if n == Ellipsis:
+        return _ELLIPSIS
+    if n >= 0 and n < 26:
+        return chr(ord("A") + n)
+    if n >= 26 and n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range "
+                     "[0, 52)")
+
+
+def _sublist_equation(args: tuple) -> tuple:
+    """(equation, operands) of ``op0, sublist0, op1, sublist1, ..., [output sublist]``."""
+    equation = ",".join("".join(_sublist_subscript(s) for s in sub) for sub in args[1::2])
+    if len(args) % 2 == 1:   # an odd count: the last argument is the output's sublist
+        equation += "->" + "".join(_sublist_subscript(s) for s in args[-1])
+        return equation, args[:-1:2]
+    return equation, args[::2]
+
+
+def _check_einsum_args(equation, operands: tuple) -> None:
+    if not isinstance(equation, str):
+        raise TypeError("einsum(): argument 'equation' (position 1) must be str, not "
+                        f"{type(equation).__name__}")
+    for i, op in enumerate(operands):
+        if not isinstance(op, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
+                            f"{type(op).__name__}")
+
+
+def _einsum(equation: str, operands: tuple) -> Tensor:
     arrow = equation.find("->")
     op_labels = _parse_inputs(equation if arrow < 0 else equation[:arrow], len(operands))
     label_counts, ell = _ellipsis_dims(op_labels, operands)

@@ -1,6 +1,6 @@
-"""Cases for agdebug/ops/grid_sample.py (see harness.py): ``F.grid_sample`` on 4-D inputs
-and its derivative op (reached through a first derivative, so that the harness checks the
-second and third derivatives too).
+"""Cases for agdebug/ops/grid_sample.py (see harness.py): ``F.grid_sample`` on 4-D and 5-D
+inputs and its derivative ops (reached through a first derivative, so that the harness
+checks the second and third derivatives too); and ``F.affine_grid`` in 3-D.
 """
 
 from __future__ import annotations
@@ -59,3 +59,32 @@ for _mode, _padding, _align in SETTINGS:
                           [GRAD, SMALL_IMAGE, SMALL_GRID],
                           grad_fn="GridSampler2DBackwardBackward0",
                           id=f"grid_sampler_2d_backward_{_id}"))
+
+# 5-D: trilinear and nearest only (torch refuses bicubic there)
+VOLUME = rng.standard_normal((1, 2, 2, 3, 3))
+VOLUME_GRID = rng.uniform(-1.3, 1.3, (1, 1, 2, 2, 3))
+SMALL_VOLUME = rng.standard_normal((1, 1, 2, 2, 2))
+SMALL_VOLUME_GRID = rng.uniform(-1.3, 1.3, (1, 1, 1, 2, 3))
+VOLUME_GRAD = rng.standard_normal((1, 1, 1, 1, 2))
+SETTINGS_3D = [("bilinear", "zeros", False), ("bilinear", "border", True),
+               ("bilinear", "reflection", False), ("nearest", "reflection", True)]
+
+for _mode, _padding, _align in SETTINGS_3D:
+    _id = f"{_mode}_{_padding}_{'align' if _align else 'no_align'}"
+    CASES.append(Case("grid_sampler_3d", _sample(_mode, _padding, _align),
+                      [VOLUME, VOLUME_GRID], grad_fn="GridSampler3DBackward0",
+                      id=f"grid_sampler_3d_{_id}"))
+    CASES.append(Case("grid_sampler_3d_backward", _sample_grads(_mode, _padding, _align),
+                      [VOLUME_GRAD, SMALL_VOLUME, SMALL_VOLUME_GRID],
+                      grad_fn="GridSampler3DBackwardBackward0",
+                      id=f"grid_sampler_3d_backward_{_id}"))
+
+THETA_3D = rng.standard_normal((2, 3, 4))
+CASES += [
+    Case("affine_grid", lambda t, th: t.nn.functional.affine_grid(th, (2, 1, 2, 3, 4),
+                                                                  align_corners=False),
+         [THETA_3D], grad_fn="AffineGridGeneratorBackward0", id="affine_grid_3d"),
+    Case("affine_grid", lambda t, th: t.nn.functional.affine_grid(th, [2, 5, 3, 1, 2],
+                                                                  align_corners=True),
+         [THETA_3D], grad_fn="AffineGridGeneratorBackward0", id="affine_grid_3d_align_unit"),
+]
