@@ -337,13 +337,16 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
             [0.5000]])
     """
     _check_lu_solve(LU, pivots, B, left)
-    return _lu.linalg_lu_solve_op(LU, pivots, B, left=bool(left), adjoint=bool(adjoint))
+    return _lu.linalg_lu_solve_op(LU, B, pivots=pivots._data, left=bool(left),
+                                  adjoint=bool(adjoint))
 
 
 def _check_lu_solve(LU, pivots, B, left) -> None:
     """torch's checks of ``linalg.lu_solve``'s arguments, in its order."""
     fn = "linalg.lu_solve"
-    check_input(f"torch.{fn}", LU, square=False, floating=None, float_first=True)
+    if LU._data.dtype.kind != "f" and str(np.dtype(LU._data.dtype)) not in _LOW_PRECISION:
+        raise RuntimeError(f"torch.{fn}: Expected a floating point or complex tensor as input. "
+                           f"Got {_legacy(LU)}")
     if LU._data.dtype != B._data.dtype:
         raise RuntimeError(f"{fn}: Expected LU and B to have the same dtype, but found LU of "
                            f"type {_legacy(LU)} and B of type {_legacy(B)} instead")
@@ -395,7 +398,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         if LU_pivots.ndim == 0 or ((data < 1) | (data > LU_data.shape[-2])).any():
             raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) "
                                "inclusive.Did you properly pass the result of lu_factor?")
-    outs = _lu.lu_unpack_op(LU_data, LU_pivots, unpack_data=bool(unpack_data),
+    outs = _lu.lu_unpack_op(LU_data, LU_pivots=LU_pivots._data, unpack_data=bool(unpack_data),
                             unpack_pivots=bool(unpack_pivots))
     return _named("lu_unpack", *outs)
 

@@ -7,6 +7,7 @@ multipliers are scaled by the pivot's reciprocal, as LAPACK's dgetrf2. A zero pi
 column below is all zero then) is skipped and reported in ``info``, 1-based. Pivots are
 1-based int32 row swaps, as LAPACK's and torch's.
 
+The pivots are keyword attributes of the nodes, not inputs: torch gives them no edge.
 Derivatives follow ``FunctionsManual.cpp`` (``linalg_lu_backward``, ``lu_factor_ex_backward``,
 ``lu_unpack_backward``, ``linalg_lu_solve_LU``) with agdebug ops, so they differentiate again.
 """
@@ -28,7 +29,7 @@ def lu_factor_arrays(xp, A):
     m, n = A.shape[-2:]
     k = min(m, n)
     batch = A.shape[:-2]
-    lu = xp.array(A.reshape(-1, m, n), copy=True)
+    lu = xp.array(A.reshape((int(np.prod(batch)), m, n)), copy=True)
     count = lu.shape[0]
     rows = xp.arange(count)
     pivots = xp.zeros((count, k), dtype=np.int32)
@@ -50,7 +51,7 @@ def lu_factor_arrays(xp, A):
 def permutation_of(xp, pivots, m: int):
     """The row order the swaps in ``pivots`` make of ``m`` rows: (P^T A)[i] = A[perm[i]]."""
     batch = pivots.shape[:-1]
-    flat = pivots.reshape(-1, pivots.shape[-1]).astype(np.int64) - 1
+    flat = pivots.reshape((int(np.prod(batch)), pivots.shape[-1])).astype(np.int64) - 1
     perm = xp.broadcast_to(xp.arange(m), (flat.shape[0], m)).copy()
     rows = xp.arange(flat.shape[0])
     for j in range(min(flat.shape[1], m)):
@@ -127,7 +128,7 @@ def linalg_lu_factor_ex_op(xp, A, pivot=True):
 @linalg_lu_factor_ex_op.vjp
 def linalg_lu_factor_ex_vjp(ctx, grad, grad_pivots, grad_info):
     LU = ctx.LU
-    P, L, U = lu_unpack_op(LU, ctx.pivots)
+    P, L, U = lu_unpack_op(LU, LU_pivots=ctx.pivots._data)
     k = min(LU.shape[-2], LU.shape[-1])
     return (lu_backward(grad.narrow(-1, 0, k), grad.narrow(-2, 0, k), P, L, U),)
 
@@ -167,7 +168,7 @@ def lu_backward(gL, gU, P, L, U):
 
 
 @defop("lu_unpack", node="LuUnpackBackward0", outputs=3, nondiff_outputs=(0,))
-def lu_unpack_op(xp, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+def lu_unpack_op(xp, LU_data, LU_pivots=None, unpack_data=True, unpack_pivots=True):
     m = LU_data.shape[-2]
     empty = xp.zeros((0,), dtype=LU_data.dtype)
     L, U = unpack_arrays(xp, LU_data) if unpack_data else (empty, empty)
@@ -185,9 +186,9 @@ def lu_unpack_op(xp, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
 @lu_unpack_op.vjp
 def lu_unpack_vjp(ctx, grad_P, grad_L, grad_U):
     if not ctx.unpack_data:   # L and U are empty: nothing of LU_data reaches them
-        return None, None
+        return (None,)
     m, n = input_shape(ctx, 0)[-2:]
-    return lu_unpack_backward(grad_L, grad_U, m, n), None
+    return (lu_unpack_backward(grad_L, grad_U, m, n),)
 
 
 def lu_unpack_backward(gL, gU, m: int, n: int):
@@ -201,9 +202,8 @@ def lu_unpack_backward(gL, gU, m: int, n: int):
     return cat([A1, gU.narrow(-1, k, n - k)], dim=-1)
 
 
-@defop("linalg_lu_solve", node="LinalgLuSolveBackward0",
-       saves=("LU", "pivots", "result@0"))
-def linalg_lu_solve_op(xp, LU, pivots, B, left=True, adjoint=False):
+@defop("linalg_lu_solve", node="LinalgLuSolveBackward0", saves=("LU", "result@0"))
+def linalg_lu_solve_op(xp, LU, B, pivots=None, left=True, adjoint=False):
     return lu_solve_arrays(xp, LU, pivots, B, left, adjoint)
 
 
@@ -212,14 +212,14 @@ def linalg_lu_solve_vjp(ctx, grad):
     left, adjoint = ctx.left, ctx.adjoint
     grad_LU = lu_solve_LU(grad, ctx.LU, ctx.pivots, ctx.result, left, adjoint) \
         if needs(ctx, 0) else None
-    grad_B = linalg_lu_solve_op(ctx.LU, ctx.pivots, grad, left=left, adjoint=not adjoint) \
-        if needs(ctx, 2) else None
-    return grad_LU, None, grad_B
+    grad_B = linalg_lu_solve_op(ctx.LU, grad, pivots=ctx.pivots, left=left,
+                                adjoint=not adjoint) if needs(ctx, 1) else None
+    return grad_LU, grad_B
 
 
 def lu_solve_LU(gX, LU, pivots, X, left: bool, adjoint: bool):
     """torch's ``linalg_lu_solve_LU``: the gradient of the packed factors."""
-    P, L, U = lu_unpack_op(LU, pivots, unpack_pivots=left == adjoint)
+    P, L, U = lu_unpack_op(LU, LU_pivots=pivots, unpack_pivots=left == adjoint)
     if left != adjoint:
         gR = _solve_triangular(U.mT, -((gX if left else gX.mT) @ (X.mT if left else X)),
                                upper=False)
