@@ -35,7 +35,7 @@ def lu_factor_arrays(xp, A):
     pivots = xp.zeros((count, k), dtype=np.int32)
     info = xp.zeros(count, dtype=np.int32)
     for j in range(k):
-        p = j + xp.argmax(xp.abs(lu[:, j:, j]), axis=1)
+        p = j + _pivot_row(xp, lu[:, j:, j])
         pivots[:, j] = p + 1
         top = lu[rows, j].copy()
         lu[rows, j] = lu[rows, p]
@@ -46,6 +46,14 @@ def lu_factor_arrays(xp, A):
         lu[:, j + 1:, j] *= (1 / xp.where(zero, 1, pivot))[:, None]
         lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, None, j, j + 1:]
     return lu.reshape(A.shape), pivots.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _pivot_row(xp, column):
+    """BLAS's idamax per row: the first largest |x|; a NaN wins only in first place (each
+    later one compares false against the running maximum)."""
+    size = xp.abs(column)
+    best = xp.argmax(xp.where(xp.isnan(size), -1, size), axis=1)
+    return xp.where(xp.isnan(size[:, 0]), 0, best) if column.shape[1] else best
 
 
 def permutation_of(xp, pivots, m: int):

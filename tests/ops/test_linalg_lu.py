@@ -43,6 +43,8 @@ EXPRESSIONS = [
     "lib.linalg.lu_factor_ex(s2)", "lib.linalg.lu_factor_ex(e)", "lib.linalg.lu_factor(e)",
     "lib.linalg.lu_factor_ex(lib.zeros(2, 3, 0))", "lib.linalg.lu_factor(lib.zeros(0, 3))",
     "lib.linalg.lu_factor_ex(a, check_errors=True)",
+    "lib.linalg.lu_factor_ex(lib.tensor([[float('nan'), 1.0], [2.0, 3.0]]))",
+    "lib.linalg.lu_factor_ex(lib.tensor([[1.0, 1.0], [float('nan'), 3.0]]))",
     # errors: singular with checks, pivot=False, dtypes, dims
     "lib.linalg.lu_factor(z)", "lib.linalg.lu_factor(zb)", "lib.linalg.lu_factor(s)",
     "lib.linalg.lu_factor_ex(zb, check_errors=True)", "lib.linalg.lu_factor(a, pivot=False)",
