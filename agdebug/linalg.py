@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import collections
 import math
+import warnings
 
 import numpy as np
 
 from . import backend
 from .ops import decompositions as dec
+from .ops import lu as _lu
 from .ops.contract import multi_dot
 from .ops.distance import linalg_cross as cross
 from .ops.linalg import matmul
@@ -30,7 +32,8 @@ from .ops.util import dims_of, kernel_missing
 __all__ = ["matmul", "multi_dot", "cross", "norm", "vector_norm", "matrix_norm", "diagonal",
            "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
            "solve_triangular", "matrix_power", "cholesky", "cholesky_ex", "qr", "eigh",
-           "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank"]
+           "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "lu_factor", "lu_factor_ex", "lu",
+           "lu_solve"]
 
 
 class _LinAlgError(RuntimeError):
@@ -66,16 +69,17 @@ def check_input(fn: str, A, *, square=True, floating="check", low=None, float_fi
         raise kernel_missing(low, dtype)
 
 
-def raise_info(fn: str, info, message: str) -> None:
-    """Raise torch's LinAlgError for the first failed matrix of a batch (``info`` > 0);
-    ``message`` names the failure, ``{}`` standing for that matrix's info."""
-    info = backend.to_numpy(info) if not isinstance(info, np.ndarray) else info
+def raise_info(fn: str, info, message: str, error=None) -> None:
+    """Raise torch's LinAlgError (or ``error``) for the first failed matrix of a batch
+    (``info`` > 0); ``message`` names the failure, ``{0}`` standing for that matrix's info."""
+    info = backend.move_array(info, backend.CPU)
     bad = np.flatnonzero(info.reshape(-1) > 0)
     if not bad.size:
         return
     first = int(bad[0])
     where = f"(Batch element {first}): " if info.ndim else ""
-    raise _LinAlgError(f"{fn}: {where}{message.format(int(info.reshape(-1)[first]))}")
+    error = error or _LinAlgError
+    raise error(f"{fn}: {where}{message.format(int(info.reshape(-1)[first]))}")
 
 
 # ----------------------------------------------------------------------------- inverse, det
@@ -258,6 +262,167 @@ def cholesky_inverse(input, upper=False):
     return dec.cholesky_inverse_op(input, upper=bool(upper))
 
 
+# ----------------------------------------------------------------------------- lu
+
+_ZERO_PIVOT = ("U[{0},{0}] is zero and using it on lu_solve would result in a division by zero. "
+               "If you still want to perform the factorization, consider calling "
+               "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+def _check_lu_input(fn: str, A, pivot) -> None:
+    """torch's checks before an LU factorization: 2-D, a float kernel, pivoting (CPU)."""
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A.shape)} instead")
+    if A._data.dtype.kind != "f" or backend.get_dtype(A._data.dtype).itemsize < 4:
+        raise kernel_missing("lu_cpu", A._data.dtype)
+    if not pivot and A.numel():   # (an empty matrix never reaches the kernel that refuses)
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, _fn="torch.linalg.lu_factor_ex"):
+    """``(LU, pivots, info)``: the packed LU factorization with partial pivoting of each
+    matrix, its 1-based row swaps (int32) and LAPACK's info (the first zero pivot, 1-based),
+    without raising for a singular matrix unless ``check_errors`` (LinalgLuFactorExBackward0).
+
+    >>> import agdebug as ag
+    >>> ag.linalg.lu_factor_ex(ag.tensor([[1.0, 2.0], [4.0, 4.0]])).pivots
+    tensor([2, 2], dtype=torch.int32)
+    """
+    _check_lu_input("torch.lu_factor", A, pivot)
+    LU, pivots, info = _lu.linalg_lu_factor_ex_op(A, pivot=bool(pivot))
+    if check_errors:
+        raise_info(_fn, info._data, _ZERO_PIVOT, error=RuntimeError)
+    return _named("linalg_lu_factor_ex", LU=LU, pivots=pivots, info=info)
+
+
+def lu_factor(A, *, pivot=True):
+    """``(LU, pivots)``: ``lu_factor_ex`` raising for a singular matrix
+    (LinalgLuFactorExBackward0).
+
+    >>> import agdebug as ag
+    >>> ag.linalg.lu_factor(ag.tensor([[1.0, 2.0], [4.0, 4.0]])).LU
+    tensor([[4.0000, 4.0000],
+            [0.2500, 1.0000]])
+    """
+    LU, pivots, _ = lu_factor_ex(A, pivot=pivot, check_errors=True,
+                                 _fn="torch.linalg.lu_factor")
+    return _named("linalg_lu_factor", LU=LU, pivots=pivots)
+
+
+def lu(A, *, pivot=True):
+    """``(P, L, U)`` with ``A = P @ L @ U``: P a permutation, L unit lower triangular
+    (m x k), U upper triangular (k x n), k = min(m, n) (LinalgLuBackward0).
+
+    >>> import agdebug as ag
+    >>> ag.linalg.lu(ag.tensor([[1.0, 2.0], [4.0, 4.0]])).P
+    tensor([[0., 1.],
+            [1., 0.]])
+    """
+    _check_lu_input("linalg.lu", A, pivot)
+    if not pivot:   # only an empty matrix gets here: torch returns an empty P
+        P, L, U = _lu.linalg_lu_op(A)
+        return _named("linalg_lu", P.new_zeros((0,)), L, U)
+    return _named("linalg_lu", *_lu.linalg_lu_op(A, pivot=True))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """The solution X of ``A X = B`` (``X A = B`` if not ``left``; A's transpose if
+    ``adjoint``) from A's ``lu_factor`` (LinalgLuSolveBackward0).
+
+    >>> import agdebug as ag
+    >>> LU, pivots = ag.linalg.lu_factor(ag.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    >>> ag.linalg.lu_solve(LU, pivots, ag.tensor([[2.0], [2.0]]))
+    tensor([[1.0000],
+            [0.5000]])
+    """
+    _check_lu_solve(LU, pivots, B, left)
+    return _lu.linalg_lu_solve_op(LU, B, pivots=pivots._data, left=bool(left),
+                                  adjoint=bool(adjoint))
+
+
+def _check_lu_solve(LU, pivots, B, left) -> None:
+    """torch's checks of ``linalg.lu_solve``'s arguments, in its order."""
+    fn = "linalg.lu_solve"
+    if LU._data.dtype.kind != "f" and str(np.dtype(LU._data.dtype)) not in _LOW_PRECISION:
+        raise RuntimeError(f"torch.{fn}: Expected a floating point or complex tensor as input. "
+                           f"Got {_legacy(LU)}")
+    if LU._data.dtype != B._data.dtype:
+        raise RuntimeError(f"{fn}: Expected LU and B to have the same dtype, but found LU of "
+                           f"type {_legacy(LU)} and B of type {_legacy(B)} instead")
+    if pivots._data.dtype != np.int32:
+        raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
+    check_input(f"torch.{fn}", LU, floating=None)
+    if B.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+    n, (rows, cols) = LU.shape[-1], B.shape[-2:]
+    if (rows if left else cols) != n:
+        raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {rows}x{cols})")
+    if pivots.ndim == 0 or pivots.shape[-1] != n:
+        raise RuntimeError(f"{fn}: Number of pivots per batch should be same as the dimension "
+                           "of the matrix")
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+        raise RuntimeError(f"{fn}: Expected LU.shape[:-1] and pivots.shape to be the same, but "
+                           f"got pivots with shape {list(pivots.shape)} instead")
+    _broadcast_batches(tuple(B.shape[:-2]), tuple(LU.shape[:-2]))
+    if backend.get_dtype(LU._data.dtype).itemsize < 4:
+        raise kernel_missing("linalg.lu_solve_cpu", LU._data.dtype)
+
+
+def _legacy(t) -> str:
+    return backend.get_dtype(t._data.dtype)._legacy
+
+
+def _broadcast_batches(a: tuple, b: tuple) -> None:
+    """torch's error where two batch shapes do not broadcast (``a`` is B's, ``b`` LU's)."""
+    for d in range(1, min(len(a), len(b)) + 1):
+        if a[-d] != b[-d] and a[-d] != 1 and b[-d] != 1:
+            dim = max(len(a), len(b)) - d
+            raise RuntimeError(f"The size of tensor a ({a[-d]}) must match the size of tensor "
+                               f"b ({b[-d]}) at non-singleton dimension {dim}")
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """``torch.lu_unpack``: ``(P, L, U)`` from ``lu_factor``'s packed factors and pivots;
+    an empty P (L and U) where ``unpack_pivots`` (``unpack_data``) is False
+    (LuUnpackBackward0)."""
+    if LU_data.ndim < 2:
+        raise RuntimeError("torch.lu_unpack: Expected tensor with 2 or more dimensions. Got "
+                           f"size: {list(LU_data.shape)} instead")
+    if unpack_pivots:
+        if LU_pivots._data.dtype != np.int32:
+            raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous "
+                               "tensor of torch.int32 dtype.")
+        data = backend.move_array(LU_pivots._data, backend.CPU)
+        if LU_pivots.ndim == 0 or ((data < 1) | (data > LU_data.shape[-2])).any():
+            raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                               "inclusive.Did you properly pass the result of lu_factor?")
+    outs = _lu.lu_unpack_op(LU_data, LU_pivots=LU_pivots._data, unpack_data=bool(unpack_data),
+                            unpack_pivots=bool(unpack_pivots))
+    return _named("lu_unpack", *outs)
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"torch.{old} is deprecated in favor of {new} and will be removed in a "
+                  "future PyTorch release.", UserWarning, stacklevel=3)
+
+
+def torch_lu(A, pivot=True, get_infos=False):
+    """``torch.lu`` / ``Tensor.lu`` (deprecated): ``(LU, pivots)``, with ``info`` if
+    ``get_infos``; never raises for a singular matrix (LinalgLuFactorExBackward0)."""
+    _deprecated("lu", "torch.linalg.lu_factor / torch.linalg.lu_factor_ex")
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    return _named("_lu_with_info", LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def torch_lu_solve(b, LU_data, LU_pivots):
+    """``torch.lu_solve`` / ``Tensor.lu_solve`` (deprecated): ``linalg.lu_solve(LU_data,
+    LU_pivots, b)`` (LinalgLuSolveBackward0)."""
+    _deprecated("lu_solve", "torch.linalg.lu_solve")
+    return lu_solve(LU_data, LU_pivots, b)
+
+
 # ----------------------------------------------------------------------------- qr, eigh
 
 def qr(A, mode="reduced"):
@@ -387,7 +552,9 @@ _RETURN_TYPES = {name: _return_type(name, tuple(fields.split())) for name, field
     "linalg_inv_ex": "inverse info", "linalg_slogdet": "sign logabsdet",
     "slogdet": "sign logabsdet", "linalg_solve_ex": "result info",
     "linalg_cholesky_ex": "L info", "linalg_qr": "Q R", "linalg_eigh": "eigenvalues eigenvectors",
-    "linalg_svd": "U S Vh", "svd": "U S V"}.items()}
+    "linalg_svd": "U S Vh", "svd": "U S V", "linalg_lu_factor_ex": "LU pivots info",
+    "linalg_lu_factor": "LU pivots", "linalg_lu": "P L U", "lu_unpack": "P L U",
+    "_lu_with_info": "LU pivots info"}.items()}
 
 
 def _named(kind: str, *values, **named):

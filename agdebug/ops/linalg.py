@@ -366,7 +366,7 @@ FUNCTIONS = {
 
 # The other linear-algebra modules: their ops register on import, and their functions and
 # methods are installed with this module's (ops/__init__ lists this module only).
-from . import blas, contract, distance, matrix  # noqa: E402
+from . import blas, contract, distance, lu, matrix  # noqa: E402, F401
 
 for _module in (matrix, blas, contract, distance):
     FUNCTIONS.update(_module.FUNCTIONS)
@@ -395,3 +395,6 @@ METHODS.update({"cholesky_solve": _linalg_namespace.cholesky_solve,
                 "cholesky_inverse": _linalg_namespace.cholesky_inverse})
 FUNCTIONS["svd"] = METHODS["svd"] = _linalg_namespace.torch_svd
 FUNCTIONS["pinverse"] = METHODS["pinverse"] = _linalg_namespace.pinv
+FUNCTIONS.update({"lu": _linalg_namespace.torch_lu, "lu_unpack": _linalg_namespace.lu_unpack,
+                  "lu_solve": _linalg_namespace.torch_lu_solve})
+METHODS.update({"lu": _linalg_namespace.torch_lu, "lu_solve": _linalg_namespace.torch_lu_solve})
