@@ -195,8 +195,11 @@ def _forward(name: str, fn):
         if name not in _TRANSFERS:
             _refuse_host_arrays(name, args, kwargs)
         if name in _TRANSFERS and isinstance(args[0], ndarray):
-            # cupy.asarray never moves a device array: it is returned where it is.
+            # cupy.asarray never moves a device array: it is returned where it is; cupy.array
+            # copies it unless told not to (``copy=True`` is its default, as numpy's).
             dtype = kwargs.get("dtype")
+            if name == "array" and kwargs.get("copy", True):
+                return args[0].astype(dtype or args[0].dtype, copy=True)
             return args[0] if dtype is None or dtype == args[0].dtype else args[0].astype(dtype)
         return _wrap(fn(*_unwrap(args), **_unwrap(kwargs)))
     function.__name__ = name
