@@ -17,8 +17,8 @@ def zeros_grad(like: Tensor, shape: tuple) -> Tensor:
 
 def derivative_formula(formula, *tensors) -> Tensor:
     """``formula(*tensors)``: on the tensors' arrays in one go when no graph records it (grad
-    mode off: a backward without ``create_graph``) and they share one dtype and shape; else
-    on the tensors themselves, as ops.
+    mode off: a backward without ``create_graph``) and they share one device, dtype and
+    shape; else on the tensors themselves, as ops (with torch's promotion and errors).
 
     Written with ops, a derivative is differentiable, but each op is a call through the
     registry; unrecorded, nothing needs those ops (torch's kernels compute such a formula in
@@ -29,7 +29,7 @@ def derivative_formula(formula, *tensors) -> Tensor:
     arrays = [t._data for t in tensors]
     first = arrays[0]
     for a in arrays:
-        if a.dtype != first.dtype or a.shape != first.shape:
+        if type(a) is not type(first) or a.dtype != first.dtype or a.shape != first.shape:
             return formula(*tensors)
     result = formula(*arrays)
     return Tensor._wrap(result if type(result) is type(first) else xp_of(first).asarray(result))
