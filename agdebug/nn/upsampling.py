@@ -124,7 +124,8 @@ def _upsample(input, mode: str, dim: int, output_size, scales, align_corners,
         raise RuntimeError(f"Non-empty {dim + 2}D data tensor expected but got a tensor with "
                            f"sizes {list(input.shape)}")
     if antialias:
-        if input._data.dtype.kind != "f" or input._data.dtype.itemsize < 4:
+        dtype = input._data.dtype   # torch has a uint8 kernel, in integer arithmetic
+        if dtype != np.uint8 and (dtype.kind != "f" or dtype.itemsize < 4):
             raise kernel_missing("compute_index_ranges_weights", input.dtype)
         op = ops.UPSAMPLE_AA[mode]
     else:

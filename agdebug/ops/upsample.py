@@ -237,12 +237,41 @@ def _aa_matrices(mode, in_sizes, out_sizes, scales, align_corners, dtype, skip: 
             for i, o, s in zip(in_sizes, out_sizes, scales)]
 
 
+def _int16_matrix(mode: str, in_size: int, out_size: int, scale, align_corners) -> tuple:
+    """torch's ``_compute_index_ranges_int16_weights``: the float64 weights in fixed point,
+    with the most fraction bits (up to 22) that keep the largest weight within int16."""
+    matrix = aa_matrix(mode, in_size, out_size, scale, align_corners, np.float64)
+    largest = matrix.max()
+    bits = 0
+    while bits < 22 and int(0.5 + largest * (1 << (bits + 1))) < (1 << 15):
+        bits += 1
+    scaled = matrix * (1 << bits)
+    rounded = np.where(scaled < 0, np.trunc(scaled - 0.5), np.trunc(scaled + 0.5))
+    return rounded.astype(np.int64), bits
+
+
+def _aa_uint8(xp, x, mode: str, output_size, scales, align_corners):
+    """Antialiased resampling of uint8 images in torch's integer arithmetic: each pass (the
+    width, then the height) rounds and clamps to uint8 before the next."""
+    y = x.astype(np.int64)
+    for axis in (-1, -2):
+        in_size, out_size = x.shape[axis], output_size[axis]
+        if in_size == out_size:
+            continue
+        matrix, bits = _int16_matrix(mode, in_size, out_size, scales[axis], align_corners)
+        y = _apply_one(xp, y, matrix, y.ndim + axis, False)
+        y = xp.clip((y + (1 << (bits - 1))) >> bits, 0, 255)
+    return y.astype(np.uint8)
+
+
 def _upsample_aa_op(mode: str):
     stem = f"Upsample{AA_MODES[mode]}2DAa"
     name = f"upsample_{mode}2d_aa"
 
     @defop(name, node=f"{stem}Backward0")
     def forward(xp, x, output_size=(1, 1), scales=(None, None), align_corners=False):
+        if x.dtype == np.uint8:
+            return _aa_uint8(xp, x, mode, output_size, scales, align_corners)
         m = _aa_matrices(mode, x.shape[-2:], output_size, scales, align_corners, x.dtype, True)
         y = _aa_apply(xp, x, m, False)
         return y.astype(x.dtype, copy=y is x)

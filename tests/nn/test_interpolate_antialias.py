@@ -209,3 +209,17 @@ def test_area_on_5d_float32_to_float_precision():
 ])
 def test_adaptive_avg_pool3d_as_torch(expr):
     assert_same_as_torch(torch, expr, {"x": _data(2, 3, 4, 5, 6)})
+
+
+UINT8 = {"u": "lib.arange(2 * 3 * 17 * 23).reshape(2, 3, 17, 23).mul(97).remainder(256)"
+              ".to(lib.uint8)"}
+
+
+@pytest.mark.parametrize("mode,align,resize",
+                         list(itertools.product(("bilinear", "bicubic"), (False, True), (
+                             "size=(5, 7)", "size=(40, 50)", "scale_factor=0.37",
+                             "scale_factor=(1.3, 0.5)", "size=(17, 4)", "size=(17, 23)"))))
+def test_uint8_is_bit_exact(mode, align, resize):
+    """torch's uint8 kernel: int16 fixed-point weights, each pass rounded and clamped."""
+    assert_same_as_torch(torch, f"F.interpolate(u, {resize}, mode='{mode}', "
+                                f"align_corners={align}, antialias=True)", UINT8)
