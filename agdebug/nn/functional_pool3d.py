@@ -137,23 +137,31 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Average pooling of volumes to a fixed ``output_size`` (None keeps an input size).
+    """Average pooling of volumes to a fixed ``output_size`` (None keeps an input size); an
+    output of 1 x 1 x 1 is ``input.mean((-1, -2, -3), keepdim=True)``, as torch computes it.
 
     >>> import agdebug as ag
     >>> ag.nn.functional.adaptive_avg_pool3d(ag.ones(2, 3, 4, 5, 6), (1, None, 2)).shape
     torch.Size([2, 3, 1, 5, 2])
     """
-    if input.ndim not in (4, 5):
-        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
-                           f"{list(input.shape)}")
-    sizes = [output_size] * 3 if isinstance(output_size, (int, np.integer)) or \
-        output_size is None else list(output_size)
+    if output_size is None:   # (torch's wrapper takes its len)
+        raise TypeError("object of type 'NoneType' has no len()")
+    sizes = [output_size] * 3 if isinstance(output_size, (int, np.integer)) else \
+        list(output_size)
+    if not isinstance(output_size, (int, np.integer)) and input.ndim <= len(sizes):
+        raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
     if len(sizes) != 3:
         raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
-    sizes = tuple(int(n if s is None else s) for s, n in zip(sizes, input.shape[-3:]))
+    spatial = (1,) * (3 - min(input.ndim, 3)) + tuple(input.shape[-3:])
+    sizes = tuple(int(n if s is None else s) for s, n in zip(sizes, spatial))
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than "
                            f"or equal to 0 but received {{{sizes[0]}, {sizes[1]},{sizes[2]}}}")
+    if sizes == (1, 1, 1):   # torch's shortcut, before its other checks: a MeanBackward1 node
+        return input.mean((-1, -2, -3), keepdim=True)
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{list(input.shape)}")
     for dim in range(1, input.ndim):
         if input.shape[dim] == 0:
             raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for "

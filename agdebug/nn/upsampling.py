@@ -47,12 +47,21 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor:
         output_size = [int(input.shape[i + 2] * scales[i]) for i in range(dim)]
         scales = None
-    if antialias:
-        raise NotImplementedError("agdebug's interpolate has no antialias")
-    if mode == "area" and input.dim() in (3, 4):
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
+    if mode == "area" and input.dim() in (3, 4, 5):
         from . import functional as F   # (functional imports this module)
-        pool = F.adaptive_avg_pool1d if input.dim() == 3 else F.adaptive_avg_pool2d
+        pool = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[dim - 1]
         return pool(input, output_size)
+    if antialias and mode in ops.AA_MODES:
+        return _upsample(input, mode, dim, output_size, scales, align_corners, antialias=True)
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        raise NotImplementedError("agdebug's interpolate has no lanczos mode")
     if mode in ops.MODES and dim in ops.MODES[mode][1]:
         return _upsample(input, mode, dim, output_size, scales, align_corners)
     if mode in _NEEDS and input.dim() in (3, 4, 5):
@@ -93,7 +102,9 @@ def _sizes(input, dim: int, size, scale_factor) -> tuple:
     return None, list(scale_factor)
 
 
-def _upsample(input, mode: str, dim: int, output_size, scales, align_corners):
+def _upsample(input, mode: str, dim: int, output_size, scales, align_corners,
+              antialias: bool = False):
+    """Run the op of ``mode`` in ``dim`` dims after torch's checks of sizes and dtype."""
     in_sizes = tuple(input.shape[2:])
     if output_size is None:   # torch's compute_output_size: floor(in * scale), in double
         output_size = [int(math.floor(n * float(s))) for n, s in zip(in_sizes, scales)]
@@ -109,8 +120,17 @@ def _upsample(input, mode: str, dim: int, output_size, scales, align_corners):
         joint = " and" if dim == 1 else ""
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"({given}){joint} output ({wanted})")
-    _check_dtype(input, mode, dim)
-    op = ops.UPSAMPLE[(mode, dim)]
+    if input.numel() == 0 and math.prod(input.shape[1:]) == 0:
+        raise RuntimeError(f"Non-empty {dim + 2}D data tensor expected but got a tensor with "
+                           f"sizes {list(input.shape)}")
+    if antialias:
+        dtype = input._data.dtype   # torch has a uint8 kernel, in integer arithmetic
+        if dtype != np.uint8 and (dtype.kind != "f" or dtype.itemsize < 4):
+            raise kernel_missing("compute_index_ranges_weights", input.dtype)
+        op = ops.UPSAMPLE_AA[mode]
+    else:
+        _check_dtype(input, mode, dim)
+        op = ops.UPSAMPLE[(mode, dim)]
     return op(input, output_size=tuple(int(s) for s in output_size),
               scales=tuple(None if s is None else float(s) for s in scales),
               align_corners=align_corners if mode not in ("nearest", "nearest-exact") else None)

@@ -177,6 +177,12 @@ def adaptive_avg_pool3d(xp, x, output_size=_ONES):
 
 @adaptive_avg_pool3d.vjp
 def adaptive_avg_pool3d_vjp(ctx, grad):
+    shape = tuple(grad.shape)
+    for dim in range(1, len(shape)):   # torch's backward refuses an empty output
+        if shape[dim] == 0:
+            raise RuntimeError("adaptive_avg_pool3d_backward(): Expected grad_output to have "
+                               "non-zero size for non-batch dimensions, but grad_output has "
+                               f"sizes {list(shape)} with dimension {dim} being empty")
     size = tuple(input_shape(ctx, 0)[-3:])
     return (adaptive_avg_pool3d_backward(grad, input_size=size),)
 

@@ -1,10 +1,12 @@
 """Interpolation (``F.interpolate``'s upsample ops): nearest, nearest-exact, (bi/tri)linear
-and bicubic, in 1, 2 or 3 spatial dims.
+and bicubic, in 1, 2 or 3 spatial dims, and the antialiased bilinear and bicubic of images.
 
 Each mode is separable: along every spatial dim the output is a fixed matrix (out, in)
 times the input, the matrix holding torch's source indices and weights (computed with
 torch's formulas and in its precision: float32 index maths for nearest, the input's dtype
-for the others). The derivative applies the transposed matrices (torch's
+for the others). Antialiased resampling (``antialias=True``) widens the filter by the scale
+when downsampling and normalises each output's weights (torch's CPU kernel, after PIL).
+The derivative applies the transposed matrices (torch's
 ``upsample_*_backward``), and the derivative of that is the forward again.
 """
 
@@ -112,11 +114,15 @@ def _apply(xp, x, matrices, transpose: bool):
     torch interpolates the width before the height)."""
     dims = len(matrices)
     for k in range(dims - 1, -1, -1):
-        axis = x.ndim - dims + k
-        m = matrices[k].T if transpose else matrices[k]
-        m = xp.asarray(m) if xp is np else backend.move_array(m, backend.device_of_array(x))
-        x = xp.moveaxis(xp.tensordot(m, x, axes=([1], [axis])), 0, axis)
+        x = _apply_one(xp, x, matrices[k], x.ndim - dims + k, transpose)
     return x
+
+
+def _apply_one(xp, x, matrix, axis: int, transpose: bool):
+    """``matrix`` (or its transpose) times ``x`` along ``axis``, on ``x``'s device."""
+    m = matrix.T if transpose else matrix
+    m = xp.asarray(m) if xp is np else backend.move_array(m, backend.device_of_array(x))
+    return xp.moveaxis(xp.tensordot(m, x, axes=([1], [axis])), 0, axis)
 
 
 def _matrices(mode, in_sizes, out_sizes, scales, align_corners, dtype) -> list:
@@ -155,3 +161,141 @@ def _upsample_op(mode: str, dims: int):
 
 UPSAMPLE = {(mode, dims): _upsample_op(mode, dims) for mode, (_, all_dims) in MODES.items()
             for dims in all_dims}
+
+
+# ----------------------------------------------------------------------------- antialiased
+
+AA_MODES = {"bilinear": "Bilinear", "bicubic": "Bicubic"}
+_AA_TAPS = {"bilinear": 2, "bicubic": 4}    # torch's interp_size: the filter's support, x2
+
+
+def _aa_scale(in_size: int, out_size: int, scale, align_corners: bool, dtype):
+    """torch's ``area_pixel_compute_scale`` in ``dtype``."""
+    t = dtype.type
+    if align_corners:
+        return t(in_size - 1) / t(out_size - 1) if out_size > 1 else t(0)
+    return _scale(in_size, out_size, scale, dtype)
+
+
+def _aa_filter(mode: str, x):
+    """PIL's triangle, or Keys' cubic with a = -0.5 (not the -0.75 of plain bicubic)."""
+    x = np.abs(x)
+    one = x.dtype.type(1)
+    if mode == "bilinear":
+        return np.where(x < one, one - x, x.dtype.type(0))
+    a = x.dtype.type(-0.5)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < one, near, np.where(x < 2 * one, far, x.dtype.type(0)))
+
+
+def aa_matrix(mode: str, in_size: int, out_size: int, scale, align_corners, dtype):
+    """(out_size, in_size) weights of antialiased resampling along one dim: torch's
+    ``_compute_indices_min_size_weights_aa``, with its float/double mix step by step."""
+    dtype = np.dtype(dtype)
+    t = dtype.type
+    s = _aa_scale(in_size, out_size, scale, align_corners, dtype)
+    half = _AA_TAPS[mode] * 0.5
+    support = t(half * float(s)) if s >= 1.0 else t(half)
+    taps = int(math.ceil(float(support))) * 2 + 1
+    invscale = t(1.0 / float(s)) if s >= 1.0 else t(1.0)
+    center = (float(s) * (np.arange(out_size) + 0.5)).astype(dtype)
+    # C++ casts to int64 truncate toward zero, as astype does
+    xmin = np.maximum(((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    xmax = np.minimum(((center + support).astype(np.float64) + 0.5).astype(np.int64), in_size)
+    xsize = np.clip(xmax - xmin, 0, taps)
+    j = np.arange(taps)
+    index = xmin[:, None] + j
+    offset = (index.astype(dtype) - center[:, None]).astype(np.float64) + 0.5
+    weights = _aa_filter(mode, (offset * float(invscale)).astype(dtype))
+    weights = np.where(j < xsize[:, None], weights, t(0))
+    total = np.zeros(out_size, dtype)
+    for k in range(taps):   # summed tap by tap, as torch does
+        total = total + weights[:, k]
+    weights = np.where(total[:, None] != 0, weights / np.where(total == 0, 1, total)[:, None],
+                       weights)
+    matrix = np.zeros((out_size, in_size), dtype)
+    rows, cols = np.nonzero(j < xsize[:, None])
+    matrix[rows, index[rows, cols]] = weights[rows, cols]
+    return matrix
+
+
+def _aa_apply(xp, x, matrices, transpose: bool):
+    """Multiply each of the last dims by its matrix, the last dim first; a dim whose matrix
+    is None is left as it is (torch copies a dim whose size does not change)."""
+    dims = len(matrices)
+    for k in range(dims - 1, -1, -1):
+        if matrices[k] is not None:
+            x = _apply_one(xp, x, matrices[k], x.ndim - dims + k, transpose)
+    return x
+
+
+def _aa_matrices(mode, in_sizes, out_sizes, scales, align_corners, dtype, skip: bool) -> list:
+    """One matrix per dim; with ``skip``, None where the size does not change (the forward
+    copies such a dim whatever the scale; torch's backward applies its weights anyway)."""
+    return [None if skip and i == o else aa_matrix(mode, i, o, s, align_corners, dtype)
+            for i, o, s in zip(in_sizes, out_sizes, scales)]
+
+
+def _int16_matrix(mode: str, in_size: int, out_size: int, scale, align_corners) -> tuple:
+    """torch's ``_compute_index_ranges_int16_weights``: the float64 weights in fixed point,
+    with the most fraction bits (up to 22) that keep the largest weight within int16."""
+    matrix = aa_matrix(mode, in_size, out_size, scale, align_corners, np.float64)
+    largest = matrix.max()
+    bits = 0
+    while bits < 22 and int(0.5 + largest * (1 << (bits + 1))) < (1 << 15):
+        bits += 1
+    scaled = matrix * (1 << bits)
+    rounded = np.where(scaled < 0, np.trunc(scaled - 0.5), np.trunc(scaled + 0.5))
+    return rounded.astype(np.int64), bits
+
+
+def _aa_uint8(xp, x, mode: str, output_size, scales, align_corners):
+    """Antialiased resampling of uint8 images in torch's integer arithmetic: each pass (the
+    width, then the height) rounds and clamps to uint8 before the next."""
+    y = x.astype(np.int64)
+    for axis in (-1, -2):
+        in_size, out_size = x.shape[axis], output_size[axis]
+        if in_size == out_size:
+            continue
+        matrix, bits = _int16_matrix(mode, in_size, out_size, scales[axis], align_corners)
+        y = _apply_one(xp, y, matrix, y.ndim + axis, False)
+        y = xp.clip((y + (1 << (bits - 1))) >> bits, 0, 255)
+    return y.astype(np.uint8)
+
+
+def _upsample_aa_op(mode: str):
+    stem = f"Upsample{AA_MODES[mode]}2DAa"
+    name = f"upsample_{mode}2d_aa"
+
+    @defop(name, node=f"{stem}Backward0")
+    def forward(xp, x, output_size=(1, 1), scales=(None, None), align_corners=False):
+        if x.dtype == np.uint8:
+            return _aa_uint8(xp, x, mode, output_size, scales, align_corners)
+        m = _aa_matrices(mode, x.shape[-2:], output_size, scales, align_corners, x.dtype, True)
+        y = _aa_apply(xp, x, m, False)
+        return y.astype(x.dtype, copy=y is x)
+
+    @defop(f"{name}_backward", node=f"{stem}BackwardBackward0")
+    def backward(xp, g, input_size=(1, 1, 1, 1), output_size=(1, 1), scales=(None, None),
+                 align_corners=False):
+        m = _aa_matrices(mode, input_size[-2:], output_size, scales, align_corners, g.dtype,
+                         False)
+        return _aa_apply(xp, g, m, True).astype(g.dtype, copy=False)
+
+    @forward.vjp
+    def forward_vjp(ctx, grad):
+        return (backward(grad, input_size=tuple(input_shape(ctx, 0)),
+                         output_size=ctx.output_size, scales=ctx.scales,
+                         align_corners=ctx.align_corners),)
+
+    @backward.vjp
+    def backward_vjp(ctx, grad):
+        return (forward(grad, output_size=ctx.output_size, scales=ctx.scales,
+                        align_corners=ctx.align_corners),)
+
+    forward_vjp.__name__, backward_vjp.__name__ = f"{name}_vjp", f"{name}_backward_vjp"
+    return forward
+
+
+UPSAMPLE_AA = {mode: _upsample_aa_op(mode) for mode in AA_MODES}

@@ -1,0 +1,225 @@
+"""F.interpolate(antialias=True) (bilinear, bicubic on 4-D input) and mode='area' on 5-D
+input against torch: values, dtypes, gradients, grad_fn names (UpsampleBilinear2DAaBackward0,
+UpsampleBicubic2DAaBackward0, their BackwardBackward0 derivatives, AdaptiveAvgPool3DBackward0),
+second derivatives, sizes and scale factors up and down, align_corners, and torch's errors.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import agdebug as ag
+import agdebug.nn.functional as AF
+
+from ..torch_parity import assert_same_as_torch, assert_same_with_grads
+
+torch = pytest.importorskip("torch")
+
+
+def _data(*shape, dtype="float64") -> str:
+    """A deterministic leaf that requires grad, built the same way by both libraries."""
+    n = int(np.prod(shape))
+    return (f"lib.arange({n}, dtype=lib.{dtype}).reshape{shape}.mul(0.37).sin()"
+            ".detach().requires_grad_()")
+
+
+SETUP = {"x": _data(2, 3, 9, 11)}
+RESIZES = [   # interpolate's keywords: down, up, both, one dim unchanged, to one pixel
+    "size=(4, 5)", "size=(2, 3)", "size=(13, 20)", "size=(5, 17)", "size=(1, 1)",
+    "size=(9, 4)", "scale_factor=0.5", "scale_factor=0.37", "scale_factor=2.3",
+    "scale_factor=(1.7, 0.4)", "scale_factor=(1.05, 0.6)", "scale_factor=1.0",
+    "scale_factor=0.5, recompute_scale_factor=True",
+]
+
+
+@pytest.mark.parametrize("mode,align,resize",
+                         list(itertools.product(("bilinear", "bicubic"), (False, True),
+                                                RESIZES)))
+def test_values_and_gradients(mode, align, resize):
+    assert_same_with_grads(
+        torch, f"F.interpolate(x, {resize}, mode='{mode}', align_corners={align}, "
+               "antialias=True)", SETUP)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("resize", ["size=(4, 5)", "size=(20, 30)", "scale_factor=0.3"])
+def test_float32_matches_to_float_precision(mode, resize):
+    """float32 weights are computed in float32, as torch's; the sums may round differently."""
+    x = np.sin(np.arange(2 * 3 * 9 * 11, dtype=np.float32) * 0.37).reshape(2, 3, 9, 11)
+    want = torch.nn.functional.interpolate(torch.tensor(x), mode=mode, antialias=True,
+                                           **eval(f"dict({resize})"))
+    got = AF.interpolate(ag.tensor(x), mode=mode, antialias=True, **eval(f"dict({resize})"))
+    assert got.dtype == ag.float32 and got.shape == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=2e-6)
+
+
+def test_antialias_differs_from_plain_when_downsampling():
+    """A test that would pass with the plain (aliasing) kernel would not test antialias."""
+    assert_same_as_torch(torch, "F.interpolate(x, size=(3, 3), mode='bilinear', antialias=True)"
+                         " - F.interpolate(x, size=(3, 3), mode='bilinear')", SETUP)
+    plain = AF.interpolate(ag.ones(1, 1, 4, 4), size=2, mode="bicubic")
+    aa = AF.interpolate(ag.arange(16.).reshape(1, 1, 4, 4), size=2, mode="bicubic",
+                        antialias=True)
+    assert aa.grad_fn is None and plain.shape == aa.shape
+    assert not np.allclose(aa.numpy(), AF.interpolate(ag.arange(16.).reshape(1, 1, 4, 4),
+                                                      size=2, mode="bicubic").numpy())
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("resize", ["size=(4, 5)", "scale_factor=2.3",
+                                    "scale_factor=(1.05, 0.6)"])
+def test_second_derivative(mode, resize):
+    """The gradient's node is ...AaBackwardBackward0; its derivative for the upstream gradient
+    is the forward again (torch's too: with scale_factor 1.05 the forward copies the unchanged
+    dim while the backward applies torch's weights, so they are not each other's transpose)."""
+    results = []
+    for lib, F in ((ag, AF), (torch, torch.nn.functional)):
+        x = lib.tensor(np.sin(np.arange(2 * 3 * 9 * 11) * 0.37).reshape(2, 3, 9, 11),
+                       requires_grad=True)
+        y = F.interpolate(x, mode=mode, antialias=True, **eval(f"dict({resize})"))
+        g = lib.tensor(np.cos(np.arange(y.numel()) * 0.3).reshape(tuple(y.shape)),
+                       requires_grad=True)
+        gx, = lib.autograd.grad(y, x, g, create_graph=True)
+        gg, = lib.autograd.grad((gx * x.detach()).sum(), g)
+        results.append((gx.grad_fn.name(), gx.detach().numpy(), gg.numpy()))
+    (name, gx, gg), (want_name, want_gx, want_gg) = results
+    assert name == want_name == f"Upsample{mode.capitalize()}2DAaBackwardBackward0"
+    np.testing.assert_allclose(gx, want_gx, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(gg, want_gg, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("expr", [
+    "F.interpolate(x, size=(4, 5), mode='bilinear', antialias=True).grad_fn.name()",
+    "F.interpolate(x.detach(), size=(4, 5), mode='bicubic', antialias=True)",
+    "F.interpolate(x[:0], size=(4, 5), mode='bilinear', antialias=True)",
+    "F.interpolate(x[:, :, :1, :1], size=(3, 2), mode='bicubic', antialias=True)",
+    "F.interpolate(x, size=(9, 11), mode='bicubic', antialias=True)",
+    "F.interpolate(x, size=(4, 5), mode='bilinear', align_corners=None, antialias=True)",
+])
+def test_variants(expr):
+    if expr.endswith(".name()"):
+        assert eval(expr.replace("F.", "AF.").replace("x", "X")) == "UpsampleBilinear2DAaBackward0"
+        return
+    assert_same_as_torch(torch, expr, SETUP)
+
+
+X = ag.ones(1, 1, 6, 6, requires_grad=True)
+
+
+@pytest.mark.parametrize("expr", [
+    *(f"F.interpolate(lib.ones(1, 1, 4, 4), size=2, mode='{m}', antialias=True)"
+      for m in ("nearest", "linear", "trilinear", "area", "nearest-exact")),
+    *(f"F.interpolate(lib.ones(1, 1, 4), size=2, mode='{m}', antialias=True)"
+      for m in ("bilinear", "bicubic", "linear")),
+    "F.interpolate(lib.ones(1, 1, 4, 4, 4), size=2, mode='bilinear', antialias=True)",
+    "F.interpolate(lib.ones(1, 1, 4, 4, 4), size=2, mode='trilinear', antialias=True)",
+    *(f"F.interpolate(lib.ones(1, 1, 4, 4, dtype=lib.{d}), size=2, mode='bilinear', "
+      "antialias=True)" for d in ("int64", "int32", "bool", "float16")),
+    "F.interpolate(lib.ones(1, 1, 4, 4, dtype=lib.int64), size=2, mode='bicubic', "
+    "antialias=True)",
+    "F.interpolate(lib.ones(1, 1, 4, 4), size=(0, 2), mode='bilinear', antialias=True)",
+    "F.interpolate(lib.ones(1, 1, 0, 4), size=2, mode='bicubic', antialias=True)",
+    "F.interpolate(lib.ones(1, 1, 4, 4), scale_factor=0.1, mode='bicubic', antialias=True)",
+    "F.interpolate(lib.ones(1, 0, 4, 4), size=2, mode='bilinear', antialias=True)",
+    "F.interpolate(lib.ones(1, 1, 4, 4), size=(2.0, 2), mode='bilinear', antialias=True)",
+    "F.interpolate(lib.ones(1, 1, 4, 4), size=(2, 2, 2), mode='bilinear', antialias=True)",
+    "F.interpolate(lib.ones(1, 1, 4, 4), size=2, scale_factor=2, mode='bilinear', "
+    "antialias=True)",
+    "F.interpolate(lib.ones(1, 1, 4, 4), size=2, mode='lanczos')",
+    "F.interpolate(lib.ones(1, 1, 4, 4), size=2, mode='lanczos', align_corners=True, "
+    "antialias=True)",
+    # the plain kernels refuse an empty channel dim too
+    "F.interpolate(lib.ones(1, 0, 4), size=2, mode='linear')",
+    "F.interpolate(lib.ones(2, 0, 4, 4, 4), size=2, mode='nearest')",
+])
+def test_errors(expr):
+    assert_same_as_torch(torch, expr)
+
+
+def test_lanczos_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="lanczos"):
+        AF.interpolate(ag.ones(1, 1, 4, 4), size=2, mode="lanczos", antialias=True)
+
+
+AREA = {"v": _data(2, 3, 4, 5, 6)}
+
+
+@pytest.mark.parametrize("resize", [
+    "size=(2, 3, 2)", "size=3", "size=(4, 5, 6)", "size=(7, 2, 9)", "scale_factor=0.5",
+    "scale_factor=(2, 0.5, 1.5)", "scale_factor=0.3",
+])
+def test_area_on_5d_input(resize):
+    assert_same_with_grads(torch, f"F.interpolate(v, {resize}, mode='area')", AREA)
+
+
+@pytest.mark.parametrize("expr", [
+    "F.interpolate(v, size=2, mode='area').grad_fn.name()",
+    "F.interpolate(v.detach().long(), scale_factor=0.5, mode='area')",
+    "F.interpolate(v, size=2, mode='area', align_corners=False)",
+    "F.interpolate(v, size=(2, 2), mode='area')",
+    "F.interpolate(v[:0], size=2, mode='area')",
+])
+def test_area_on_5d_variants_and_errors(expr):
+    if expr.endswith(".name()"):
+        v = ag.ones(1, 1, 4, 4, 4, requires_grad=True)
+        assert AF.interpolate(v, size=2, mode="area").grad_fn.name() == \
+            "AdaptiveAvgPool3DBackward0"
+        return
+    assert_same_as_torch(torch, expr, AREA)
+
+
+def test_area_on_5d_second_derivative():
+    results = []
+    for lib, F in ((ag, AF), (torch, torch.nn.functional)):
+        v = lib.tensor(np.sin(np.arange(120) * 0.37).reshape(1, 2, 3, 4, 5), requires_grad=True)
+        y = F.interpolate(v, size=(2, 3, 2), mode="area")
+        g = lib.tensor(np.cos(np.arange(y.numel()) * 0.3).reshape(tuple(y.shape)),
+                       requires_grad=True)
+        gv, = lib.autograd.grad(y, v, g, create_graph=True)
+        gg, = lib.autograd.grad((gv * v.detach()).sum(), g)
+        results.append((gv.grad_fn.name(), gg.numpy()))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-9, atol=1e-12)
+
+
+def test_area_on_5d_float32_to_float_precision():
+    v = np.sin(np.arange(720, dtype=np.float32) * 0.37).reshape(2, 3, 4, 5, 6)
+    want = torch.nn.functional.interpolate(torch.tensor(v), scale_factor=0.5, mode="area")
+    got = AF.interpolate(ag.tensor(v), scale_factor=0.5, mode="area")
+    assert got.dtype == ag.float32
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("expr", [
+    # an output of 1 x 1 x 1 is a mean (MeanBackward1), before torch's other checks
+    "F.adaptive_avg_pool3d(x, 1)", "F.adaptive_avg_pool3d(x[0], (1, 1, 1))",
+    "F.adaptive_avg_pool3d(x[:, :, :0], 1)", "F.adaptive_avg_pool3d(x[0, 0], 1)",
+    "F.adaptive_avg_pool3d(x.detach().long(), 1)", "F.interpolate(x, scale_factor=0.3, "
+    "mode='area')",
+    "F.adaptive_avg_pool3d(x, (1, None, 1))",
+    "F.adaptive_avg_pool3d(x[0, 0], (2, 1, 1))", "F.adaptive_avg_pool3d(x, None)",
+    "F.adaptive_avg_pool3d(x[None], (2, 1, 1))",
+    # an empty output: the forward runs, the backward refuses
+    "lib.autograd.grad(F.interpolate(x, scale_factor=0.1, mode='area').sum(), x)",
+    "lib.autograd.grad(F.adaptive_avg_pool3d(x[0], (0, 1, 1)).sum(), x)",
+    "lib.autograd.grad(F.adaptive_avg_pool3d(x[:0], (2, 1, 1)).sum(), x)",
+])
+def test_adaptive_avg_pool3d_as_torch(expr):
+    assert_same_as_torch(torch, expr, {"x": _data(2, 3, 4, 5, 6)})
+
+
+UINT8 = {"u": "lib.arange(2 * 3 * 17 * 23).reshape(2, 3, 17, 23).mul(97).remainder(256)"
+              ".to(lib.uint8)"}
+
+
+@pytest.mark.parametrize("mode,align,resize",
+                         list(itertools.product(("bilinear", "bicubic"), (False, True), (
+                             "size=(5, 7)", "size=(40, 50)", "scale_factor=0.37",
+                             "scale_factor=(1.3, 0.5)", "size=(17, 4)", "size=(17, 23)"))))
+def test_uint8_is_bit_exact(mode, align, resize):
+    """torch's uint8 kernel: int16 fixed-point weights, each pass rounded and clamped."""
+    assert_same_as_torch(torch, f"F.interpolate(u, {resize}, mode='{mode}', "
+                                f"align_corners={align}, antialias=True)", UINT8)
