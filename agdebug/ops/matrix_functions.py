@@ -1,4 +1,5 @@
-"""Matrix functions: the matrix exponential (``linalg.matrix_exp``).
+"""Matrix functions: the matrix exponential (``linalg.matrix_exp``) and the product of
+Householder reflectors (``linalg.householder_product``, LAPACK's orgqr).
 
 The forward is torch's CPU algorithm (``mexp`` in ATen's ``LinearAlgebra.cpp``, after Bader,
 Blanes and Casas, "Computing the Matrix Exponential with an Optimized Taylor Polynomial
@@ -10,6 +11,10 @@ are float32's for float32, float64's otherwise, so values agree with torch's to 
 The derivative is torch's ``linalg_matrix_exp_differential``: the adjoint of the Fréchet
 derivative of exp at A applied to G is the top-right block of exp([[A^T, G], [0, A^T]]), an
 exp of a matrix twice as large written with agdebug ops, so it is differentiable again.
+
+householder_product(A, tau) is the first n columns of H_0 H_1 ... H_{k-1}, H_i = I - tau_i
+v_i v_i^T, v_i column i of A below the diagonal with a 1 on it. Its derivative is the
+reverse-mode derivative of that loop of rank-one updates, written with agdebug ops.
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ import math
 
 import numpy as np
 
+from ..backend import xp_of
+from ..tensor import Tensor
 from .registry import defop
+from .util import kernel_missing, needs
 
 _THETAS_FLOAT = (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
                  5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00)
@@ -181,6 +189,88 @@ def matrix_exp_differential(A, grad):
     return meta.narrow(-2, 0, n).narrow(-1, n, n)
 
 
+# ----------------------------------------------------------------------------- householder
+
+def householder_product_arrays(xp, A, tau):
+    """Q = H_0 ... H_{k-1} applied to the first n columns of I, right to left (orgqr)."""
+    m, n = A.shape[-2:]
+    eye = xp.eye(m, n, dtype=A.dtype)
+    V = xp.tril(A, -1) + eye
+    Q = xp.array(xp.broadcast_to(eye, A.shape), copy=True)
+    for i in reversed(range(tau.shape[-1])):
+        v = V[..., :, i]
+        w = xp.einsum("...m,...mn->...n", v, Q)
+        Q -= tau[..., i, None, None] * v[..., :, None] * w[..., None, :]
+    return Q
+
+
+@defop("linalg_householder_product", node="LinalgHouseholderProductBackward0",
+       saves=("input", "tau", "result"))
+def linalg_householder_product_op(xp, input, tau):
+    return householder_product_arrays(xp, input, tau)
+
+
+@linalg_householder_product_op.vjp
+def linalg_householder_product_vjp(ctx, grad):
+    A, tau = ctx.input, ctx.tau
+    k = tau.shape[-1]
+    if A.numel() == 0 or tau.numel() == 0:   # torch returns no gradient at all then
+        return None, None
+    V = A.tril(-1) + _eye_like(A)
+    states = _reflected_states(V, tau)
+    grad_vs, grad_taus = [], []
+    for i in range(k):
+        v, t, Q = V[..., :, i], tau[..., i], states[i + 1]
+        w = _vecmat(v, Q)                          # Q_{i+1}^T v
+        vG = _vecmat(v, grad)                      # grad^T v
+        grad_taus.append(-(vG * w).sum(-1))
+        grad_vs.append(-t.unsqueeze(-1) * (_matvec(grad, w) + _matvec(Q, vG)))
+        grad = grad - t[..., None, None] * (v.unsqueeze(-1) * vG.unsqueeze(-2))
+    return (_columns_below_diagonal(grad_vs, A) if needs(ctx, 0) else None,
+            _stack(grad_taus) if needs(ctx, 1) else None)
+
+
+def _eye_like(A) -> Tensor:
+    """The first n columns of the m x m identity, A's dtype and device (a constant)."""
+    m, n = A.shape[-2:]
+    return Tensor._wrap(xp_of(A._data).eye(m, n, dtype=A._data.dtype))
+
+
+def _reflected_states(V, tau) -> list:
+    """[Q_0, ..., Q_k]: Q_k the identity's columns, Q_i = H_i Q_{i+1}; Q_0 the result."""
+    Q = _eye_like(V).expand(*V.shape)
+    states = [Q]
+    for i in reversed(range(tau.shape[-1])):
+        v = V[..., :, i]
+        Q = Q - tau[..., i, None, None] * (v.unsqueeze(-1) * _vecmat(v, Q).unsqueeze(-2))
+        states.append(Q)
+    return states[::-1]
+
+
+def _vecmat(v, M):
+    return (v.unsqueeze(-2) @ M).squeeze(-2)
+
+
+def _matvec(M, v):
+    return (M @ v.unsqueeze(-1)).squeeze(-1)
+
+
+def _stack(items: list):
+    from .shape_args import stack   # (shape_args imports the op modules: not at the top)
+    return stack(items, dim=-1)
+
+
+def _columns_below_diagonal(grad_vs: list, A):
+    """The gradient of A from those of v_0..v_{k-1}: their entries below the diagonal, zero
+    columns past k."""
+    from .shape_args import cat
+    grad_V = _stack(grad_vs)
+    missing = A.shape[-1] - grad_V.shape[-1]
+    if missing:
+        grad_V = cat([grad_V, grad_V.new_zeros(tuple(A.shape[:-1]) + (missing,))], dim=-1)
+    return grad_V.tril(-1)
+
+
 # ----------------------------------------------------------------------------- functions
 
 def _check_matrix_exp(A) -> None:
@@ -203,5 +293,52 @@ def matrix_exp(A):
     return linalg_matrix_exp_op(A)
 
 
-FUNCTIONS = {"matrix_exp": matrix_exp}
+def _check_householder(input, tau) -> None:
+    """torch's checks, in its order: shapes, then dtypes, then the kernel's dtype."""
+    fn = "torch.linalg.householder_product"
+    if input.ndim < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    m, n = input.shape[-2:]
+    if m < n:
+        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if n < tau.shape[-1]:
+        raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if tau.ndim != input.ndim - 1:
+        raise RuntimeError(f"{fn}: Expected tau to have one dimension less than input, but got "
+                           f"tau.ndim equal to {tau.ndim} and input.ndim is equal to "
+                           f"{input.ndim}")
+    if tuple(tau.shape[:-1]) != tuple(input.shape[:-2]):
+        raise RuntimeError(f"{fn}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype != input.dtype:
+        raise RuntimeError(f"{fn}: tau dtype {tau.dtype._legacy} does not match input dtype "
+                           f"{input.dtype._legacy}")
+    if input._data.dtype.kind != "f" or input.dtype.itemsize < 4:
+        raise kernel_missing("orgqr_cpu", input.dtype)
+
+
+def householder_product(A, tau):
+    """The first n columns of the product of the Householder reflectors
+    I - tau_i v_i v_i^T stored below the diagonal of ``A`` (m x n, m >= n), as from geqrf.
+
+    >>> import agdebug as ag
+    >>> ag.linalg.householder_product(ag.eye(3, 2), ag.tensor([0.0, 2.0]))
+    tensor([[ 1.,  0.],
+            [ 0., -1.],
+            [ 0.,  0.]])
+    """
+    _check_householder(A, tau)
+    return linalg_householder_product_op(A, tau)
+
+
+def orgqr(input, input2):
+    """``torch.orgqr``: an alias of :func:`agdebug.linalg.householder_product`."""
+    return householder_product(input, input2)
+
+
+FUNCTIONS = {"matrix_exp": matrix_exp, "orgqr": orgqr}
 METHODS = dict(FUNCTIONS)
