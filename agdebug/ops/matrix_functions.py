@@ -230,6 +230,32 @@ def linalg_householder_product_vjp(ctx, grad):
             _stack(grad_taus) if needs(ctx, 1) else None)
 
 
+def geqrf_arrays(xp, A):
+    """``(reflectors, tau)`` of a Householder QR of each matrix, as LAPACK's geqrf stores them:
+    R on and above the diagonal, each reflector's v below it (its leading 1 implied). Not
+    differentiable (torch's geqrf is not either): the orthogonal parametrization uses it."""
+    R = xp.array(A, copy=True)
+    m, n = A.shape[-2:]
+    k = min(m, n)
+    tau = xp.zeros(A.shape[:-2] + (k,), dtype=A.dtype)
+    for j in range(k):
+        alpha, x = R[..., j, j], R[..., j + 1:, j]
+        xnorm = xp.sqrt((x * x).sum(-1))
+        still = xnorm == 0   # dlarfg: nothing below the diagonal, H = I (tau = 0)
+        beta = -xp.copysign(xp.sqrt(alpha * alpha + xnorm * xnorm), alpha)
+        beta = xp.where(still, alpha, beta)
+        safe = xp.where(still, 1, beta)
+        tau[..., j] = xp.where(still, 0, (beta - alpha) / safe)
+        v = x / xp.where(still, 1, alpha - beta)[..., None]
+        R[..., j, j], R[..., j + 1:, j] = beta, v
+        head = R[..., j, j + 1:]   # apply H = I - tau [1; v] [1; v]^T to the columns right of j
+        w = head + xp.einsum("...i,...ij->...j", v, R[..., j + 1:, j + 1:])
+        t = tau[..., j, None] * w
+        R[..., j, j + 1:] = head - t
+        R[..., j + 1:, j + 1:] -= v[..., :, None] * t[..., None, :]
+    return R, tau
+
+
 def _eye_like(A) -> Tensor:
     """The first n columns of the m x m identity, A's dtype and device (a constant)."""
     m, n = A.shape[-2:]
