@@ -196,7 +196,7 @@ def householder_product_arrays(xp, A, tau):
     m, n = A.shape[-2:]
     eye = xp.eye(m, n, dtype=A.dtype)
     V = xp.tril(A, -1) + eye
-    Q = xp.array(xp.broadcast_to(eye, A.shape), copy=True)
+    Q = xp.zeros_like(A) + eye
     for i in reversed(range(tau.shape[-1])):
         v = V[..., :, i]
         w = xp.einsum("...m,...mn->...n", v, Q)
