@@ -26,6 +26,7 @@ from .ops.contract import multi_dot
 from .ops.distance import linalg_cross as cross
 from .ops.linalg import matmul
 from .ops.matrix import diagonal as _diagonal
+from .ops.matrix_functions import householder_product, matrix_exp
 from .ops.reduce import vector_norm
 from .ops.util import dims_of, kernel_missing
 
@@ -33,7 +34,7 @@ __all__ = ["matmul", "multi_dot", "cross", "norm", "vector_norm", "matrix_norm",
            "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
            "solve_triangular", "matrix_power", "cholesky", "cholesky_ex", "qr", "eigh",
            "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "lu_factor", "lu_factor_ex", "lu",
-           "lu_solve"]
+           "lu_solve", "matrix_exp", "householder_product"]
 
 
 class _LinAlgError(RuntimeError):

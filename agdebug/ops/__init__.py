@@ -17,6 +17,7 @@ from . import (activation, bilinear, conversion, decompositions, factory, fold, 
                utility, vdot, weight_norm)
 from . import (attention, conv3d, conv_transpose, ctc, device,  # noqa: F401 - register ops
                grid_sample, loss2, pool3d, pooling_extra, sampling, upsample, views)
+from . import matrix_functions
 from .registry import OPS, Op, apply_inplace, defop
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
@@ -145,7 +146,7 @@ def functions() -> dict:
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
                activation, loss, pointwise, selection, statistics, scatter, recurrent,
                bilinear, decompositions, utility, special, methods_extra, fold, quantile,
-               packing, renorm, random_fill, vdot, weight_norm]
+               packing, renorm, random_fill, vdot, weight_norm, matrix_functions]
 
 
 install()

@@ -1,4 +1,5 @@
-"""``torch.nn.utils.parametrizations``: weight norm and spectral norm as parametrizations.
+"""``torch.nn.utils.parametrizations``: weight norm, spectral norm and orthogonal matrices as
+parametrizations.
 
 >>> import agdebug as ag
 >>> from agdebug.nn.utils.parametrizations import weight_norm
@@ -9,7 +10,17 @@
 
 from __future__ import annotations
 
+import enum
+
+import numpy as np
+
+from ... import creation
+from ...backend import xp_of
 from ...graph.grad_mode import no_grad
+from ...ops.matrix_functions import geqrf_arrays, householder_product, matrix_exp
+from ...ops.methods import add
+from ...ops.shape_args import cat
+from ...ops.statistics import allclose
 from ...ops.linalg import mv
 from ...ops.vdot import vdot
 from ...ops.weight_norm import norm_except_dim
@@ -18,7 +29,7 @@ from ...tensor import Tensor
 from ..module import Module
 from . import parametrize
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 def _normalize(input: Tensor, eps: float) -> Tensor:
@@ -137,3 +148,151 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
 
+
+
+# ----------------------------------------------------------------------------- orthogonal
+
+def _is_orthogonal(Q: Tensor) -> bool:
+    """Q^T Q = I to 10 n eps (torch's test before orthogonalizing an initial value)."""
+    n, k = Q.size(-2), Q.size(-1)
+    eye = creation.eye(k, dtype=Q.dtype, device=Q.device)
+    eps = 10.0 * n * float(np.finfo(Q._data.dtype).eps)
+    return allclose(Q.mT @ Q, eye, atol=eps)
+
+
+def _geqrf(A: Tensor) -> tuple:
+    """torch.geqrf's ``(a, tau)``, outside any graph."""
+    reflectors, tau = geqrf_arrays(xp_of(A._data), A._data)
+    return Tensor._wrap(reflectors), Tensor._wrap(tau)
+
+
+def _make_orthogonal(A: Tensor) -> Tensor:
+    """The Q of A = QR (A tall) with diag(R) >= 0."""
+    X, tau = _geqrf(A)
+    Q = householder_product(X, tau)
+    # the diagonal of X is that of R: flipping columns by its signs makes it non-negative
+    Q *= X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+    return Q
+
+
+class _OrthMaps(enum.Enum):
+    matrix_exp = enum.auto()
+    cayley = enum.auto()
+    householder = enum.auto()
+
+
+class _Orthogonal(Module):
+    """An orthogonal matrix (orthonormal columns, or rows if wide) from an unconstrained one."""
+
+    def __init__(self, weight: Tensor, orthogonal_map: _OrthMaps, *,
+                 use_trivialization: bool = True) -> None:
+        super().__init__()
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X: Tensor) -> Tensor:
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map == _OrthMaps.householder:
+            Q = self._householder(X)
+        else:
+            Q = self._skew_map(X, n, k)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def _skew_map(self, X: Tensor, n: int, k: int) -> Tensor:
+        """exp or the Cayley map of the skew-symmetric A made of X's lower triangle."""
+        X = X.tril()
+        if n != k:   # embed into a square matrix
+            X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+        A = X - X.mT
+        if self.orthogonal_map == _OrthMaps.matrix_exp:
+            Q = matrix_exp(A)
+        else:   # (I + A/2)(I - A/2)^{-1}
+            from ...linalg import solve
+            eye = creation.eye(n, dtype=A.dtype, device=A.device)
+            Q = solve(add(eye, A, alpha=-0.5), add(eye, A, alpha=0.5))
+        return Q[..., :k] if n != k else Q
+
+    def _householder(self, X: Tensor) -> Tensor:
+        A = X.tril(diagonal=-1)
+        tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+        Q = householder_product(A, tau)
+        # X's diagonal holds 1's and -1's: neither differentiated nor updated (hence int)
+        return Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+
+    def right_inverse(self, Q: Tensor) -> Tensor:
+        with no_grad():
+            return self._right_inverse(Q)
+
+    def _right_inverse(self, Q: Tensor) -> Tensor:
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.size(-2), Q.size(-1)
+        transpose = n < k
+        if transpose:
+            Q = Q.mT
+            n, k = k, n
+        if not hasattr(self, "base"):
+            return self._householder_inverse(Q, transpose)
+        if n == k:
+            Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+        else:   # complete Q into a full n x n orthogonal matrix
+            N = creation.randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            Q = _make_orthogonal(cat([Q, N], dim=-1))
+        self.base = Q
+        # -I: householder(zeros) is then eye(m, n), and exp / Cayley of 0 is I
+        neg_id = creation.zeros_like(Q_init)
+        neg_id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_id
+
+    def _householder_inverse(self, Q: Tensor, transpose: bool) -> Tensor:
+        """Without a base, only the Householder map can be inverted: by a QR of Q."""
+        if self.orthogonal_map != _OrthMaps.householder:
+            raise NotImplementedError("It is not possible to assign to the matrix exponential "
+                                      "or the Cayley parametrizations when "
+                                      "use_trivialization=False.")
+        A, tau = _geqrf(Q)
+        # diag(R) > 0 (else Q = (-Q)(-I) would do too); LAPACK's tau is exactly 0 where it
+        # skipped a reflection
+        A.diagonal(dim1=-2, dim2=-1).sign_()
+        A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+        return A.mT if transpose else A
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
+               use_trivialization: bool = True) -> Module:
+    """Reparametrize the matrix (or batch of matrices) ``module.<name>`` as an orthogonal one
+    (orthonormal columns if tall, rows if wide) by ``orthogonal_map``: "matrix_exp" or
+    "cayley" of a skew-symmetric matrix, or "householder" reflectors. The default is
+    "matrix_exp" for square matrices, "householder" otherwise. With ``use_trivialization``
+    the result is ``base @ map(original)``, ``base`` a buffer reset on each assignment.
+
+    >>> import agdebug as ag
+    >>> m = ag.nn.utils.parametrizations.orthogonal(ag.nn.Linear(3, 3))
+    >>> bool(ag.allclose(m.weight.T @ m.weight, ag.eye(3), atol=1e-5))
+    True
+    """
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. "
+                         f"Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.size(-2) == weight.size(-1) else "householder"
+    orth_enum = getattr(_OrthMaps, orthogonal_map, None)
+    if orth_enum is None:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orth_enum, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module
