@@ -130,6 +130,25 @@ def _matrices(mode, in_sizes, out_sizes, scales, align_corners, dtype) -> list:
             for i, o, s in zip(in_sizes, out_sizes, scales)]
 
 
+def _each_the_others_vjp(forward, backward) -> None:
+    """Resampling is linear in its input: the derivative of ``forward`` is ``backward`` (the
+    transposed weights) and that of ``backward`` is ``forward`` again, so every order of
+    derivative stays differentiable, with torch's nodes."""
+    @forward.vjp
+    def forward_vjp(ctx, grad):
+        return (backward(grad, input_size=tuple(input_shape(ctx, 0)),
+                         output_size=ctx.output_size, scales=ctx.scales,
+                         align_corners=ctx.align_corners),)
+
+    @backward.vjp
+    def backward_vjp(ctx, grad):
+        return (forward(grad, output_size=ctx.output_size, scales=ctx.scales,
+                        align_corners=ctx.align_corners),)
+
+    forward_vjp.__name__ = f"{forward.name}_vjp"
+    backward_vjp.__name__ = f"{backward.name}_vjp"
+
+
 def _upsample_op(mode: str, dims: int):
     stem = f"Upsample{MODES[mode][0]}{dims}D"
     name = f"upsample_{mode.replace('-', '_')}{dims}d"
@@ -144,18 +163,7 @@ def _upsample_op(mode: str, dims: int):
         m = _matrices(mode, input_size[-dims:], output_size, scales, align_corners, g.dtype)
         return _apply(xp, g, m, True).astype(g.dtype, copy=False)
 
-    @forward.vjp
-    def forward_vjp(ctx, grad):
-        return (backward(grad, input_size=tuple(input_shape(ctx, 0)),
-                         output_size=ctx.output_size, scales=ctx.scales,
-                         align_corners=ctx.align_corners),)
-
-    @backward.vjp
-    def backward_vjp(ctx, grad):
-        return (forward(grad, output_size=ctx.output_size, scales=ctx.scales,
-                        align_corners=ctx.align_corners),)
-
-    forward_vjp.__name__, backward_vjp.__name__ = f"{name}_vjp", f"{name}_backward_vjp"
+    _each_the_others_vjp(forward, backward)
     return forward
 
 
@@ -283,18 +291,7 @@ def _upsample_aa_op(mode: str):
                          False)
         return _aa_apply(xp, g, m, True).astype(g.dtype, copy=False)
 
-    @forward.vjp
-    def forward_vjp(ctx, grad):
-        return (backward(grad, input_size=tuple(input_shape(ctx, 0)),
-                         output_size=ctx.output_size, scales=ctx.scales,
-                         align_corners=ctx.align_corners),)
-
-    @backward.vjp
-    def backward_vjp(ctx, grad):
-        return (forward(grad, output_size=ctx.output_size, scales=ctx.scales,
-                        align_corners=ctx.align_corners),)
-
-    forward_vjp.__name__, backward_vjp.__name__ = f"{name}_vjp", f"{name}_backward_vjp"
+    _each_the_others_vjp(forward, backward)
     return forward
 
 
