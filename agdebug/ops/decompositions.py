@@ -19,24 +19,38 @@ _LinAlgFailure = np.linalg.LinAlgError
 
 # ----------------------------------------------------------------------------- LAPACK's info
 
-def lu_info(xp, a):
-    """getrf's ``info`` per matrix (int32, batch-shaped): 0, or the 1-based index of the first
-    zero pivot of an LU factorization with partial pivoting (run only once a solve failed)."""
-    n = a.shape[-1]
-    lu = a.reshape(-1, n, n).astype(a.dtype, copy=True)
-    info = xp.zeros(lu.shape[0], dtype=np.int32)
-    rows = xp.arange(lu.shape[0])
-    for k in range(n):
-        p = k + xp.argmax(xp.abs(lu[:, k:, k]), axis=1)
-        top = lu[rows, k].copy()
-        lu[rows, k] = lu[rows, p]
+def lu_factor_arrays(xp, A):
+    """``(LU, pivots, info)`` of each matrix in ``A`` by partial pivoting (getrf): the packed
+    factors, 1-based int32 row swaps and, per matrix, 0 or the 1-based index of the first
+    zero pivot (see :mod:`agdebug.ops.lu`)."""
+    m, n = A.shape[-2:]
+    k = min(m, n)
+    batch = A.shape[:-2]
+    lu = xp.array(A.reshape((int(np.prod(batch)), m, n)), copy=True)
+    count = lu.shape[0]
+    rows = xp.arange(count)
+    pivots = xp.zeros((count, k), dtype=np.int32)
+    info = xp.zeros(count, dtype=np.int32)
+    for j in range(k):
+        p = j + _pivot_row(xp, lu[:, j:, j])
+        pivots[:, j] = p + 1
+        top = lu[rows, j].copy()
+        lu[rows, j] = lu[rows, p]
         lu[rows, p] = top
-        pivot = lu[:, k, k]
+        pivot = lu[:, j, j]
         zero = pivot == 0
-        info = xp.where((info == 0) & zero, k + 1, info).astype(np.int32)
-        factor = lu[:, k + 1:, k] / xp.where(zero, 1, pivot)[:, None]
-        lu[:, k + 1:, k:] -= factor[:, :, None] * lu[:, None, k, k:]
-    return info.reshape(a.shape[:-2])
+        info = xp.where((info == 0) & zero, j + 1, info).astype(np.int32)
+        lu[:, j + 1:, j] *= (1 / xp.where(zero, 1, pivot))[:, None]
+        lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, None, j, j + 1:]
+    return lu.reshape(A.shape), pivots.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _pivot_row(xp, column):
+    """BLAS's idamax per row: the first largest |x|; a NaN wins only in first place (each
+    later one compares false against the running maximum)."""
+    size = xp.abs(column)
+    best = xp.argmax(xp.where(xp.isnan(size), -1, size), axis=1)
+    return xp.where(xp.isnan(size[:, 0]), 0, best) if column.shape[1] else best
 
 
 def cholesky_info(xp, a):
@@ -80,7 +94,7 @@ def linalg_inv_ex_op(xp, A):
             return inverse, info
     except _LinAlgFailure:
         pass
-    info = lu_info(xp, A)
+    info = lu_factor_arrays(xp, A)[2]   # getrf's, run only once a solve failed
     bad = info > 0
     return _nan_where(xp, xp.linalg.inv(_eye_where(xp, A, bad)), bad), info
 
@@ -149,7 +163,7 @@ def linalg_solve_ex_op(xp, A, B, left=True):
         ok = False
     if not ok:
         A = xp.broadcast_to(A, batch + A.shape[-2:])
-        info = lu_info(xp, A)
+        info = lu_factor_arrays(xp, A)[2]   # getrf's, run only once a solve failed
         X = _nan_where(xp, _solve(xp, _eye_where(xp, A, info > 0), Bm, left), info > 0)
     return (X[..., 0] if vector else X), info
 

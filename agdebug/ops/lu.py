@@ -1,6 +1,7 @@
 """LU factorization: lu_factor_ex, lu, lu_unpack and lu_solve, with torch's derivatives.
 
-NumPy has no LU, so the forward is getrf's partial pivoting written over the whole batch at
+NumPy has no LU, so the forward (``decompositions.lu_factor_arrays``, which also reports
+inv's and solve's ``info``) is getrf's partial pivoting written over the whole batch at
 once (a loop over the columns, each step vectorized): the pivot of column j is the first row
 of largest absolute value at or below j, rows are swapped across the full width, and the
 multipliers are scaled by the pivot's reciprocal, as LAPACK's dgetrf2. A zero pivot (its
@@ -17,44 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from .decompositions import linalg_solve_triangular_op as _solve_triangular
+from .decompositions import lu_factor_arrays
 from .registry import defop
 from .shape_args import cat
 from .util import input_shape, needs
 
 
 # ----------------------------------------------------------------------------- kernels
-
-def lu_factor_arrays(xp, A):
-    """``(LU, pivots, info)`` of each matrix in ``A`` by partial pivoting (getrf)."""
-    m, n = A.shape[-2:]
-    k = min(m, n)
-    batch = A.shape[:-2]
-    lu = xp.array(A.reshape((int(np.prod(batch)), m, n)), copy=True)
-    count = lu.shape[0]
-    rows = xp.arange(count)
-    pivots = xp.zeros((count, k), dtype=np.int32)
-    info = xp.zeros(count, dtype=np.int32)
-    for j in range(k):
-        p = j + _pivot_row(xp, lu[:, j:, j])
-        pivots[:, j] = p + 1
-        top = lu[rows, j].copy()
-        lu[rows, j] = lu[rows, p]
-        lu[rows, p] = top
-        pivot = lu[:, j, j]
-        zero = pivot == 0
-        info = xp.where((info == 0) & zero, j + 1, info).astype(np.int32)
-        lu[:, j + 1:, j] *= (1 / xp.where(zero, 1, pivot))[:, None]
-        lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, None, j, j + 1:]
-    return lu.reshape(A.shape), pivots.reshape(batch + (k,)), info.reshape(batch)
-
-
-def _pivot_row(xp, column):
-    """BLAS's idamax per row: the first largest |x|; a NaN wins only in first place (each
-    later one compares false against the running maximum)."""
-    size = xp.abs(column)
-    best = xp.argmax(xp.where(xp.isnan(size), -1, size), axis=1)
-    return xp.where(xp.isnan(size[:, 0]), 0, best) if column.shape[1] else best
-
 
 def permutation_of(xp, pivots, m: int):
     """The row order the swaps in ``pivots`` make of ``m`` rows: (P^T A)[i] = A[perm[i]]."""
