@@ -48,9 +48,16 @@ def test_second_derivatives(torch, mode, padding_mode, align_corners):
     setup = {**SETUP, "v": _data(2, 3, 3, 2, scale=0.5)}
     call = (f"lib.autograd.grad(F.grid_sample(x, g, mode='{mode}', padding_mode="
             f"'{padding_mode}', align_corners={align_corners}), (x, g), v, create_graph=True)")
+    assert_second_derivatives(torch, call, setup, "GridSampler2DBackwardBackward0")
+
+
+def assert_second_derivatives(torch, call: str, setup: dict, node: str) -> None:
+    """``call`` gives (grad_input, grad_grid) with create_graph=True: both must come from the
+    derivative ``node`` with torch's values, and a combination of them must have torch's
+    gradients in the output gradient ``v``, the input ``x`` and the grid ``g``."""
     first = evaluate(ag, call, setup)[1], evaluate(torch, call, setup)[1]
     for got, want in zip(*first):
-        assert got.grad_fn.name() == want.grad_fn.name() == "GridSampler2DBackwardBackward0"
+        assert got.grad_fn.name() == want.grad_fn.name() == node
         assert got.requires_grad and got.dtype == ag.float64
         # atol: bicubic weights' derivatives cancel to 0 up to rounding, in either library
         np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-9,

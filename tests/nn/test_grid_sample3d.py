@@ -15,13 +15,7 @@ import pytest
 import agdebug as ag
 
 from ..torch_parity import assert_same_as_torch, assert_same_with_grads, evaluate
-
-
-def _data(*shape, scale=1.0) -> str:
-    """A deterministic float64 leaf that requires grad, built the same way by both libraries."""
-    n = int(np.prod(shape))
-    return (f"lib.arange({n}, dtype=lib.float64).reshape{shape}.mul(0.37).sin().mul({scale})"
-            ".detach().requires_grad_()")
+from .test_grid_sample import _data, assert_second_derivatives
 
 
 # grid values in (-1.4, 1.4): points inside, and outside on every side
@@ -55,20 +49,7 @@ def test_second_derivatives(torch, mode, padding_mode, align_corners):
     setup = {**SETUP, "v": _data(2, 2, 2, 3, 2, scale=0.5)}
     call = (f"lib.autograd.grad({_call(mode, padding_mode, align_corners)}, (x, g), v, "
             "create_graph=True)")
-    first = evaluate(ag, call, setup)[1], evaluate(torch, call, setup)[1]
-    for got, want in zip(*first):
-        assert got.grad_fn.name() == want.grad_fn.name() == "GridSampler3DBackwardBackward0"
-        assert got.requires_grad and got.dtype == ag.float64
-        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-9,
-                                   atol=1e-13)
-    second = (f"[None if d is None else d.detach() for d in lib.autograd.grad("
-              f"(({call})[0] * x.detach().cos()).sum() + (({call})[1] * g.detach().sin()).sum(),"
-              f" (v, x, g), allow_unused=True)]")
-    got, want = evaluate(ag, second, setup)[1], evaluate(torch, second, setup)[1]
-    for a, b in zip(got, want):
-        assert (a is None) == (b is None)
-        if b is not None:
-            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-12)
+    assert_second_derivatives(torch, call, setup, "GridSampler3DBackwardBackward0")
 
 
 def test_grid_only_second_derivative(torch):
