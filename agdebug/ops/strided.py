@@ -107,22 +107,43 @@ def geometry(x: Tensor) -> tuple:
     return tuple(data.shape), tuple(_strides(data)), _storage_offset(data)
 
 
-def _int_list(argument: str, position: int, value) -> tuple:
+def _where(argument: str, position) -> str:
+    """torch names the position of an argument given positionally, not of a keyword."""
+    at = "" if position is None else f" (position {position})"
+    return f"as_strided(): argument '{argument}'{at}"
+
+
+def _as_int(value):
+    """An int, numpy integer or one-element integer tensor as an int; None for anything
+    else (a bool is no int to torch)."""
+    if isinstance(value, Tensor) and value._data.dtype.kind in "iu" and value.numel() == 1:
+        return int(value.item())
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    return None
+
+
+def _int_list(argument: str, position, value) -> tuple:
     """A tuple or list of ints (a torch.Size is one); torch's TypeError otherwise."""
-    where = f"as_strided(): argument '{argument}' (position {position}) must be tuple of ints"
+    where = f"{_where(argument, position)} must be tuple of ints"
     if not isinstance(value, (tuple, list)):
         raise TypeError(f"{where}, not {type(value).__name__}")
-    for i, v in enumerate(value):
-        if not isinstance(v, (int, np.integer)):
-            raise TypeError(f"{where}, but found element of type {type(v).__name__} at pos {i}")
-    return tuple(int(v) for v in value)
+    ints = tuple(_as_int(v) for v in value)
+    for i, v in enumerate(ints):
+        if v is None:
+            raise TypeError(f"{where}, but found element of type {type(value[i]).__name__} "
+                            f"at pos {i}")
+    return ints
 
 
-def _check_offset(storage_offset):
-    if storage_offset is not None and not isinstance(storage_offset, (int, np.integer)):
-        raise TypeError("as_strided(): argument 'storage_offset' must be int, not "
+def _check_offset(position, storage_offset):
+    if storage_offset is None:
+        return None
+    offset = _as_int(storage_offset)
+    if offset is None:
+        raise TypeError(f"{_where('storage_offset', position)} must be int, not "
                         f"{type(storage_offset).__name__}")
-    return None if storage_offset is None else int(storage_offset)
+    return offset
 
 
 def check_geometry(x: Tensor, size: tuple, stride: tuple, offset: int) -> None:
@@ -159,37 +180,52 @@ def _storage_elements(size: tuple, stride: tuple, offset: int) -> int:
     return offset + extent
 
 
-def _arguments(x: Tensor, size, stride, storage_offset, first: int) -> dict:
-    size = _int_list("size", first, size)
-    stride = _int_list("stride", first + 1, stride)
-    storage_offset = _check_offset(storage_offset)
+_NAMES = ("size", "stride", "storage_offset")
+
+
+def _arguments(x: Tensor, args: tuple, kwargs: dict, first: int) -> dict:
+    """The op's keywords from ``as_strided``'s arguments, checked as torch checks them
+    (``first``: the position torch gives ``size``, after ``self`` in the function only)."""
+    if len(args) > len(_NAMES) or set(kwargs) - set(_NAMES):
+        raise TypeError("as_strided() received an invalid combination of arguments")
+    given = {name: (value, first + i) for i, (name, value) in enumerate(zip(_NAMES, args))}
+    given.update((name, (value, None)) for name, value in kwargs.items())
+    missing = [f'"{name}"' for name in _NAMES[:2] if name not in given]
+    if missing:
+        raise TypeError(f"as_strided() missing {len(missing)} required positional argument: "
+                        f"{', '.join(missing)}")
+    size = _int_list("size", given["size"][1], given["size"][0])
+    stride = _int_list("stride", given["stride"][1], given["stride"][0])
+    value, position = given.get("storage_offset", (None, None))
+    storage_offset = _check_offset(position, value)
     shape = geometry(x)
     check_geometry(x, size, stride, shape[2] if storage_offset is None else storage_offset)
     return {"size": size, "stride": stride, "storage_offset": storage_offset,
             "self_geometry": shape}
 
 
-def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
-    """A view of ``input``'s storage with the given sizes, strides and storage offset (all
-    in elements; the offset defaults to ``input``'s own).
+def as_strided(input: Tensor, *args, **kwargs) -> Tensor:
+    """``as_strided(input, size, stride, storage_offset=None)``: a view of ``input``'s
+    storage with the given sizes, strides and storage offset (all in elements; the offset
+    defaults to ``input``'s own).
 
     >>> import agdebug as ag
     >>> ag.as_strided(ag.arange(6), (2, 2), (1, 2), 1)
     tensor([[1, 3],
             [2, 4]])
     """
-    return as_strided_op(input, **_arguments(input, size, stride, storage_offset, 2))
+    return as_strided_op(input, **_arguments(input, args, kwargs, 2))
 
 
-def as_strided_method(self: Tensor, size, stride, storage_offset=None) -> Tensor:
+def as_strided_method(self: Tensor, *args, **kwargs) -> Tensor:
     """``x.as_strided(size, stride, storage_offset=None)``: see :func:`as_strided`."""
-    return as_strided_op(self, **_arguments(self, size, stride, storage_offset, 1))
+    return as_strided_op(self, **_arguments(self, args, kwargs, 1))
 
 
-def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
-    """In place: ``self`` becomes the view of its storage with this geometry."""
-    return apply_shape_inplace(as_strided_inplace_op, self,
-                               _arguments(self, size, stride, storage_offset, 1))
+def as_strided_(self: Tensor, *args, **kwargs) -> Tensor:
+    """``x.as_strided_(size, stride, storage_offset=None)``: in place, ``x`` becomes the
+    view of its storage with this geometry."""
+    return apply_shape_inplace(as_strided_inplace_op, self, _arguments(self, args, kwargs, 1))
 
 
 FUNCTIONS = {"as_strided": as_strided}
