@@ -14,7 +14,7 @@ from . import methods as m
 from . import (activation, bilinear, conversion, decompositions, factory, fold, gather, index,
                linalg, loss, methods_extra, nn, norm, packing, pointwise, quantile, random_fill,
                recurrent, reduce, renorm, scatter, selection, shape, sorting, special, statistics,
-               utility, vdot, weight_norm)
+               strided, utility, vdot, weight_norm)
 from . import (attention, conv3d, conv_transpose, ctc, device,  # noqa: F401 - register ops
                grid_sample, loss2, pool3d, pooling_extra, sampling, upsample, views)
 from . import matrix_functions
@@ -146,7 +146,7 @@ def functions() -> dict:
 _OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
                activation, loss, pointwise, selection, statistics, scatter, recurrent,
                bilinear, decompositions, utility, special, methods_extra, fold, quantile,
-               packing, renorm, random_fill, vdot, weight_norm, matrix_functions]
+               packing, renorm, random_fill, vdot, weight_norm, matrix_functions, strided]
 
 
 install()

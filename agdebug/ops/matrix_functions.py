@@ -19,6 +19,7 @@ reverse-mode derivative of that loop of rank-one updates, written with agdebug o
 
 from __future__ import annotations
 
+import collections
 import math
 
 import numpy as np
@@ -256,6 +257,45 @@ def geqrf_arrays(xp, A):
     return R, tau
 
 
+# ----------------------------------------------------------------------------- geqrf
+
+@defop("geqrf", node="GeqrfBackward0", outputs=2)
+def geqrf_op(xp, A):
+    return geqrf_arrays(xp, A)
+
+
+@geqrf_op.vjp
+def geqrf_vjp(ctx, *grads):
+    # torch has no derivative for geqrf: its node raises when the backward reaches it.
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+def _geqrf_repr(self) -> str:
+    return f"torch.return_types.geqrf(\na={self.a!r},\ntau={self.tau!r})"
+
+
+# torch.return_types.geqrf: the named tuple ``(a, tau)``, named and printed as torch's.
+_GeqrfResult = type("geqrf", (collections.namedtuple("geqrf", ["a", "tau"]),),
+                    {"__slots__": (), "__repr__": _geqrf_repr,
+                     "__module__": "torch.return_types"})
+
+
+def geqrf(input):
+    """``torch.geqrf``: LAPACK's QR factorization, ``(a, tau)``: R on and above the diagonal
+    of ``a``, the Householder vectors below it, their scales in ``tau``. Not differentiable
+    (as in torch, the backward raises).
+
+    >>> import agdebug as ag
+    >>> ag.geqrf(ag.tensor([[3.0], [4.0]])).tau
+    tensor([1.6000])
+    """
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if input._data.dtype.kind != "f" or input._data.dtype.itemsize < 4:
+        raise kernel_missing("geqrf_cpu", input.dtype)
+    return _GeqrfResult(*geqrf_op(input))
+
+
 def _eye_like(A) -> Tensor:
     """The first n columns of the m x m identity, A's dtype and device (a constant)."""
     m, n = A.shape[-2:]
@@ -366,5 +406,5 @@ def orgqr(input, input2):
     return householder_product(input, input2)
 
 
-FUNCTIONS = {"matrix_exp": matrix_exp, "orgqr": orgqr}
+FUNCTIONS = {"matrix_exp": matrix_exp, "orgqr": orgqr, "geqrf": geqrf}
 METHODS = dict(FUNCTIONS)

@@ -22,6 +22,7 @@ from . import reduce as rd
 from . import shape as sh
 from .binary_math import check_bound_cast
 from .registry import apply_inplace, can_cast
+from .util import storage_root
 
 
 def operand(value):
@@ -396,10 +397,7 @@ def _strides(array) -> list:
 
 def _storage_offset(array) -> int:
     """Elements from the start of the array's storage (its last base) to its first one."""
-    root = array
-    while isinstance(root.base, type(array)):
-        root = root.base
-    return (_address(array) - _address(root)) // array.itemsize
+    return (_address(array) - _address(storage_root(array))) // array.itemsize
 
 
 def _address(array) -> int:

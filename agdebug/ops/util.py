@@ -102,6 +102,20 @@ def check_divisor_override(function: str, divisor) -> None:
         raise RuntimeError("divisor must be not zero")
 
 
+def storage_root(array):
+    """The array that owns ``array``'s memory (torch: its storage), followed through views;
+    also through the ``DummyArray`` that NumPy's ``as_strided`` puts between a view and
+    its base (diagonal, unfold and as_strided views)."""
+    root = array
+    while True:
+        base = root.base
+        if base is not None and not isinstance(base, type(array)):
+            base = getattr(base, "base", None)
+        if not isinstance(base, type(array)):
+            return root
+        root = base
+
+
 def kernel_missing(kernel: str, dtype) -> NotImplementedError:
     """torch's error for a dtype that its kernel ``kernel`` has no version for (to raise)."""
     if not isinstance(dtype, backend.dtype):
