@@ -103,17 +103,16 @@ def check_divisor_override(function: str, divisor) -> None:
 
 
 def storage_root(array):
-    """The array that owns ``array``'s memory (torch: its storage), followed through views;
-    also through the ``DummyArray`` that NumPy's ``as_strided`` puts between a view and
-    its base (diagonal, unfold and as_strided views)."""
-    root = array
-    while True:
-        base = root.base
-        if base is not None and not isinstance(base, type(array)):
-            base = getattr(base, "base", None)
-        if not isinstance(base, type(array)):
-            return root
-        root = base
+    """The array that owns ``array``'s memory (torch: its storage): the last array of
+    ``array``'s kind down its chain of ``.base`` references, which may pass through other
+    objects (the ``DummyArray`` NumPy's ``as_strided`` puts between a view and its base).
+    CuPy's ``as_strided`` keeps no base: on a GPU such a view is its own storage here."""
+    root, link = array, array.base
+    while link is not None:
+        if isinstance(link, type(array)):
+            root = link
+        link = getattr(link, "base", None)
+    return root
 
 
 def kernel_missing(kernel: str, dtype) -> NotImplementedError:
