@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..backend import xp_of
+from .modes import refuse_capturable
 from .optimizer import (
     Optimizer,
     check_hyper,
@@ -41,8 +42,11 @@ class Adadelta(Optimizer):
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "capturable": capturable, "foreach": foreach,
                     "differentiable": differentiable}
-        unsupported(defaults, "capturable", "differentiable")
+        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
+
+    def _refuse_capturable(self, p) -> None:
+        refuse_capturable(p, "params and state_steps", xla=False)
 
     def _update(self, p, grad, group, state) -> None:
         if not state:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..backend import xp_of
+from .modes import check_fused_options, check_fused_param, number, step_state
 from .optimizer import (
     Optimizer,
     check_hyper,
@@ -10,8 +11,6 @@ from .optimizer import (
     next_step,
     param_add_,
     scalar,
-    scalar_state,
-    unsupported,
     zeros_state,
 )
 
@@ -45,12 +44,22 @@ class Adagrad(Optimizer):
                     "initial_accumulator_value": initial_accumulator_value,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "fused": fused}
-        unsupported(defaults, "differentiable", "fused")
         super().__init__(params, defaults)
+        check_fused_options(defaults)
+        self._need_device_dtype_check_for_fused = bool(fused)
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p]["step"] = scalar_state(0.0)
+                if group["fused"]:
+                    check_fused_param(p)
+                self.state[p]["step"] = step_state(p, group)
                 self.state[p]["sum"] = zeros_state(p, initial_accumulator_value)
+
+    def _update_one(self, p, group) -> None:
+        # torch checks the first parameter with a gradient again at the first step
+        if group.get("fused") and self._need_device_dtype_check_for_fused:
+            check_fused_param(p)
+            self._need_device_dtype_check_for_fused = False
+        super()._update_one(p, group)
 
     def _update(self, p, grad, group, state) -> None:
         step = next_step(state)
@@ -60,3 +69,13 @@ class Adagrad(Optimizer):
         state_sum += 1 * g * g
         std = xp_of(state_sum).sqrt(state_sum) + group["eps"]
         param_add_(p, (-clr * g) / std)
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_adagrad`` with grad enabled (``eps`` added out of place)."""
+        step = float(state["step"].add_(1).item())
+        grad = -grad if group["maximize"] else grad
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        state_sum = state["sum"].addcmul_(grad, grad, value=1)
+        p.addcdiv_(grad, state_sum.sqrt() + group["eps"], value=number(-clr, "addcdiv_", "value"))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ..backend import xp_of
+from ..tensor import Tensor
+from .modes import check_fused_options, check_fused_param, step_state
 from .optimizer import (
     Optimizer,
     check_betas,
@@ -11,8 +13,6 @@ from .optimizer import (
     next_step,
     param_add_,
     scalar,
-    scalar_state,
-    unsupported,
     update_moments,
     zeros_state,
 )
@@ -46,16 +46,21 @@ class Adam(Optimizer):
                     "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
-        unsupported(defaults, "capturable", "differentiable", "fused")
         super().__init__(params, defaults)
+        check_fused_options(defaults)
+
+    def _init_state(self, p, group, state) -> None:
+        if group.get("fused"):
+            check_fused_param(p)
+        state["step"] = step_state(p, group)
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
         if not state:
-            state["step"] = scalar_state(0.0)
-            state["exp_avg"] = zeros_state(p)
-            state["exp_avg_sq"] = zeros_state(p)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = zeros_state(p)
+            self._init_state(p, group, state)
         lr = scalar(group["lr"])
         beta1, beta2 = group["betas"]
         step = next_step(state)
@@ -68,6 +73,42 @@ class Adam(Optimizer):
         step_size = lr / (1 - beta1 ** step)
         denom = xp_of(v).sqrt(v) / (1 - beta2 ** step) ** 0.5 + group["eps"]
         param_add_(p, (-step_size * m) / denom)
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_adam`` with ``differentiable=True``: bias corrections as
+        tensors of the step, and clones where a saved tensor would be overwritten."""
+        if not state:
+            self._init_state(p, group, state)
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        grad = -grad if group["maximize"] else grad
+        step = state["step"].add_(1)
+        grad = _decayed(p, grad, group)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step_size_neg = (lr / (1 - beta1 ** step)).neg()
+        bias_correction2_sqrt = (1 - beta2 ** step).sqrt()
+        if group["amsgrad"]:
+            max_exp_avg_sq = state["max_exp_avg_sq"]
+            max_exp_avg_sq.copy_(max_exp_avg_sq.clone().maximum(exp_avg_sq))
+            exp_avg_sq = max_exp_avg_sq
+        denom = ((exp_avg_sq.sqrt() / (bias_correction2_sqrt * step_size_neg))
+                 .add_(eps / step_size_neg))
+        p.addcdiv_(exp_avg.clone(), denom)
+
+
+def _decayed(p, grad, group: dict):
+    """Weight decay on the differentiable path: ``p`` shrunk in place (decoupled) or the
+    decay added to the gradient (a clone of ``p`` where ``weight_decay`` itself needs grad)."""
+    wd = group["weight_decay"]
+    if wd == 0:
+        return grad
+    if group.get("decoupled_weight_decay"):
+        p.mul_(1 - group["lr"] * wd)
+        return grad
+    if isinstance(wd, Tensor) and wd.requires_grad:
+        return grad.addcmul_(p.clone(), wd)
+    return grad.add(p, alpha=wd)
 
 
 class AdamW(Adam):

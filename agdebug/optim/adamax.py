@@ -42,7 +42,7 @@ class Adamax(Optimizer):
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
-        unsupported(defaults, "differentiable", "capturable")
+        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group, state) -> None:

@@ -7,6 +7,7 @@ import numpy as np
 from .. import backend
 from ..backend import xp_of
 from ..tensor import Tensor
+from .modes import refuse_capturable
 from .optimizer import (
     Optimizer,
     check_hyper,
@@ -47,8 +48,11 @@ class ASGD(Optimizer):
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
-        unsupported(defaults, "capturable", "differentiable")
+        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
+
+    def _refuse_capturable(self, p) -> None:
+        refuse_capturable(p, "params, mus, etas, and state_steps")
 
     def _update(self, p, grad, group, state) -> None:
         lr, lambd = scalar(group["lr"]), group["lambd"]

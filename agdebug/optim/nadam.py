@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..backend import xp_of
+from .modes import refuse_capturable
 from .optimizer import (
     Optimizer,
     check_betas,
@@ -49,8 +50,11 @@ class NAdam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
                     "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable}
-        unsupported(defaults, "capturable", "differentiable")
+        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
+
+    def _refuse_capturable(self, p) -> None:
+        refuse_capturable(p, "params, mu_products and state_steps")
 
     def _update(self, p, grad, group, state) -> None:
         if not state:

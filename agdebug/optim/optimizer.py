@@ -15,9 +15,10 @@ from itertools import chain
 
 import numpy as np
 
-from ..backend import xp_of
-from ..graph.grad_mode import enable_grad, no_grad
+from ..backend import float32, xp_of
+from ..graph.grad_mode import enable_grad, set_grad_enabled
 from ..tensor import Tensor
+from .modes import FOREACH_AUTOGRAD, refuse_capturable
 
 __all__ = ["Optimizer", "required"]
 
@@ -70,7 +71,7 @@ class Optimizer:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 + typename(p))
-            if not (p.is_leaf or p.retains_grad):
+            if not self.defaults.get("differentiable") and not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
@@ -116,33 +117,56 @@ class Optimizer:
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss.
 
-        ``closure`` re-evaluates the model (with grad enabled) and returns the loss.
+        ``closure`` re-evaluates the model (with grad enabled) and returns the loss. With
+        ``differentiable=True`` the step runs with grad enabled and is recorded in the graph.
         """
+        # torch's _use_grad_for_differentiable: grad mode is the `differentiable` default
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            return self._step(closure)
+
+    def _step(self, closure):
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p._grad is not None:
-                        self._update_one(p, group)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is not None:
+                    self._update_one(p, group)
         return loss
 
     def _update_one(self, p: Tensor, group: dict) -> None:
         # torch keeps no entry for a parameter whose optimizer has nothing to remember
         # (SGD without momentum): an empty dict is stored only once it is filled.
+        if group.get("capturable"):
+            self._refuse_capturable(p)
+        if group.get("differentiable"):
+            if group.get("foreach") and self._foreach_refuses_autograd:
+                raise AssertionError(FOREACH_AUTOGRAD)
+            update, grad = self._update_differentiable, p._grad
+        else:
+            update, grad = self._update, p._grad._data
         state = self.state.get(p)
         if state is None:
             state = {}
-            self._update(p, p._grad._data, group, state)
+            update(p, grad, group, state)
             if state:
                 self.state[p] = state
         else:
-            self._update(p, p._grad._data, group, state)
+            update(p, grad, group, state)
+
+    # torch's multi-tensor kernels refuse differentiable=True (SGD's alone accepts it)
+    _foreach_refuses_autograd = True
 
     def _update(self, p: Tensor, grad, group: dict, state: dict) -> None:
         raise NotImplementedError
+
+    def _update_differentiable(self, p: Tensor, grad: Tensor, group: dict, state: dict) -> None:
+        raise NotImplementedError(f"agdebug.optim.{type(self).__name__} does not support "
+                                  "differentiable=True")
+
+    def _refuse_capturable(self, p: Tensor) -> None:
+        refuse_capturable(p)
 
     # -- state_dict -------------------------------------------------------------------------------
 
@@ -174,7 +198,9 @@ class Optimizer:
         state: defaultdict = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in id_map:
-                state[id_map[key]] = _cast_state(id_map[key], value)
+                param = id_map[key]
+                state[param] = _cast_state(param, value, keep_step=not _fused_or_capturable(
+                    param, self.param_groups))
             else:
                 state[key] = value
         for group, saved in zip(self.param_groups, saved_groups):
@@ -229,19 +255,25 @@ def _unpack_params(param_group: dict) -> None:
         param_group["param_names"] = names
 
 
-def _cast_state(param: Tensor, value, key=None):
+def _fused_or_capturable(param: Tensor, groups: list[dict]) -> bool:
+    group = next((g for g in groups if any(p is param for p in g["params"])), {})
+    return bool(group.get("fused") or group.get("capturable"))
+
+
+def _cast_state(param: Tensor, value, key=None, keep_step: bool = True):
     """A loaded state value, its tensors moved to ``param``'s device (and float dtype but
-    for ``step``), as torch's ``_process_value_according_to_param_policy``."""
+    for ``step``, which becomes float32 on the device when fused or capturable), as torch's
+    ``_process_value_according_to_param_policy``."""
     if isinstance(value, Tensor):
         if key == "step":
-            return value
+            return value if keep_step else value.to(dtype=float32, device=param.device)
         if param.is_floating_point():
             return value.to(dtype=param.dtype, device=param.device)
         return value.to(device=param.device)
     if isinstance(value, dict):
-        return {k: _cast_state(param, v, k) for k, v in value.items()}
+        return {k: _cast_state(param, v, k, keep_step) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_cast_state(param, v) for v in value)
+        return type(value)(_cast_state(param, v, keep_step=keep_step) for v in value)
     return value
 
 

@@ -44,7 +44,7 @@ class RAdam(Optimizer):
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay,
                     "differentiable": differentiable}
-        unsupported(defaults, "capturable", "differentiable")
+        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group, state) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..backend import xp_of
+from .modes import number
 from .optimizer import (
     Optimizer,
     check_hyper,
@@ -12,7 +13,6 @@ from .optimizer import (
     param_add_,
     scalar,
     scalar_state,
-    unsupported,
     zeros_state,
 )
 
@@ -44,17 +44,19 @@ class RMSprop(Optimizer):
                     "centered": centered, "weight_decay": weight_decay,
                     "capturable": capturable, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable}
-        unsupported(defaults, "capturable", "differentiable")
         super().__init__(params, defaults)
+
+    def _init_state(self, p, group, state) -> None:
+        state["step"] = scalar_state(0.0)
+        state["square_avg"] = zeros_state(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_state(p)
+        if group["centered"]:
+            state["grad_avg"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
         if not state:
-            state["step"] = scalar_state(0.0)
-            state["square_avg"] = zeros_state(p)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = zeros_state(p)
-            if group["centered"]:
-                state["grad_avg"] = zeros_state(p)
+            self._init_state(p, group, state)
         xp, alpha, lr = xp_of(p._data), group["alpha"], scalar(group["lr"])
         next_step(state)
         g = followed_gradient(p, grad, group)
@@ -75,3 +77,25 @@ class RMSprop(Optimizer):
             param_add_(p, -lr * buf)
         else:
             param_add_(p, (-lr * g) / avg)
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_rmsprop`` with grad enabled (``eps`` added out of place)."""
+        if not state:
+            self._init_state(p, group, state)
+        alpha, lr = group["alpha"], group["lr"]
+        grad = -grad if group["maximize"] else grad
+        state["step"].add_(1)
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        square_avg = state["square_avg"].mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"].lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add(group["eps"])
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"].mul_(group["momentum"]).addcdiv_(grad, avg)
+            p.add_(buf, alpha=number(-lr, "add_", "alpha"))
+        else:
+            p.addcdiv_(grad, avg, value=number(-lr, "addcdiv_", "value"))

@@ -39,7 +39,7 @@ class Rprop(Optimizer):
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable,
                     "capturable": capturable}
-        unsupported(defaults, "capturable", "differentiable")
+        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group, state) -> None:

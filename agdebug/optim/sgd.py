@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_hyper, followed_gradient, param_add_, scalar, unsupported
+from .modes import check_fused_options, check_fused_param
+from .optimizer import Optimizer, check_hyper, followed_gradient, param_add_, scalar
 
 __all__ = ["SGD"]
 
@@ -32,8 +33,19 @@ class SGD(Optimizer):
                     "foreach": foreach, "differentiable": differentiable, "fused": fused}
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        unsupported(defaults, "differentiable", "fused")
         super().__init__(params, defaults)
+        check_fused_options(defaults)
+        self._need_device_dtype_check_for_fused = bool(fused)
+
+    # SGD's multi-tensor kernel records the graph, so foreach is taken as the for-loop
+    _foreach_refuses_autograd = False
+
+    def _update_one(self, p, group) -> None:
+        # torch checks the first parameter with a gradient, once per optimizer
+        if group.get("fused") and self._need_device_dtype_check_for_fused:
+            check_fused_param(p)
+            self._need_device_dtype_check_for_fused = False
+        super()._update_one(p, group)
 
     def _update(self, p, grad, group, state) -> None:
         d = followed_gradient(p, grad, group)
@@ -48,3 +60,24 @@ class SGD(Optimizer):
                 b += (1 - group["dampening"]) * d
             d = d + momentum * buf._data if group["nesterov"] else buf._data
         param_add_(p, -scalar(group["lr"]) * d)
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_sgd`` with grad enabled: the update is recorded."""
+        grad = -grad if group["maximize"] else grad
+        wd, momentum, lr = group["weight_decay"], group["momentum"], group["lr"]
+        if wd != 0:
+            if isinstance(wd, Tensor) and wd.requires_grad:
+                grad = grad.addcmul_(p.clone(), wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.detach().clone()
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+        if isinstance(lr, Tensor) and lr.requires_grad:
+            p.addcmul_(grad, lr, value=-1)
+        else:
+            p.add_(grad, alpha=-scalar(lr))

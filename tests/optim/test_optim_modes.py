@@ -1,0 +1,194 @@
+"""The optimizers' ``differentiable``, ``fused`` and ``capturable`` modes against torch: values
+after several steps, gradients through the steps (meta-learning), and torch's refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agdebug
+
+from . import parity
+
+torch = pytest.importorskip("torch")
+
+# (optimizer, kwargs, lr as a tensor that needs grad); where torch itself raises (a saved tensor
+# overwritten by a later step, a tensor lr passed as a Number), agdebug must raise the same
+DIFFERENTIABLE = [
+    ("SGD", {}, False),
+    ("SGD", {}, True),
+    ("SGD", {"momentum": 0.9, "nesterov": True}, False),
+    ("SGD", {"momentum": 0.9, "dampening": 0.3, "maximize": True}, True),
+    ("SGD", {"momentum": 0.9, "weight_decay": 0.1}, True),
+    ("Adam", {}, False),
+    ("Adam", {}, True),
+    ("Adam", {"weight_decay": 0.1, "maximize": True}, True),
+    ("Adam", {"amsgrad": True}, False),
+    ("AdamW", {}, False),
+    ("AdamW", {}, True),
+    ("RMSprop", {}, False),
+    ("RMSprop", {}, True),
+    ("RMSprop", {"momentum": 0.5, "weight_decay": 0.1}, False),
+    ("RMSprop", {"centered": True}, False),
+    ("Adagrad", {}, False),
+    ("Adagrad", {}, True),
+    ("Adagrad", {"lr_decay": 0.1, "weight_decay": 0.1, "maximize": True}, False),
+]
+
+
+def _outcome(lib, name, kwargs, lr_tensor):
+    try:
+        return parity.meta_run(lib, name, dict(kwargs), lr_tensor=lr_tensor)
+    except (RuntimeError, TypeError) as e:
+        # the version numbers in torch's message depend on which node its engine reaches first
+        return type(e).__name__, str(e).split(", is at version")[0]
+
+
+@pytest.mark.parametrize("name,kwargs,lr_tensor", DIFFERENTIABLE)
+def test_differentiable_steps_match_torch(name, kwargs, lr_tensor):
+    expected = _outcome(torch, name, kwargs, lr_tensor)
+    got = _outcome(agdebug, name, kwargs, lr_tensor)
+    if isinstance(expected[0], str):
+        assert got == expected
+        return
+    (t_arrays, t_nodes), (a_arrays, a_nodes) = expected, got
+    assert a_nodes == t_nodes
+    for t, a in zip(t_arrays, a_arrays):
+        assert (t is None) == (a is None)
+        if t is not None:
+            np.testing.assert_allclose(a, t, rtol=1e-10, atol=1e-12)
+
+
+def test_differentiable_gradient_reaches_the_initial_tensors():
+    # a bug that detached the update would leave these at zero (or None)
+    arrays, _ = parity.meta_run(agdebug, "Adam", {}, lr_tensor=True)
+    assert all(np.abs(g).sum() > 0 for g in arrays[2:])
+
+
+@pytest.mark.parametrize("lib", [torch, agdebug], ids=["torch", "agdebug"])
+def test_differentiable_step_records_even_under_no_grad(lib):
+    w0 = lib.ones(2, requires_grad=True)
+    w = w0.clone()
+    opt = lib.optim.SGD([w], lr=0.1, differentiable=True)
+    w.grad = lib.ones(2)
+    with lib.no_grad():
+        opt.step()
+        assert not lib.is_grad_enabled()   # the caller's mode comes back after the step
+    assert type(w.grad_fn).__name__ == "AddBackward0"
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_differentiable_in_place_update_of_a_leaf_is_refused(name):
+    def make(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = getattr(lib.optim, name)([p], lr=0.1, differentiable=True)
+        p.grad = lib.ones(2)
+        opt.step()
+    assert parity.error_of(agdebug, make) == parity.error_of(torch, make)
+    assert parity.error_of(agdebug, make)[1].startswith("a leaf Variable")
+
+
+@pytest.mark.parametrize("differentiable", [False, True])
+def test_non_leaf_params_need_differentiable(differentiable):
+    def make(lib):
+        lib.optim.SGD([lib.ones(2, requires_grad=True) * 2], differentiable=differentiable)
+    assert parity.error_of(agdebug, make) == parity.error_of(torch, make)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad"])
+def test_foreach_with_differentiable(name):
+    # SGD's multi-tensor path records the graph; the others' refuse autograd
+    def make(lib):
+        w = lib.ones(2, requires_grad=True).clone()
+        opt = getattr(lib.optim, name)([w], lr=0.1, foreach=True, differentiable=True)
+        w.grad = lib.ones(2)
+        opt.step()
+        return w.detach().numpy()
+    assert parity.error_of(agdebug, make) == parity.error_of(torch, make)
+
+
+FUSED = [
+    ("SGD", {"lr": 0.1}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.1}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.3, "maximize": True}),
+    ("Adam", {"lr": 0.1}),
+    ("Adam", {"lr": 0.1, "amsgrad": True, "weight_decay": 0.1, "maximize": True}),
+    ("AdamW", {"lr": 0.1, "amsgrad": True}),
+    ("Adagrad", {"lr": 0.1, "lr_decay": 0.1, "weight_decay": 0.1,
+                 "initial_accumulator_value": 0.2, "maximize": True}),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,kwargs", FUSED)
+def test_fused_matches_torch(name, kwargs, dtype):
+    # torch's fused CPU kernels agree with its for-loop path to an ulp, agdebug follows the latter
+    t_opt, expected = parity.run(torch, name, dict(kwargs, fused=True), dtype=dtype)
+    a_opt, got = parity.run(agdebug, name, dict(kwargs, fused=True), dtype=dtype)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    for t, a in zip(expected, got):
+        np.testing.assert_allclose(a, t, rtol=rtol, atol=rtol)
+    for t_state, a_state in zip(t_opt.state.values(), a_opt.state.values()):
+        assert {k: str(v.dtype) for k, v in a_state.items()} == \
+               {k: str(v.dtype) for k, v in t_state.items()}
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_load_state_dict_makes_a_fused_step_float32(fused):
+    def steps(lib):
+        opt, _ = parity.run(lib, "Adam", {"lr": 0.1, "fused": fused}, steps=1)
+        saved = opt.state_dict()
+        for state in saved["state"].values():
+            state["step"] = lib.tensor(1.0, dtype=lib.float64)
+        opt.load_state_dict(saved)
+        return [str(s["step"].dtype) for s in opt.state.values()]
+    assert steps(agdebug) == steps(torch)
+    assert steps(agdebug)[0] == ("torch.float32" if fused else "torch.float64")
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adagrad"])
+@pytest.mark.parametrize("options", [{"differentiable": True}, {"foreach": True}],
+                         ids=["differentiable", "foreach"])
+def test_fused_refusals_at_construction(name, options):
+    def make(lib):
+        getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(2))], fused=True, **options)
+    assert parity.error_of(agdebug, make) == parity.error_of(torch, make)
+    assert parity.error_of(agdebug, make)[0] == "RuntimeError"
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "Adagrad"])
+def test_fused_refuses_non_float_params(name):
+    def make(lib):
+        p = lib.ones(2, dtype=lib.int64)
+        opt = getattr(lib.optim, name)([p], lr=0.1, fused=True)
+        p.grad = lib.ones(2, dtype=lib.int64)
+        opt.step()
+    assert parity.error_of(agdebug, make) == parity.error_of(torch, make)
+    assert "`fused=True` requires" in parity.error_of(agdebug, make)[1]
+
+
+@pytest.mark.parametrize("name", ["RMSprop", "Adadelta", "Adamax", "ASGD", "NAdam", "RAdam",
+                                  "Rprop"])
+def test_fused_is_not_an_argument_elsewhere(name):
+    def make(lib):
+        getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(2))], fused=True)
+    assert parity.error_of(agdebug, make) == parity.error_of(torch, make)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Adadelta", "Adamax", "ASGD",
+                                  "NAdam", "RAdam", "Rprop"])
+def test_capturable_on_cpu_is_refused_at_step(name):
+    def make(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = getattr(lib.optim, name)([p], capturable=True)
+        p.grad = lib.ones(2)
+        opt.step()
+    assert parity.error_of(agdebug, make) == parity.error_of(torch, make)
+    assert parity.error_of(agdebug, make)[0] == "AssertionError"
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adagrad"])
+def test_capturable_is_not_an_argument_of(name):
+    def make(lib):
+        getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(2))], capturable=True)
+    assert parity.error_of(agdebug, make) == parity.error_of(torch, make)
