@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from ..backend import xp_of
-from .modes import refuse_capturable
+from .modes import number, refuse_capturable
 from .optimizer import (
     Optimizer,
     check_hyper,
+    decayed_grad,
     followed_gradient,
     next_step,
     param_add_,
     scalar,
     scalar_state,
-    unsupported,
     zeros_state,
 )
 
@@ -42,17 +42,19 @@ class Adadelta(Optimizer):
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "capturable": capturable, "foreach": foreach,
                     "differentiable": differentiable}
-        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
 
     def _refuse_capturable(self, p) -> None:
         refuse_capturable(p, "params and state_steps", xla=False)
 
+    def _init_state(self, p, state) -> None:
+        state["step"] = scalar_state(0.0)
+        state["square_avg"] = zeros_state(p)
+        state["acc_delta"] = zeros_state(p)
+
     def _update(self, p, grad, group, state) -> None:
         if not state:
-            state["step"] = scalar_state(0.0)
-            state["square_avg"] = zeros_state(p)
-            state["acc_delta"] = zeros_state(p)
+            self._init_state(p, state)
         xp, rho, eps = xp_of(p._data), group["rho"], group["eps"]
         next_step(state)
         g = followed_gradient(p, grad, group)
@@ -64,3 +66,19 @@ class Adadelta(Optimizer):
         acc_delta *= rho
         acc_delta += (1 - rho) * delta * delta
         param_add_(p, -scalar(group["lr"]) * delta)
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_adadelta`` with grad enabled: ``delta`` is cloned before
+        it is updated in place (``sqrt_`` saved its result)."""
+        if not state:
+            self._init_state(p, state)
+        rho, eps = group["rho"], group["eps"]
+        state["step"].add_(1)
+        grad = -grad if group["maximize"] else grad
+        grad = decayed_grad(p, grad, group)
+        square_avg = state["square_avg"].mul_(rho).addcmul_(grad, grad, value=1 - rho)
+        std = square_avg.add(eps).sqrt_()
+        delta = state["acc_delta"].add(eps).sqrt_().clone()
+        delta.div_(std).mul_(grad)
+        state["acc_delta"].mul_(rho).addcmul_(delta, delta, value=1 - rho)
+        p.add_(delta, alpha=number(-group["lr"], "add_", "alpha"))

@@ -9,6 +9,7 @@ from .optimizer import (
     Optimizer,
     check_betas,
     check_hyper,
+    decayed_grad,
     followed_gradient,
     next_step,
     param_add_,
@@ -98,17 +99,13 @@ class Adam(Optimizer):
 
 
 def _decayed(p, grad, group: dict):
-    """Weight decay on the differentiable path: ``p`` shrunk in place (decoupled) or the
-    decay added to the gradient (a clone of ``p`` where ``weight_decay`` itself needs grad)."""
+    """Weight decay on the differentiable path; Adam's L2 decay by a ``weight_decay`` that
+    itself needs grad is an ``addcmul_`` of a clone of ``p``."""
     wd = group["weight_decay"]
-    if wd == 0:
-        return grad
-    if group.get("decoupled_weight_decay"):
-        p.mul_(1 - group["lr"] * wd)
-        return grad
-    if isinstance(wd, Tensor) and wd.requires_grad:
+    if (isinstance(wd, Tensor) and wd.requires_grad
+            and not group.get("decoupled_weight_decay")):
         return grad.addcmul_(p.clone(), wd)
-    return grad.add(p, alpha=wd)
+    return decayed_grad(p, grad, group)
 
 
 class AdamW(Adam):

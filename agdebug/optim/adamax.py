@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from ..backend import xp_of
+from ..ops.shape_args import cat
+from .modes import number
 from .optimizer import (
     Optimizer,
     check_betas,
     check_hyper,
+    decayed_grad,
     followed_gradient,
     lerp_,
     next_step,
     param_add_,
     scalar,
     scalar_state,
-    unsupported,
     zeros_state,
 )
 
@@ -42,14 +44,16 @@ class Adamax(Optimizer):
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
-        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
+
+    def _init_state(self, p, state) -> None:
+        state["step"] = scalar_state(0.0)
+        state["exp_avg"] = zeros_state(p)
+        state["exp_inf"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
         if not state:
-            state["step"] = scalar_state(0.0)
-            state["exp_avg"] = zeros_state(p)
-            state["exp_inf"] = zeros_state(p)
+            self._init_state(p, state)
         beta1, beta2 = group["betas"]
         step = next_step(state)
         g = followed_gradient(p, grad, group)
@@ -59,3 +63,20 @@ class Adamax(Optimizer):
         xp_of(g).maximum(exp_inf, xp_of(g).abs(g) + group["eps"], out=exp_inf)
         clr = scalar(group["lr"]) / (1 - beta1 ** step)
         param_add_(p, (-clr * exp_avg) / exp_inf)
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_adamax`` with grad enabled: the infinity norm is the
+        ``amax`` of a ``cat`` (``maximum(..., out=)`` is not differentiable)."""
+        if not state:
+            self._init_state(p, state)
+        beta1, beta2 = group["betas"]
+        grad = -grad if group["maximize"] else grad
+        step = float(state["step"].add_(1).item())
+        grad = decayed_grad(p, grad, group)
+        exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        norm_buf = cat([exp_inf.mul_(beta2).unsqueeze(0),
+                        grad.abs().add_(group["eps"]).unsqueeze_(0)], 0)
+        exp_inf.copy_(norm_buf.amax(0, keepdim=False))
+        clr = group["lr"] / (1 - beta1 ** step)
+        p.addcdiv_(exp_avg, exp_inf, value=number(-clr, "addcdiv_", "value"))

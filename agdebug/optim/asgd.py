@@ -6,18 +6,19 @@ import numpy as np
 
 from .. import backend
 from ..backend import xp_of
+from ..creation import as_tensor
 from ..tensor import Tensor
 from .modes import refuse_capturable
 from .optimizer import (
     Optimizer,
     check_hyper,
+    decayed_grad,
     followed_gradient,
     next_step,
     param_add_,
     param_mul_,
     scalar,
     scalar_state,
-    unsupported,
     zeros_state,
 )
 
@@ -48,19 +49,21 @@ class ASGD(Optimizer):
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
-        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
 
     def _refuse_capturable(self, p) -> None:
         refuse_capturable(p, "params, mus, etas, and state_steps")
 
+    def _init_state(self, p, group, state) -> None:
+        state["step"] = scalar_state(0.0)
+        state["eta"] = _device_scalar(p, scalar(group["lr"]))
+        state["mu"] = _device_scalar(p, 1.0)
+        state["ax"] = zeros_state(p)
+
     def _update(self, p, grad, group, state) -> None:
         lr, lambd = scalar(group["lr"]), group["lambd"]
         if not state:
-            state["step"] = scalar_state(0.0)
-            state["eta"] = _device_scalar(p, lr)
-            state["mu"] = _device_scalar(p, 1.0)
-            state["ax"] = zeros_state(p)
+            self._init_state(p, group, state)
         step = next_step(state)
         g = followed_gradient(p, grad, group)
         eta = float(state["eta"]._data)
@@ -75,6 +78,26 @@ class ASGD(Optimizer):
         # the float64 eta and mu that load_state_dict makes
         state["eta"]._data[...] = _default_float(lr / ((1 + lambd * lr * step) ** group["alpha"]))
         state["mu"]._data[...] = _default_float(1 / max(1, step - group["t0"]))
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_asgd`` with grad enabled: ``eta`` and ``mu`` enter the
+        update as numbers (``item()``), so a tensor ``lr`` gets no gradient through them."""
+        if not state:
+            self._init_state(p, group, state)
+        lr, lambd = group["lr"], group["lambd"]
+        grad = -grad if group["maximize"] else grad
+        step = float(state["step"].add_(1).item())
+        grad = decayed_grad(p, grad, group)
+        eta = state["eta"].item()
+        p.mul_(1 - lambd * eta)
+        p.add_(grad, alpha=-eta)
+        ax, mu = state["ax"], state["mu"]
+        if mu.item() != 1:
+            ax.add_(p.sub(ax).mul_(mu))
+        else:
+            ax.copy_(p)
+        state["eta"].copy_(as_tensor(lr / ((1 + lambd * lr * step) ** group["alpha"])))
+        state["mu"].copy_(as_tensor(1 / max(1, step - group["t0"])))
 
 
 def _default_float(value: float) -> float:

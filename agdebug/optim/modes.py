@@ -63,9 +63,13 @@ def refuse_capturable(p: Tensor, subject: str = "params and state_steps",
     raise NotImplementedError("agdebug.optim does not support capturable=True on CUDA yet")
 
 
-def number(value, method: str, arg: str):
-    """``value`` for a Number argument of ``method``: torch refuses a tensor there (a tensor
-    ``lr`` on a path that passes it as ``value=``/``alpha=``)."""
+def number(value, method: str, arg: str, position: int | None = None):
+    """``value`` for a Number argument of ``method``: torch refuses a tensor that needs grad
+    there (a tensor ``lr`` on a path that passes it as ``value=``/``alpha=``) and takes the
+    value of one that does not."""
     if isinstance(value, Tensor):
-        raise TypeError(f"{method}(): argument '{arg}' must be Number, not Tensor")
+        if value.requires_grad:
+            where = "" if position is None else f" (position {position})"
+            raise TypeError(f"{method}(): argument '{arg}'{where} must be Number, not Tensor")
+        return value.item()
     return value

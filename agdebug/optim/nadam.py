@@ -8,12 +8,12 @@ from .optimizer import (
     Optimizer,
     check_betas,
     check_hyper,
+    decayed_grad,
     followed_gradient,
     next_step,
     param_add_,
     scalar,
     scalar_state,
-    unsupported,
     update_moments,
     zeros_state,
 )
@@ -50,26 +50,26 @@ class NAdam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
                     "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable}
-        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
 
     def _refuse_capturable(self, p) -> None:
         refuse_capturable(p, "params, mu_products and state_steps")
 
+    def _init_state(self, p, state) -> None:
+        state["step"] = scalar_state(0.0)
+        state["mu_product"] = scalar_state(1.0)
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
+
     def _update(self, p, grad, group, state) -> None:
         if not state:
-            state["step"] = scalar_state(0.0)
-            state["mu_product"] = scalar_state(1.0)
-            state["exp_avg"] = zeros_state(p)
-            state["exp_avg_sq"] = zeros_state(p)
+            self._init_state(p, state)
         lr = scalar(group["lr"])
         beta1, beta2 = group["betas"]
         step = next_step(state)
         bias_correction2 = 1 - beta2 ** step
         g = followed_gradient(p, grad, group)
-        decay = group["momentum_decay"]
-        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))
-        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay)))
+        mu, mu_next = _momentum_cache(beta1, group["momentum_decay"], step)
         mu_product = state["mu_product"]._data
         mu_product *= mu
         exp_avg, exp_avg_sq = update_moments(state, g, beta1, beta2)
@@ -77,3 +77,31 @@ class NAdam(Optimizer):
         mu_prod = float(mu_product)
         param_add_(p, ((-lr * (1.0 - mu) / (1.0 - mu_prod)) * g) / denom)
         param_add_(p, (((-lr * mu_next) / (1.0 - mu_prod * mu_next)) * exp_avg) / denom)
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_nadam`` with grad enabled: the two coefficients are
+        tensors (of ``mu_product``'s dtype) multiplied into the gradient and ``exp_avg``
+        rather than ``value=`` numbers."""
+        if not state:
+            self._init_state(p, state)
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        grad = -grad if group["maximize"] else grad
+        step = float(state["step"].add_(1).item())
+        grad = decayed_grad(p, grad, group)
+        mu, mu_next = _momentum_cache(beta1, group["momentum_decay"], step)
+        mu_product = state["mu_product"].mul_(mu)
+        exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
+        exp_avg_sq = state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        denom = exp_avg_sq.div(1 - beta2 ** step).sqrt().add(group["eps"])
+        mu_product_next = mu_product * mu_next
+        grad = grad * (-lr * (1.0 - mu) / (1.0 - mu_product))
+        exp_avg = exp_avg * (-lr * mu_next / (1.0 - mu_product_next))
+        p.addcdiv_(grad, denom)
+        p.addcdiv_(exp_avg, denom)
+
+
+def _momentum_cache(beta1: float, momentum_decay: float, step: float) -> tuple:
+    """NAdam's momentum coefficients for this step and the next."""
+    mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+    mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+    return mu, mu_next

@@ -352,6 +352,18 @@ def followed_gradient(p: Tensor, grad, group: dict):
     return g
 
 
+def decayed_grad(p: Tensor, grad: Tensor, group: dict) -> Tensor:
+    """``followed_gradient``'s weight decay on the differentiable path, with Tensor ops: ``p``
+    shrunk in place (decoupled) or ``weight_decay * p`` added to the gradient."""
+    wd = group["weight_decay"]
+    if wd == 0:
+        return grad
+    if group.get("decoupled_weight_decay"):
+        p.mul_(1 - group["lr"] * wd)
+        return grad
+    return grad.add(p, alpha=wd)
+
+
 def update_moments(state: dict, g, beta1: float, beta2: float) -> tuple:
     """Adam's running averages of the gradient and its square, updated in place."""
     exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data

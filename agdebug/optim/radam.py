@@ -7,12 +7,12 @@ from .optimizer import (
     Optimizer,
     check_betas,
     check_hyper,
+    decayed_grad,
     followed_gradient,
     next_step,
     param_add_,
     scalar,
     scalar_state,
-    unsupported,
     update_moments,
     zeros_state,
 )
@@ -44,27 +44,55 @@ class RAdam(Optimizer):
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay,
                     "differentiable": differentiable}
-        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
+
+    def _init_state(self, p, state) -> None:
+        state["step"] = scalar_state(0.0)
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
         if not state:
-            state["step"] = scalar_state(0.0)
-            state["exp_avg"] = zeros_state(p)
-            state["exp_avg_sq"] = zeros_state(p)
+            self._init_state(p, state)
         lr = scalar(group["lr"])
         beta1, beta2 = group["betas"]
         step = next_step(state)
         g = followed_gradient(p, grad, group)
         exp_avg, exp_avg_sq = update_moments(state, g, beta1, beta2)
-        bias_correction1, bias_correction2 = 1 - beta1 ** step, 1 - beta2 ** step
-        corrected = exp_avg / bias_correction1
-        rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-        if rho_t > 5.0:
-            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        bias_correction2 = 1 - beta2 ** step
+        corrected = exp_avg / (1 - beta1 ** step)
+        rect = _rectification(beta2, step)
+        if rect is not None:
             adaptive = (bias_correction2 ** 0.5) / (xp_of(g).sqrt(exp_avg_sq) + group["eps"])
             param_add_(p, -1.0 * (corrected * lr * adaptive * rect))
         else:
             param_add_(p, -1.0 * (corrected * lr))
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_radam`` with grad enabled (``eps`` added out of place)."""
+        if not state:
+            self._init_state(p, state)
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        grad = -grad if group["maximize"] else grad
+        step = float(state["step"].add_(1).item())
+        grad = decayed_grad(p, grad, group)
+        exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
+        exp_avg_sq = state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        bias_correction2 = 1 - beta2 ** step
+        corrected = exp_avg / (1 - beta1 ** step)
+        rect = _rectification(beta2, step)
+        if rect is not None:
+            adaptive = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add(group["eps"])
+            p.add_(corrected * lr * adaptive * rect, alpha=-1.0)
+        else:
+            p.add_(corrected * lr, alpha=-1.0)
+
+
+def _rectification(beta2: float, step: float):
+    """The variance rectification term, or None while the approximated SMA's length is at
+    most 5 (the step is then plain momentum)."""
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2 ** step) / (1 - beta2 ** step)
+    if not rho_t > 5.0:
+        return None
+    return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from ..backend import xp_of
+from .modes import number
 from .optimizer import (
     Optimizer,
     check_hyper,
     next_step,
     param_add_,
-    scalar,
     scalar_state,
-    unsupported,
     zeros_state,
 )
 
@@ -39,15 +38,19 @@ class Rprop(Optimizer):
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable,
                     "capturable": capturable}
-        unsupported(defaults, "differentiable")
         super().__init__(params, defaults)
+
+    def _init_state(self, p, group, state) -> None:
+        state["step"] = scalar_state(0.0)
+        state["prev"] = zeros_state(p)
+        # filled from the gradient's dtype, as torch's full_like(grad, lr), which takes a
+        # tensor lr only when it needs no grad
+        lr = number(group["lr"], "full_like", "fill_value", position=2)
+        state["step_size"] = zeros_state(p, lr)
 
     def _update(self, p, grad, group, state) -> None:
         if not state:
-            state["step"] = scalar_state(0.0)
-            state["prev"] = zeros_state(p)
-            # filled from the gradient's dtype, as torch's full_like(grad, lr)
-            state["step_size"] = zeros_state(p, scalar(group["lr"]))
+            self._init_state(p, group, state)
         xp = xp_of(p._data)
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
@@ -63,3 +66,22 @@ class Rprop(Optimizer):
         g = xp.where(factor == factor.dtype.type(etaminus), 0, g).astype(g.dtype, copy=False)
         param_add_(p, -(xp.sign(g) * step_size))
         prev[...] = g
+
+    def _update_differentiable(self, p, grad, group, state) -> None:
+        """torch's ``_single_tensor_rprop`` with grad enabled: the sign factors are written
+        into the recorded ``sign`` by masked assignment (index_put_)."""
+        if not state:
+            self._init_state(p, group, state)
+        etaminus, etaplus = group["etas"]
+        grad = -grad if group["maximize"] else grad
+        state["step"].add_(1)
+        prev, step_size = state["prev"], state["step_size"]
+        sign = grad.mul(prev.clone()).sign()
+        sign[sign.gt(0)] = etaplus
+        sign[sign.lt(0)] = etaminus
+        sign[sign.eq(0)] = 1
+        step_size.mul_(sign).clamp_(*group["step_sizes"])
+        grad = grad.clone()
+        grad[sign.eq(etaminus)] = 0
+        p.addcmul_(grad.sign(), step_size, value=-1)
+        prev.copy_(grad)

@@ -109,12 +109,14 @@ def test_defaults_are_torchs(torch):
         assert ours == theirs, name
 
 
-def test_unsupported_options_raise():
-    # capturable is refused at step() as torch does (tests/optim/test_optim_modes.py)
-    w = nn.Parameter(ag.ones(1))
+def test_differentiable_is_accepted(torch):
+    # its steps are compared with torch's in tests/optim/test_optim_modes.py; capturable is
+    # refused at step() as torch does
     for name in ["Adadelta", "Rprop", "ASGD"]:
-        with pytest.raises(NotImplementedError, match="differentiable"):
-            getattr(optim, name)([w], differentiable=True)
+        ours = getattr(optim, name)([nn.Parameter(ag.ones(1))], differentiable=True).defaults
+        theirs = getattr(torch.optim, name)([torch.nn.Parameter(torch.ones(1))],
+                                            differentiable=True).defaults
+        assert ours == theirs, name
 
 
 # -- state comparison ------------------------------------------------------------------------------
