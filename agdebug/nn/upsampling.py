@@ -54,14 +54,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         from . import functional as F   # (functional imports this module)
         pool = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[dim - 1]
         return pool(input, output_size)
-    if antialias and mode in ops.AA_MODES:
-        return _upsample(input, mode, dim, output_size, scales, align_corners, antialias=True)
     if mode == "lanczos" and input.dim() == 4:
         if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-        raise NotImplementedError("agdebug's interpolate has no lanczos mode")
+    if antialias and mode in ops.AA_MODES:
+        return _upsample(input, mode, dim, output_size, scales, align_corners, antialias=True)
     if mode in ops.MODES and dim in ops.MODES[mode][1]:
         return _upsample(input, mode, dim, output_size, scales, align_corners)
     if mode in _NEEDS and input.dim() in (3, 4, 5):
@@ -137,9 +136,13 @@ def _upsample(input, mode: str, dim: int, output_size, scales, align_corners,
 
 
 def _check_dtype(input, mode: str, dim: int) -> None:
-    """torch's kernels are for floating dtypes; each refusal names the kernel."""
+    """torch's kernels are for floating dtypes (and uint8 images); each refusal names the
+    kernel."""
     if input._data.dtype.kind == "f":
         return
+    if input._data.dtype == np.uint8 and (mode in ("nearest", "nearest-exact")
+                                          or (dim == 2 and mode in ops.UINT8_MODES)):
+        return   # torch picks uint8 pixels, or resamples them in fixed point
     if dim == 2 and mode != "bicubic":
         kernel = f"upsample_{'bilinear' if mode == 'bilinear' else 'nearest'}2d_channels_last"
     else:

@@ -1,5 +1,6 @@
 """Interpolation (``F.interpolate``'s upsample ops): nearest, nearest-exact, (bi/tri)linear
-and bicubic, in 1, 2 or 3 spatial dims, and the antialiased bilinear and bicubic of images.
+and bicubic, in 1, 2 or 3 spatial dims, and the antialiased bilinear, bicubic and Lanczos-3
+of images.
 
 Each mode is separable: along every spatial dim the output is a fixed matrix (out, in)
 times the input, the matrix holding torch's source indices and weights (computed with
@@ -7,7 +8,8 @@ torch's formulas and in its precision: float32 index maths for nearest, the inpu
 for the others). Antialiased resampling (``antialias=True``) widens the filter by the scale
 when downsampling and normalises each output's weights (torch's CPU kernel, after PIL).
 The derivative applies the transposed matrices (torch's
-``upsample_*_backward``), and the derivative of that is the forward again.
+``upsample_*_backward``), and the derivative of that is the forward again. uint8 images
+(which need no derivative) are resampled in torch's int16 fixed point, bit for bit.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ MODES = {   # mode -> (torch's node stem, the dims it supports)
     "trilinear": ("Trilinear", (3,)), "bicubic": ("Bicubic", (2,)),
 }
 _CUBIC_A = -0.75
+UINT8_MODES = ("bilinear", "bicubic")   # torch's fixed-point kernel; nearest picks pixels
 
 
 def _scale(in_size: int, out_size: int, scale, dtype):
@@ -155,6 +158,8 @@ def _upsample_op(mode: str, dims: int):
 
     @defop(name, node=f"{stem}Backward0")
     def forward(xp, x, output_size=(1,), scales=(None,), align_corners=None):
+        if x.dtype == np.uint8 and mode in UINT8_MODES:
+            return _uint8_resample(xp, x, mode, output_size, scales, align_corners, False)
         m = _matrices(mode, x.shape[-dims:], output_size, scales, align_corners, x.dtype)
         return _apply(xp, x, m, False).astype(x.dtype, copy=False)
 
@@ -173,8 +178,9 @@ UPSAMPLE = {(mode, dims): _upsample_op(mode, dims) for mode, (_, all_dims) in MO
 
 # ----------------------------------------------------------------------------- antialiased
 
-AA_MODES = {"bilinear": "Bilinear", "bicubic": "Bicubic"}
-_AA_TAPS = {"bilinear": 2, "bicubic": 4}    # torch's interp_size: the filter's support, x2
+AA_MODES = {"bilinear": "Bilinear", "bicubic": "Bicubic", "lanczos": "Lanczos"}
+# torch's interp_size: the filter's support, x2 (Lanczos-3 reaches 3 pixels each side)
+_AA_TAPS = {"bilinear": 2, "bicubic": 4, "lanczos": 6}
 
 
 def _aa_scale(in_size: int, out_size: int, scale, align_corners: bool, dtype):
@@ -185,16 +191,35 @@ def _aa_scale(in_size: int, out_size: int, scale, align_corners: bool, dtype):
     return _scale(in_size, out_size, scale, dtype)
 
 
-def _aa_filter(mode: str, x):
-    """PIL's triangle, or Keys' cubic with a = -0.5 (not the -0.75 of plain bicubic)."""
+def _aa_filter(mode: str, x, antialias: bool = True):
+    """PIL's filters: the triangle, Keys' cubic (a = -0.5 with antialias, PIL's; -0.75
+    without, OpenCV's, as plain bicubic) or Lanczos-3, in ``x``'s dtype."""
     x = np.abs(x)
     one = x.dtype.type(1)
     if mode == "bilinear":
         return np.where(x < one, one - x, x.dtype.type(0))
-    a = x.dtype.type(-0.5)
+    if mode == "lanczos":
+        return _lanczos3(x)
+    a = x.dtype.type(-0.5 if antialias else -0.75)
     near = ((a + 2) * x - (a + 3)) * x * x + 1
     far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
     return np.where(x < one, near, np.where(x < 2 * one, far, x.dtype.type(0)))
+
+
+def _sinc(x):
+    """sin(pi x) / (pi x), 1 at 0, in ``x``'s dtype (pi rounded to it, as torch's)."""
+    t = x.dtype.type
+    px = x * t(math.pi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(x == 0, t(1), np.sin(px) / np.where(x == 0, t(1), px))
+
+
+def _lanczos3(x):
+    """sinc(x) sinc(x / 3) for |x| < 3: torch's ``x / 3.0`` is a double, so the window
+    and the product are in float64 whatever ``x``'s dtype, rounded to it at the end."""
+    window = _sinc(x.astype(np.float64) / 3.0)
+    w = (_sinc(x).astype(np.float64) * window).astype(x.dtype)
+    return np.where(x < x.dtype.type(3), w, x.dtype.type(0))
 
 
 def aa_matrix(mode: str, in_size: int, out_size: int, scale, align_corners, dtype):
@@ -245,11 +270,9 @@ def _aa_matrices(mode, in_sizes, out_sizes, scales, align_corners, dtype, skip: 
             for i, o, s in zip(in_sizes, out_sizes, scales)]
 
 
-def _int16_matrix(mode: str, in_size: int, out_size: int, scale, align_corners) -> tuple:
-    """torch's ``_compute_index_ranges_int16_weights``: the float64 weights in fixed point,
-    with the most fraction bits (up to 22) that keep the largest weight within int16."""
-    matrix = aa_matrix(mode, in_size, out_size, scale, align_corners, np.float64)
-    largest = matrix.max()
+def _fixed_point(matrix, largest) -> tuple:
+    """torch's ``_compute_index_ranges_int16_weights``: float64 weights in fixed point, with
+    the most fraction bits (up to 22) that keep ``largest`` within int16."""
     bits = 0
     while bits < 22 and int(0.5 + largest * (1 << (bits + 1))) < (1 << 15):
         bits += 1
@@ -258,15 +281,44 @@ def _int16_matrix(mode: str, in_size: int, out_size: int, scale, align_corners) 
     return rounded.astype(np.int64), bits
 
 
-def _aa_uint8(xp, x, mode: str, output_size, scales, align_corners):
-    """Antialiased resampling of uint8 images in torch's integer arithmetic: each pass (the
-    width, then the height) rounds and clamps to uint8 before the next."""
+def _int16_matrix(mode: str, in_size: int, out_size: int, scale, align_corners) -> tuple:
+    """The antialiased weights of one dim in fixed point, and their fraction bits."""
+    matrix = aa_matrix(mode, in_size, out_size, scale, align_corners, np.float64)
+    return _fixed_point(matrix, matrix.max())
+
+
+def _plain_int16_matrix(mode: str, in_size: int, out_size: int, scale, align_corners) -> tuple:
+    """The plain (antialias=False) bilinear or bicubic weights of uint8 input in fixed point:
+    torch's ``_compute_indices_min_size_weights``, filter taps at ``j + 1 - support - lambda``
+    in float64, those past an edge added onto the edge pixel. The largest weight is taken
+    along the way, as torch's is, partial sums at an edge included."""
+    f64 = np.dtype(np.float64)
+    taps = _AA_TAPS[mode]
+    support = taps // 2
+    matrix = np.zeros((out_size, in_size))
+    largest = 0.0
+    sources = _source_index(in_size, out_size, scale, align_corners, f64, mode == "bicubic")
+    for o, real in enumerate(sources):
+        i, lam = _guard(real, in_size)
+        offsets = np.arange(1 - support, taps + 1 - support, dtype=np.float64) - lam
+        for j, w in enumerate(_aa_filter(mode, offsets, antialias=False)):
+            col = min(max(i + 1 - support + j, 0), in_size - 1)
+            matrix[o, col] += w
+            largest = max(largest, matrix[o, col])
+    return _fixed_point(matrix, largest)
+
+
+def _uint8_resample(xp, x, mode: str, output_size, scales, align_corners, antialias: bool):
+    """Bilinear, bicubic or Lanczos resampling of uint8 images in torch's integer arithmetic
+    (its separable kernel, after PIL): each pass (the width, then the height) rounds and
+    clamps to uint8 before the next; a dim whose size does not change is copied."""
+    weights = _int16_matrix if antialias else _plain_int16_matrix
     y = x.astype(np.int64)
     for axis in (-1, -2):
         in_size, out_size = x.shape[axis], output_size[axis]
         if in_size == out_size:
             continue
-        matrix, bits = _int16_matrix(mode, in_size, out_size, scales[axis], align_corners)
+        matrix, bits = weights(mode, in_size, out_size, scales[axis], align_corners)
         y = _apply_one(xp, y, matrix, y.ndim + axis, False)
         y = xp.clip((y + (1 << (bits - 1))) >> bits, 0, 255)
     return y.astype(np.uint8)
@@ -279,7 +331,7 @@ def _upsample_aa_op(mode: str):
     @defop(name, node=f"{stem}Backward0")
     def forward(xp, x, output_size=(1, 1), scales=(None, None), align_corners=False):
         if x.dtype == np.uint8:
-            return _aa_uint8(xp, x, mode, output_size, scales, align_corners)
+            return _uint8_resample(xp, x, mode, output_size, scales, align_corners, True)
         m = _aa_matrices(mode, x.shape[-2:], output_size, scales, align_corners, x.dtype, True)
         y = _aa_apply(xp, x, m, False)
         return y.astype(x.dtype, copy=y is x)

@@ -139,11 +139,6 @@ def test_errors(expr):
     assert_same_as_torch(torch, expr)
 
 
-def test_lanczos_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="lanczos"):
-        AF.interpolate(ag.ones(1, 1, 4, 4), size=2, mode="lanczos", antialias=True)
-
-
 AREA = {"v": _data(2, 3, 4, 5, 6)}
 
 

@@ -1,6 +1,6 @@
 """Cases for the antialiased upsample ops of agdebug/ops/upsample.py (see harness.py):
-``F.interpolate(..., antialias=True)`` in bilinear and bicubic mode, and their backward ops
-(reached through a first derivative taken with ``create_graph=True``)."""
+``F.interpolate(..., antialias=True)`` in bilinear, bicubic and lanczos mode, and their
+backward ops (reached through a first derivative taken with ``create_graph=True``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ KEYWORDS = [   # (id suffix, interpolate's keywords): down, up, mixed, align_cor
     ("down", {"size": (2, 3)}),
     ("up", {"scale_factor": 1.6}),
     ("mixed_align", {"scale_factor": (0.5, 1.5), "align_corners": True}),
+]
+LANCZOS_KEYWORDS = [   # torch's interpolate refuses lanczos with align_corners=True
+    *KEYWORDS[:2], ("mixed", {"scale_factor": (0.5, 1.5)}), ("taller", {"size": (9, 4)}),
 ]
 
 
@@ -43,9 +46,10 @@ def _out_shape(keywords: dict) -> tuple:
 
 
 CASES = []
-for _mode in ("bilinear", "bicubic"):
+for _mode, _keywords in (("bilinear", KEYWORDS), ("bicubic", KEYWORDS),
+                         ("lanczos", LANCZOS_KEYWORDS)):
     _op = f"upsample_{_mode}2d_aa"
-    for _suffix, _kw in KEYWORDS:
+    for _suffix, _kw in _keywords:
         CASES.append(Case(_op, _interpolate(_mode, _kw), [IMAGE], id=f"{_op}_{_suffix}"))
         CASES.append(Case(f"{_op}_backward", _interpolate_grad(_mode, _kw),
                           [rng.standard_normal(_out_shape(_kw)), IMAGE],
