@@ -183,5 +183,8 @@ def version_error_message(saved: SavedTensor, node) -> str:
 
 
 def _short_name(name: str) -> str:
-    """torch names the op, not the node, here: ``AddBackward0`` -> ``Add``."""
-    return re.sub(r"Backwards?\d*$", "", name)
+    """torch names the op here, with its overload: ``AddBackward0`` -> ``Add``,
+    ``ClampBackward1`` -> ``Clamp1``, a custom ``FBackward`` -> ``F``; C++ nodes keep their
+    names (``torch::autograd::CopySlices``, ``torch::autograd::CopyBackwards``)."""
+    return re.sub(r"Backward(\d*)$", lambda m: "" if m.group(1) in ("", "0") else m.group(1),
+                  name)

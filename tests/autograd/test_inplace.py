@@ -430,3 +430,47 @@ def test_chained_in_place_grads():
         y.sum().backward()
     v = np.array([0.5, 1.0, 2.0])
     np.testing.assert_allclose(x.grad.numpy(), 3 * np.exp(3 * v + 1), rtol=1e-5)
+
+
+def _version_error_names(lib, make) -> str:
+    x = lib.ones(2, 3, requires_grad=True)
+    w = make(lib, x * 1)
+    z = w * w   # saves w
+    with lib.no_grad():
+        w.add_(1)
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        return str(e).split("which is ")[1].split(", is at")[0]
+    return "no error"
+
+
+def _custom(lib):
+    class Twice(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return Twice
+
+
+def _written_through_a_view(lib, y):
+    y = y.clone()
+    y[0].mul_(2)
+    return y
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib, y: y.exp(),                       # ExpBackward0: "Exp"
+    lambda lib, y: y.clamp(min=0.5),              # ClampBackward1: "Clamp1"
+    lambda lib, y: y.sum(0),                      # SumBackward1: "Sum1"
+    lambda lib, y: y.max(),                       # MaxBackward1: "Max1"
+    lambda lib, y: _custom(lib).apply(y),         # TwiceBackward: "Twice"
+    _written_through_a_view,                      # torch::autograd::CopySlices, kept whole
+], ids=["exp", "clamp-scalar", "sum-dim", "max-all", "custom", "copy-slices"])
+def test_version_error_names_the_op_as_torch(make):
+    torch = pytest.importorskip("torch")
+    assert _version_error_names(ag, make) == _version_error_names(torch, make)

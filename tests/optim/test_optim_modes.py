@@ -51,10 +51,7 @@ DIFFERENTIABLE = [
     ("RAdam", {"weight_decay": 0.1, "maximize": True}, False),
     ("RAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}, True),
     ("Rprop", {}, True),
-    # agdebug's version-counter message names ClampBackward1's op "Clamp", torch "Clamp1"
-    # (the text is made in agdebug/graph/saved.py, outside this module)
-    pytest.param("Rprop", {"maximize": True}, False, marks=pytest.mark.xfail(
-        strict=True, reason="torch says 'output 0 of Clamp1', agdebug 'of Clamp'")),
+    ("Rprop", {"maximize": True}, False),   # torch's error names ClampBackward1 "Clamp1"
 ]
 
 
