@@ -289,13 +289,6 @@ def check_betas(betas) -> None:
             raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
 
 
-def unsupported(group_or_defaults: dict, *names: str) -> None:
-    """Refuse torch options that agdebug does not implement (rather than ignore them)."""
-    for name in names:
-        if group_or_defaults.get(name):
-            raise NotImplementedError(f"agdebug.optim does not support {name}=True")
-
-
 def scalar(value) -> float:
     """A Python float from a float or a one-element tensor (torch's ``_to_scalar``)."""
     return float(value.item()) if isinstance(value, Tensor) else value
