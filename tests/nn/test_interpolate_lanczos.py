@@ -16,15 +16,9 @@ import agdebug as ag
 import agdebug.nn.functional as AF
 
 from ..torch_parity import assert_same_as_torch, assert_same_with_grads
+from .test_interpolate_antialias import _data
 
 torch = pytest.importorskip("torch")
-
-
-def _data(*shape, dtype="float64") -> str:
-    """A deterministic leaf that requires grad, built the same way by both libraries."""
-    n = int(np.prod(shape))
-    return (f"lib.arange({n}, dtype=lib.{dtype}).reshape{shape}.mul(0.37).sin()"
-            ".detach().requires_grad_()")
 
 
 SETUP = {"x": _data(2, 3, 9, 11)}
