@@ -127,3 +127,13 @@ def test_arguments():
     with pytest.raises(SystemExit):
         parse(["--only", "W9"])
     assert all(hasattr(group(name), "rows") for name in MODULES)
+
+
+def test_probe_costs_names_each_probe_and_puts_the_probe_back():
+    from agdebug.events import probe
+    from benchmarks.bench_recorder import PROBES, probe_costs
+    before = {name: getattr(probe, name) for name in PROBES}
+    costs = probe_costs(ops=20, runs=1)
+    assert {name: getattr(probe, name) for name in PROBES} == before
+    assert {"node_created", "node_started", "node_finished", "_node_freed"} <= set(costs)
+    assert all(us > 0 for us in costs.values())
