@@ -345,6 +345,18 @@ def _run_case(case, device):
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_every_op_on_the_gpu_matches_the_cpu(fake_cuda, case):
+    _assert_same_on_gpu_and_cpu(case)
+
+
+@pytest.mark.real_cuda
+@pytest.mark.skipif(not ag.cuda.is_available(), reason="no CUDA GPU (or CuPy) on this machine")
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_every_op_on_a_real_gpu_matches_the_cpu(case):
+    """The same check with CuPy itself, where a GPU exists (benchmarks/gpu_check.sh)."""
+    _assert_same_on_gpu_and_cpu(case)
+
+
+def _assert_same_on_gpu_and_cpu(case) -> None:
     values, grads, refused = _run_case(case, CUDA0)
     ref_values, ref_grads, ref_refused = _run_case(case, backend.CPU)
     assert refused == ref_refused, case.id

@@ -24,14 +24,14 @@ def batch(seed: int = 0) -> tuple:
     return x, rng.integers(0, SIZES[-1], BATCH)
 
 
-def tensor_model(lib):
-    """(step function, its parameters) for agdebug or torch as ``lib``."""
+def tensor_model(lib, device="cpu"):
+    """The training step for agdebug or torch as ``lib``, its model and data on ``device``."""
     nn = lib.nn
     model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(),
-                          nn.Linear(256, 10))
+                          nn.Linear(256, 10)).to(device)
     opt = lib.optim.SGD(model.parameters(), lr=LR)
     x_np, y_np = batch()
-    x, y = lib.tensor(x_np), lib.tensor(y_np)
+    x, y = lib.tensor(x_np, device=device), lib.tensor(y_np, device=device)
 
     def step():
         opt.zero_grad()
@@ -42,28 +42,29 @@ def tensor_model(lib):
     return step
 
 
-def numpy_model():
-    """The hand-written floor: weights stored (in, out) so no transposes in the forward."""
+def numpy_model(xp=np):
+    """The hand-written floor: weights stored (in, out) so no transposes in the forward;
+    ``xp`` is NumPy, or CuPy for the floor on a GPU."""
     rng = np.random.default_rng(1)
     params = []
     for fan_in, fan_out in itertools.pairwise(SIZES):
         bound = 1.0 / np.sqrt(fan_in)
-        params.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32))
-        params.append(rng.uniform(-bound, bound, fan_out).astype(np.float32))
-    x, y = batch()
-    rows = np.arange(BATCH)
+        params.append(xp.asarray(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32)))
+        params.append(xp.asarray(rng.uniform(-bound, bound, fan_out).astype(np.float32)))
+    x, y = (xp.asarray(a) for a in batch())
+    rows = xp.arange(BATCH)
 
     def step():
         w1, b1, w2, b2, w3, b3 = params
         h1 = x @ w1 + b1
-        a1 = np.maximum(h1, 0)
+        a1 = xp.maximum(h1, 0)
         h2 = a1 @ w2 + b2
-        a2 = np.maximum(h2, 0)
+        a2 = xp.maximum(h2, 0)
         z = a2 @ w3 + b3
         z -= z.max(axis=1, keepdims=True)
-        e = np.exp(z)
+        e = xp.exp(z)
         p = e / e.sum(axis=1, keepdims=True)
-        loss = -np.log(p[rows, y]).mean()
+        loss = -xp.log(p[rows, y]).mean()
         p[rows, y] -= 1
         dz = p / np.float32(BATCH)
         da2 = dz @ w3.T
