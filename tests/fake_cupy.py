@@ -89,6 +89,14 @@ class ndarray(np.ndarray):  # CuPy's name, lower case
 
     _device_id = 0
 
+    def max(self, *args, **kwargs):
+        _refuse_keywords("ndarray.max", kwargs, ("initial", "where"))
+        return super().max(*args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        _refuse_keywords("ndarray.min", kwargs, ("initial", "where"))
+        return super().min(*args, **kwargs)
+
     def __array_finalize__(self, obj) -> None:
         if isinstance(obj, ndarray) and self.base is not None:
             self._device_id = obj._device_id          # a view: same memory, same device
@@ -179,19 +187,51 @@ def _same_sequence(like, items: list):
     return type(like)(*items) if hasattr(like, "_fields") else type(like)(items)
 
 
+# Keywords NumPy takes and CuPy does not (CuPy raises TypeError for them).
+_MISSING_KEYWORDS = {"count_nonzero": ("keepdims",)}
+# Ufuncs whose ``accumulate`` CuPy does not support (it raises NotImplementedError).
+_NO_ACCUMULATE = ("maximum", "minimum")
+
+
+def _refuse_keywords(name: str, kwargs: dict, missing) -> None:
+    for key in missing:
+        if key in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+
+
+class _NoAccumulate:
+    """A ufunc as CuPy has it: called as usual, but with no ``accumulate``."""
+
+    def __init__(self, ufunc):
+        self._ufunc = ufunc
+
+    def __call__(self, *args, **kwargs):
+        return self._ufunc(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        if name == "accumulate":
+            raise NotImplementedError(f"`cupy_{self._ufunc.__name__}.accumulate` is not "
+                                      "supported yet")
+        return getattr(self._ufunc, name)
+
+
 def _refuse_host_arrays(name: str, *groups) -> None:
+    """CuPy takes its own arrays and Python scalars: a NumPy array is refused, and so is any
+    other array-like object (an agdebug Tensor), which NumPy would have converted."""
     for group in groups:
         values = group.values() if isinstance(group, dict) else group
         for v in values:
             if isinstance(v, (list, tuple)):
                 _refuse_host_arrays(name, v)
-            elif type(v) is np.ndarray:
+            elif type(v) is np.ndarray or (hasattr(v, "__array__") and
+                                           not isinstance(v, (ndarray, np.generic, type))):
                 raise TypeError(f"Unsupported type {type(v)} (in cupy.{name})")
 
 
 def _forward(name: str, fn):
     """A numpy function run the CuPy way: no host arrays in, device arrays out."""
     def function(*args, **kwargs):
+        _refuse_keywords(name, kwargs, _MISSING_KEYWORDS.get(name, ()))
         if name not in _TRANSFERS:
             _refuse_host_arrays(name, args, kwargs)
         if name in _TRANSFERS and isinstance(args[0], ndarray):
@@ -223,6 +263,8 @@ class FakeCupy(types.ModuleType):
 
     def __getattr__(self, name: str):
         value = getattr(np, name)   # AttributeError for names numpy lacks, as CuPy would
+        if name in _NO_ACCUMULATE:
+            return _NoAccumulate(value)
         if isinstance(value, (type, np.ufunc, types.ModuleType)) or not callable(value):
             return value            # dtypes, ufuncs (they keep the subclass), constants
         return _forward(name, value)

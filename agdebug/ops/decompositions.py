@@ -144,9 +144,13 @@ def is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
 
 
 def _solve(xp, A, B, left: bool):
-    if left:
-        return xp.linalg.solve(A, B)
-    return xp.swapaxes(xp.linalg.solve(xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2)), -1, -2)
+    if not left:
+        return xp.swapaxes(_solve(xp, xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2), True),
+                           -1, -2)
+    # CuPy's solve does not broadcast batch dims as NumPy's does: they are made equal here.
+    batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    return xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]),
+                           xp.broadcast_to(B, batch + B.shape[-2:]))
 
 
 @defop("linalg_solve_ex", node="LinalgSolveExBackward0", outputs=2, nondiff_outputs=(1,),

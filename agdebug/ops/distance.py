@@ -93,8 +93,8 @@ def dist_op(xp, self, other, p=2.0):
     diff = xp.abs(self - other).reshape(-1)
     if p == 0:
         return xp.asarray((diff != 0).sum(), dtype=diff.dtype)
-    if p == math.inf:
-        return diff.max(initial=0)
+    if p == math.inf:   # (CuPy's max takes no ``initial``: an empty difference is 0)
+        return diff.max() if diff.size else xp.zeros((), dtype=diff.dtype)
     if p == 1:
         return diff.sum()
     return xp.asarray((diff ** p).sum() ** (1 / p), dtype=diff.dtype)
@@ -130,7 +130,7 @@ def _pairwise(xp, x1, x2, p):
     if p == 0:
         return (diff != 0).sum(-1).astype(x1.dtype)
     if p == math.inf:
-        return diff.max(-1, initial=0)
+        return diff.max(-1) if diff.shape[-1] else xp.zeros(diff.shape[:-1], dtype=diff.dtype)
     if p == 1:
         return diff.sum(-1)
     return (diff ** p).sum(-1) ** (1 / p)

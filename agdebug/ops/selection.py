@@ -207,17 +207,28 @@ def _running(xp, x, dim: int, largest: bool):
     if x.ndim == 0:
         index = xp.zeros((), dtype=np.int64)
         return (x.copy(), index), index
-    accumulate = (xp.maximum if largest else xp.minimum).accumulate
-    values = accumulate(x, axis=dim) if x.shape[dim] else x.copy()
+    values = _accumulate(xp, xp.maximum if largest else xp.minimum, x, dim) \
+        if x.shape[dim] else x.copy()
     hit = values == x
     if x.dtype.kind in "fc":
         hit |= xp.isnan(values) & xp.isnan(x)
     shape = [1] * x.ndim
     shape[dim] = x.shape[dim]
     positions = xp.where(hit, xp.arange(x.shape[dim]).reshape(shape), 0)
-    index = xp.maximum.accumulate(positions, axis=dim).astype(np.int64) if x.size else \
+    index = _accumulate(xp, xp.maximum, positions, dim).astype(np.int64) if x.size else \
         positions.astype(np.int64)
     return (values, index), index
+
+
+def _accumulate(xp, ufunc, x, axis: int):
+    """``ufunc.accumulate(x, axis)``; CuPy has no ``accumulate`` for maximum and minimum, so
+    there the running result is built one position at a time."""
+    if xp is np:
+        return ufunc.accumulate(x, axis=axis)
+    out = xp.moveaxis(x, axis, 0).copy()
+    for i in range(1, out.shape[0]):
+        out[i] = ufunc(out[i - 1], out[i])
+    return xp.moveaxis(out, 0, axis)
 
 
 def _cumulative_vjp(ctx, grad, grad_indices):

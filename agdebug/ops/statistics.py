@@ -203,8 +203,12 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 @defop("count_nonzero", node="NotDifferentiable", differentiable=False)
 def count_nonzero_op(xp, x, dim=None, keepdim=False):
-    return xp.asarray(xp.count_nonzero(x, axis=_axes(dim, x.ndim), keepdims=keepdim),
-                      dtype=np.int64)
+    axes = _axes(dim, x.ndim)
+    counts = xp.asarray(xp.count_nonzero(x, axis=axes), dtype=np.int64)
+    if keepdim:   # (CuPy's count_nonzero has no ``keepdims``)
+        counts = counts.reshape([1 if axes is None or d in axes else n
+                                 for d, n in enumerate(x.shape)])
+    return counts
 
 
 def count_nonzero(input, dim=None):
