@@ -376,6 +376,17 @@ def test_on_the_device_fixture(device):
     np.testing.assert_allclose(x.grad.cpu().numpy(), want, rtol=1e-5)
 
 
+def test_a_training_step_reads_the_gpu_once(fake_cuda):
+    """Each read of a device value waits for the GPU's queue: an MLP step with
+    cross_entropy and SGD reads one (the targets' bounds check), as torch's asserts do none."""
+    from benchmarks.workloads import mlp   # (tests/ is a package: the repo root is on the path)
+    step = mlp.tensor_model(ag, "cuda")
+    step()
+    fake_cuda.state.transfers = 0
+    step()
+    assert fake_cuda.state.transfers == 1
+
+
 # ----------------------------------------------------------------------------- watching GPU work
 
 def _watched_backward(values: bool) -> None:

@@ -143,11 +143,13 @@ def nll_loss(xp, x, target=None, weight=None, reduction="mean", ignore_index=-10
     axis = 1 if x.ndim >= 2 else 0
     classes = x.shape[axis]
     valid = target != ignore_index
-    every = bool(valid.all())
-    if target.size and not (every and 0 <= target.min() and target.max() < classes):
-        bad = valid & ((target < 0) | (target >= classes))
-        if bool(bad.any()):
-            raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    if xp is np:   # reading values on the host is free: skip the masks when all is well
+        every = bool(valid.all())
+        if target.size and not (every and 0 <= target.min() and target.max() < classes):
+            _check_targets(target, valid, classes)
+    else:          # each read waits for the GPU: one, for the bounds alone
+        every = False
+        _check_targets(target, valid, classes)
     safe = target.astype(np.int64, copy=False) if every else xp.where(valid, target, 0)
     if weight is None:
         w = valid.astype(x.dtype)
@@ -165,6 +167,12 @@ def nll_loss(xp, x, target=None, weight=None, reduction="mean", ignore_index=-10
         total = w.sum()
         return losses.sum() / total, (coeff / total).astype(x.dtype)
     return _reduce(xp, losses, reduction).astype(x.dtype), coeff.astype(x.dtype)
+
+
+def _check_targets(target, valid, classes: int) -> None:
+    bad = valid & ((target < 0) | (target >= classes))
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
 
 
 def _with_class_axis(a, axis: int):
