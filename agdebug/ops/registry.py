@@ -198,14 +198,25 @@ def _unwrap_to_first(args: tuple):
 
 
 def _cuda_index(args) -> int:
-    return next(a.device.index for a in args if isinstance(a, Tensor))
+    return next(_gpu_id(a._data) for a in args if isinstance(a, Tensor))
 
 
 def _check_devices(args) -> None:
-    """Every tensor on one GPU: not a numpy array among CuPy ones, nor two GPUs."""
-    tensors = [a for a in args if isinstance(a, Tensor)]
-    if len({type(t._data) for t in tensors}) > 1 or len({t.device for t in tensors}) > 1:
-        _raise_device_mismatch(args)
+    """Every tensor on one GPU: not a numpy array among CuPy ones, nor two GPUs. (Run for
+    every op on a GPU: the arrays' types and device ids are compared, no Device made.)"""
+    first = None
+    for a in args:
+        if isinstance(a, Tensor):
+            data = a._data
+            if first is None:
+                first, kind, gpu = data, type(data), _gpu_id(data)
+            elif type(data) is not kind or _gpu_id(data) != gpu:
+                _raise_device_mismatch(args)
+
+
+def _gpu_id(array):
+    device = getattr(array, "device", None)   # numpy 2's is the string "cpu"
+    return getattr(device, "id", device)
 
 
 def _raise_device_mismatch(args) -> None:
