@@ -34,7 +34,7 @@ from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d, expand_param
 from .embedding_bag import embedding_bag
-from .functional_conv3d import conv3d, conv_transpose3d
+from .functional_conv3d import _by, conv3d, conv_transpose3d
 from .functional_ctc import ctc_loss
 from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
@@ -667,22 +667,31 @@ def _both(values: list) -> tuple:
     return tuple(values * 2 if len(values) == 1 else values)
 
 
-def _check_conv(input, weight, bias, groups, padding, stride, dilation) -> None:
-    """torch's checks of a convolution's arguments, in its order (``padding`` is top, bottom,
-    left, right; the low sides are the ones torch passes on, so the ones it checks)."""
-    if padding[0] < 0 or padding[2] < 0:
+def check_conv_shape(input, weight, bias, groups, padding, stride, dilation) -> None:
+    """torch's ``check_shape_forward`` for a convolution of any number of spatial dims, in its
+    order. ``padding`` is (low, high) per spatial dim: torch passes on the low sides, so it
+    checks those; the padded input must hold the dilated kernel."""
+    if any(p < 0 for p in padding[0::2]):
         raise RuntimeError("negative padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
-    if any(d < 0 for d in dilation):
+    if any(d < 0 for d in dilation):   # 0 passes here: the kernel's own check words it
         raise RuntimeError("dilation should be greater than zero")
+    if weight.ndim != input.ndim:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
+                           f"dimensional weight {list(weight.shape)}, but got {input.ndim}-"
+                           f"dimensional input of size {list(input.shape)} instead")
     _check_conv_weight(input, weight, bias, groups)
-    padded = (input.shape[2] + padding[0] + padding[1], input.shape[3] + padding[2] + padding[3])
-    kernel = tuple(d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation))
-    if padded[0] < kernel[0] or padded[1] < kernel[1]:
-        raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x "
-                           f"{padded[1]}). Kernel size: ({kernel[0]} x {kernel[1]}). Kernel size "
-                           "can't be greater than actual input size")
+    padded = [n + lo + hi for n, lo, hi in zip(input.shape[2:], padding[0::2], padding[1::2])]
+    kernel = [d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation)]
+    if any(p < k for p, k in zip(padded, kernel)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({_by(padded)}). Kernel "
+                           f"size: ({_by(kernel)}). Kernel size can't be greater than actual "
+                           "input size")
+
+
+def _check_conv(input, weight, bias, groups, padding, stride, dilation) -> None:
+    check_conv_shape(input, weight, bias, groups, padding, stride, dilation)
     _check_conv_kernel(input, weight, dilation)
 
 
@@ -1078,18 +1087,11 @@ def _conv1_param(value, name: str) -> tuple:
 
 
 def _check_conv1d(input, weight, bias, groups, padding, stride, dilation) -> None:
-    """torch's convolution checks for one spatial dim, in its order."""
-    if padding[0] < 0:
-        raise RuntimeError("negative padding is not supported")
-    if stride <= 0:
-        raise RuntimeError("non-positive stride is not supported")
-    if dilation <= 0:
-        raise RuntimeError("dilation should be greater than zero")
-    _check_conv_weight(input, weight, bias, groups)
-    padded, kernel = input.shape[2] + sum(padding), dilation * (weight.shape[2] - 1) + 1
-    if padded < kernel:
-        raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: "
-                           f"({kernel}). Kernel size can't be greater than actual input size")
+    """torch's convolution checks for one spatial dim, in its order (its kernel is the 2D
+    one, on a height of 1: a zero dilation is reported as ``[1, 0]``)."""
+    check_conv_shape(input, weight, bias, groups, padding, (stride,), (dilation,))
+    if dilation == 0:
+        raise RuntimeError("dilation should be greater than zero, but got [1, 0]")
     if weight._data.dtype != input._data.dtype and input.numel():
         if input._data.dtype == np.float32:   # (torch's oneDNN path words it)
             raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) "

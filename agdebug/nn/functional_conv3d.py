@@ -90,28 +90,13 @@ def _mode_padding(mode, input, weight, stride, dilation) -> tuple:
 
 
 def _check_conv(input, weight, bias, groups, padding, stride, dilation) -> None:
-    """torch's checks of a convolution's arguments, in its order."""
-    if any(p < 0 for p in padding[0::2]):
-        raise RuntimeError("negative padding is not supported")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(d < 0 for d in dilation):
-        raise RuntimeError("dilation should be greater than zero")
-    if weight.ndim != input.ndim:
-        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
-                           f"dimensional weight {list(weight.shape)}, but got {input.ndim}-"
-                           f"dimensional input of size {list(input.shape)} instead")
-    _functional()._check_conv_weight(input, weight, bias, groups)
-    padded = [n + lo + hi for n, lo, hi in zip(input.shape[2:], padding[0::2], padding[1::2])]
-    kernel = [d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation)]
-    if any(p < k for p, k in zip(padded, kernel)):
-        raise RuntimeError(f"Calculated padded input size per channel: ({_by(padded)}). Kernel "
-                           f"size: ({_by(kernel)}). Kernel size can't be greater than actual "
-                           "input size")
+    """torch's checks of a 3D convolution's arguments, in its order."""
+    _functional().check_conv_shape(input, weight, bias, groups, padding, stride, dilation)
     _check_kernel(input, weight, dilation)
 
 
 def _by(sizes) -> str:
+    """``4 x 5 x 6``: sizes as torch's messages write them."""
     return " x ".join(str(s) for s in sizes)
 
 

@@ -40,6 +40,13 @@ EXPRESSIONS = [
     "F.conv2d(lib.ones(1, 1, 4, 4), lib.ones(1, 1, 2, 2), lib.ones(2))",
     "F.conv2d(lib.ones(1, 1, 4, 4), lib.ones(1, 1, 0, 2))",
     "F.conv2d(lib.ones(0, 1, 4, 4), lib.ones(1, 1, 2, 2))",
+    # conv1d and conv3d share conv2d's checks (conv1d runs the 2D kernel on a height of 1)
+    "F.conv1d(lib.ones(1, 1, 4), lib.ones(1, 1, 2), dilation=0)",
+    "F.conv1d(lib.ones(1, 1, 4), lib.ones(1, 1, 2), dilation=-1)",
+    "F.conv1d(lib.ones(1, 1, 4), lib.ones(1, 1, 5))",
+    "F.conv1d(lib.ones(1, 1, 4), lib.ones(1, 1, 2), padding=-1, stride=0)",
+    "F.conv3d(lib.ones(1, 1, 4, 4, 4), lib.ones(1, 1, 2, 2, 2), dilation=0)",
+    "F.conv3d(lib.ones(1, 1, 4, 4, 4), lib.ones(1, 1, 5, 2, 2))",
     # conv2d: no dtype promotion (the bias is checked first, the weight by the kernel)
     "F.conv2d(lib.ones(1, 1, 4, 4), lib.ones(1, 1, 2, 2, dtype=lib.float64))",
     "F.conv2d(lib.ones(1, 1, 6, 6, dtype=lib.float64), lib.ones(1, 1, 2, 2), dilation=2)",
