@@ -38,7 +38,8 @@ from .functional_conv3d import _by, conv3d, conv_transpose3d
 from .functional_ctc import ctc_loss
 from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
-from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d
+from .functional_pool3d import (adaptive_avg_pool3d, avg_pool3d, max_pool3d,
+                                max_pool_with_indices)
 from .fold import fold, unfold
 from .local_response_norm import local_response_norm
 from .loss2 import multi_margin_loss, multilabel_margin_loss
@@ -849,11 +850,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
         raise kernel_missing("max_pool2d", input.dtype)
     attrs = {"kernel_size": kernel, "stride": stride, "padding": padding,
              "dilation": dilation, "ceil_mode": ceil_mode}
-    out = ops.max_pool2d(input, **attrs)
-    if not return_indices:
-        return out
-    _, indices = ops.max_pool2d.forward(backend.xp_of(input._data), input._data, **attrs)
-    return out, Tensor._wrap(indices)
+    return max_pool_with_indices(ops.max_pool2d, input, attrs, return_indices)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,

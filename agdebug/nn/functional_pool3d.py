@@ -105,10 +105,20 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise kernel_missing("max_pool3d", input.dtype)
     attrs = {"kernel_size": kernel, "stride": stride, "padding": padding,
              "dilation": dilation, "ceil_mode": ceil_mode}
-    result = ops.max_pool3d(input, **attrs)
+    return max_pool_with_indices(ops.max_pool3d, input, attrs, return_indices)
+
+
+def max_pool_with_indices(op, input: Tensor, attrs: dict, return_indices: bool):
+    """``op(input)`` (max_pool2d's or max_pool3d's op), and with ``return_indices`` the
+    indices of the maxima as well: when the call is recorded, the very tensor its node saved
+    (as torch returns it: writing into it makes backward refuse, as in torch), so a training
+    step pools once; unrecorded, nothing saved them, and the forward runs again for them."""
     if not return_indices:
-        return result
-    _, indices = ops.max_pool3d.forward(backend.xp_of(input._data), input._data, **attrs)
+        return op(input, **attrs)
+    result = op(input, **attrs)
+    if result.grad_fn is not None:
+        return result, result.grad_fn.indices
+    _, indices = op.forward(backend.xp_of(input._data), input._data, **attrs)
     return result, Tensor._wrap(indices)
 
 

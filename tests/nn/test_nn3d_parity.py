@@ -319,3 +319,24 @@ def test_unbatched_in_place_dropout_returns_its_input_like_torch(torch):
         y = lib.nn.functional.dropout1d(x, 0.0, True, True)
         seen.append((y is x, y.grad_fn.name(), tuple(x.shape)))
     assert seen[0] == seen[1] == (True, "SqueezeBackward4", (3, 4))
+
+
+@pytest.mark.parametrize("fn,shape", [("max_pool1d", (1, 1, 4)), ("max_pool2d", (1, 1, 4, 4)),
+                                      ("max_pool3d", (1, 1, 4, 4, 4))])
+def test_max_pool_indices_are_the_saved_ones(torch, fn, shape):
+    """Recorded, the indices returned are those the node saved (one pooling per call), so
+    writing into them makes backward refuse, as torch's do; unrecorded, the same values."""
+    def outcome(lib):
+        functional = ag.nn.functional if lib is ag else lib.nn.functional
+        x = lib.arange(float(np.prod(shape))).reshape(shape).requires_grad_()
+        y, indices = getattr(functional, fn)(x, 2, return_indices=True)
+        with lib.no_grad():
+            _, unrecorded = getattr(functional, fn)(x, 2, return_indices=True)
+        same = bool((unrecorded == indices).all())
+        indices.add_(0)
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            return same, indices.requires_grad, str(e).split(" is at version")[0]
+        return same, indices.requires_grad, "no error"
+    assert outcome(ag) == outcome(torch)
