@@ -16,39 +16,12 @@ Six ops, closed under differentiation (each derivative is one of them):
 
 from __future__ import annotations
 
-import itertools
-
+from .nn import _unwindow, _windows
 from .registry import defop
 from .util import needs
 
 _ONES = (1, 1, 1)
 _NO_PAD = (0, 0, 0, 0, 0, 0)
-_ALL = (slice(None),) * 3   # the three output dims after a kernel offset's index
-
-
-def _spans(offsets, stride, dilation, out) -> tuple:
-    """The strided slices that one kernel offset reads from a padded volume."""
-    return tuple(slice(o * d, o * d + s * (n - 1) + 1, s)
-                 for o, s, d, n in zip(offsets, stride, dilation, out))
-
-
-def _windows(xp, padded, kernel, stride, dilation, out):
-    """(..., kd, kh, kw, Do, Ho, Wo): every kernel offset's strided slice of ``padded``."""
-    cols = xp.empty(padded.shape[:-3] + tuple(kernel) + tuple(out), dtype=padded.dtype)
-    for offsets in itertools.product(*(range(k) for k in kernel)):
-        window = _spans(offsets, stride, dilation, out)
-        cols[(Ellipsis,) + offsets + _ALL] = padded[(Ellipsis,) + window]
-    return cols
-
-
-def _unwindow(xp, cols, padded_size, stride, dilation):
-    """The adjoint of :func:`_windows`: sum every window back into a padded volume."""
-    kernel, out = cols.shape[-6:-3], cols.shape[-3:]
-    volume = xp.zeros(cols.shape[:-6] + tuple(padded_size), dtype=cols.dtype)
-    for offsets in itertools.product(*(range(k) for k in kernel)):
-        volume[(Ellipsis,) + _spans(offsets, stride, dilation, out)] += cols[
-            (Ellipsis,) + offsets + _ALL]
-    return volume
 
 
 def _pad(xp, x, padding):

@@ -9,6 +9,8 @@ never a loop over pixels) and multiply with ``matmul``.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..backend import xp_of
@@ -286,27 +288,34 @@ def pair(value) -> tuple:
         int(v) for v in value)
 
 
-def _windows(xp, padded, kernel, stride, dilation, out_hw):
-    """(..., kh, kw, Ho, Wo): every kernel offset's strided slice of ``padded``."""
-    (kh, kw), (sh, sw), (dh, dw), (ho, wo) = kernel, stride, dilation, out_hw
-    cols = xp.empty(padded.shape[:-2] + (kh, kw, ho, wo), dtype=padded.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            cols[..., i, j, :, :] = padded[..., i * dh: i * dh + sh * (ho - 1) + 1: sh,
-                                           j * dw: j * dw + sw * (wo - 1) + 1: sw]
+def _windows(xp, padded, kernel, stride, dilation, out):
+    """(..., *kernel, *out): every kernel offset's strided slice of ``padded``, for any
+    number of spatial dims (two here, three for :mod:`.conv3d` and :mod:`.pool3d`)."""
+    cols = xp.empty(padded.shape[:-len(out)] + tuple(kernel) + tuple(out), dtype=padded.dtype)
+    for offsets, spans in _offsets(kernel, stride, dilation, out):
+        cols[offsets] = padded[spans]
     return cols
 
 
-def _unwindow(xp, cols, padded_hw, stride, dilation):
-    """The adjoint of :func:`_windows`: sum every window back into a padded image."""
-    kh, kw, ho, wo = cols.shape[-4:]
-    (sh, sw), (dh, dw) = stride, dilation
-    out = xp.zeros(cols.shape[:-4] + tuple(padded_hw), dtype=cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            out[..., i * dh: i * dh + sh * (ho - 1) + 1: sh,
-                j * dw: j * dw + sw * (wo - 1) + 1: sw] += cols[..., i, j, :, :]
-    return out
+def _unwindow(xp, cols, padded_size, stride, dilation):
+    """The adjoint of :func:`_windows`: sum every window back into a padded input."""
+    dims = len(stride)
+    kernel, out = cols.shape[-2 * dims:-dims], cols.shape[-dims:]
+    total = xp.zeros(cols.shape[:-2 * dims] + tuple(padded_size), dtype=cols.dtype)
+    for offsets, spans in _offsets(kernel, stride, dilation, out):
+        total[spans] += cols[offsets]
+    return total
+
+
+def _offsets(kernel, stride, dilation, out):
+    """For each kernel offset: its index into the windows (``..., i, j, :, :``) and the
+    strided slices it reads from the padded input (``..., rows, columns``)."""
+    every = (slice(None),) * len(out)
+    spans = [[slice(o * d, o * d + s * (n - 1) + 1, s) for o in range(k)]
+             for k, s, d, n in zip(kernel, stride, dilation, out)]
+    return [((Ellipsis, *offsets, *every), (Ellipsis, *span))
+            for offsets, span in zip(itertools.product(*(range(k) for k in kernel)),
+                                     itertools.product(*spans))]
 
 
 def _pad(xp, x, padding, value=0.0):

@@ -12,9 +12,8 @@ import math
 
 import numpy as np
 
-from .conv3d import _unwindow, _windows
-from .nn import (_adaptive_matrix, _avg_attrs, max_pool2d_gather, max_pool2d_scatter,
-                 pool_out_hw)
+from .nn import (_adaptive_matrix, _avg_attrs, _unwindow, _windows, max_pool2d_gather,
+                 max_pool2d_scatter, pool_out_hw)
 from .registry import defop
 from .util import input_shape
 

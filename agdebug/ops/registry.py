@@ -188,12 +188,8 @@ def _unwrap(args: tuple):
 def _unwrap_to_first(args: tuple):
     """``_unwrap``, with every tensor's array moved to the first tensor's device."""
     device = args[0].device
-    arrays, needs_grad, _ = _unwrap(tuple(
-        Tensor._wrap(backend.move_array(a._data, device)) if isinstance(a, Tensor) else a
-        for a in args))
-    for a in args:
-        if isinstance(a, Tensor) and a.requires_grad:
-            needs_grad = True
+    arrays = [backend.move_array(a._data, device) if isinstance(a, Tensor) else a for a in args]
+    needs_grad = any(isinstance(a, Tensor) and a.requires_grad for a in args)
     return arrays, needs_grad, np if device.type == "cpu" else backend.cupy_module()
 
 
