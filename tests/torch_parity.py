@@ -15,6 +15,15 @@ import numpy as np
 import agdebug as ag
 
 
+def leaf(*shape, dtype: str = "float64", scale=None, step: float = 0.37) -> str:
+    """An expression for a deterministic leaf that requires grad, built the same way by both
+    libraries: ``sin(step * k)`` for k = 0, 1, ... laid out in ``shape`` (times ``scale``)."""
+    n = int(np.prod(shape))
+    scaled = "" if scale is None else f".mul({scale})"
+    return (f"lib.arange({n}, dtype=lib.{dtype}).reshape{shape}.mul({step}).sin(){scaled}"
+            ".detach().requires_grad_()")
+
+
 def evaluate(lib, expr: str, setup: dict | None = None):
     """``("ok", value)`` or ``("error", exception)``; warnings are not part of the result."""
     import agdebug.nn.functional as agdebug_functional

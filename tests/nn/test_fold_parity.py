@@ -9,18 +9,10 @@ import pytest
 
 import agdebug as ag
 
-from ..torch_parity import assert_same_with_grads, evaluate
+from ..torch_parity import assert_same_with_grads, evaluate, leaf
 
-
-def _data(*shape) -> str:
-    """A deterministic float64 leaf that requires grad, built the same way by both libraries."""
-    n = int(np.prod(shape))
-    return (f"lib.arange({n}, dtype=lib.float64).reshape{shape}.mul(0.37).sin()"
-            ".detach().requires_grad_()")
-
-
-SETUP = {"x": _data(2, 3, 5, 6), "c": _data(2, 12, 9), "p": _data(2, 8, 3, 2),
-         "s": _data(2, 3, 7), "t": _data(4, 7)}
+SETUP = {"x": leaf(2, 3, 5, 6), "c": leaf(2, 12, 9), "p": leaf(2, 8, 3, 2),
+         "s": leaf(2, 3, 7), "t": leaf(4, 7)}
 
 
 # ----------------------------------------------------------------------------- unfold, fold

@@ -13,20 +13,12 @@ import pytest
 
 import agdebug as ag
 
-from ..torch_parity import assert_same_as_torch, assert_same_with_grads, evaluate
-
-
-def _data(*shape, scale=1.0) -> str:
-    """A deterministic float64 leaf that requires grad, built the same way by both libraries."""
-    n = int(np.prod(shape))
-    return (f"lib.arange({n}, dtype=lib.float64).reshape{shape}.mul(0.37).sin().mul({scale})"
-            ".detach().requires_grad_()")
-
+from ..torch_parity import assert_same_as_torch, assert_same_with_grads, evaluate, leaf
 
 # grid values in (-1.4, 1.4): points inside, and outside on every side
-SETUP = {"x": _data(2, 3, 4, 5), "g": _data(2, 3, 2, 2, scale=1.4)}
+SETUP = {"x": leaf(2, 3, 4, 5), "g": leaf(2, 3, 2, 2, scale=1.4)}
 # points exactly on the corners, edges and centre, where padding clamps or mirrors
-EDGES = {"x": _data(1, 2, 3, 4),
+EDGES = {"x": leaf(1, 2, 3, 4),
          "g": "lib.tensor([[[[-1.0, -1.0], [1.0, 1.0], [0.0, 0.0]], [[1.0, -1.0], [-1.0, 0.5], "
               "[0.25, 1.0]]]], dtype=lib.float64).requires_grad_()"}
 COMBINATIONS = list(itertools.product(("bilinear", "nearest", "bicubic"),
@@ -45,7 +37,7 @@ def test_values_and_gradients(torch, mode, padding_mode, align_corners):
 def test_second_derivatives(torch, mode, padding_mode, align_corners):
     """The derivative node (GridSampler2DBackwardBackward0, both outputs) and the gradients
     of a combination of its outputs in the output gradient, the input and the grid."""
-    setup = {**SETUP, "v": _data(2, 3, 3, 2, scale=0.5)}
+    setup = {**SETUP, "v": leaf(2, 3, 3, 2, scale=0.5)}
     call = (f"lib.autograd.grad(F.grid_sample(x, g, mode='{mode}', padding_mode="
             f"'{padding_mode}', align_corners={align_corners}), (x, g), v, create_graph=True)")
     assert_second_derivatives(torch, call, setup, "GridSampler2DBackwardBackward0")

@@ -14,14 +14,13 @@ import pytest
 
 import agdebug as ag
 
-from ..torch_parity import assert_same_as_torch, assert_same_with_grads, evaluate
-from .test_grid_sample import _data, assert_second_derivatives
-
+from ..torch_parity import assert_same_as_torch, assert_same_with_grads, evaluate, leaf
+from .test_grid_sample import assert_second_derivatives
 
 # grid values in (-1.4, 1.4): points inside, and outside on every side
-SETUP = {"x": _data(2, 2, 3, 4, 5), "g": _data(2, 2, 3, 2, 3, scale=1.4)}
+SETUP = {"x": leaf(2, 2, 3, 4, 5), "g": leaf(2, 2, 3, 2, 3, scale=1.4)}
 # points exactly on the corners, edges and centre, where padding clamps or mirrors
-EDGES = {"x": _data(1, 2, 2, 3, 4),
+EDGES = {"x": leaf(1, 2, 2, 3, 4),
          "g": "lib.tensor([[[[[-1.0, -1.0, -1.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0]], "
               "[[1.0, -1.0, 0.5], [-1.0, 0.5, 1.0], [0.25, 1.0, -1.0]]]]], "
               "dtype=lib.float64).requires_grad_()"}
@@ -46,7 +45,7 @@ def test_second_derivatives(torch, mode, padding_mode, align_corners):
     """The derivative node (GridSampler3DBackwardBackward0, both outputs) and the gradients
     of a combination of its outputs in the output gradient, the input and the grid (None
     for the input under nearest, zeros for the grid: as torch's)."""
-    setup = {**SETUP, "v": _data(2, 2, 2, 3, 2, scale=0.5)}
+    setup = {**SETUP, "v": leaf(2, 2, 2, 3, 2, scale=0.5)}
     call = (f"lib.autograd.grad({_call(mode, padding_mode, align_corners)}, (x, g), v, "
             "create_graph=True)")
     assert_second_derivatives(torch, call, setup, "GridSampler3DBackwardBackward0")
@@ -54,7 +53,7 @@ def test_second_derivatives(torch, mode, padding_mode, align_corners):
 
 def test_grid_only_second_derivative(torch):
     """Only the grid requires grad: output_mask (False, True) all the way down."""
-    setup = {"x": _data(1, 1, 2, 3, 3) + ".detach()", "g": _data(1, 1, 2, 2, 3, scale=1.2)}
+    setup = {"x": leaf(1, 1, 2, 3, 3) + ".detach()", "g": leaf(1, 1, 2, 2, 3, scale=1.2)}
     expr = ("lib.autograd.grad((lib.autograd.grad(F.grid_sample(x, g, align_corners=False)"
             ".sum(), g, create_graph=True)[0] ** 2).sum(), g)[0]")
     got, want = evaluate(ag, expr, setup)[1], evaluate(torch, expr, setup)[1]
@@ -168,7 +167,7 @@ def test_affine_grid_3d_errors(torch, expr):
 
 
 def test_affine_grid_3d_second_derivative(torch):
-    setup = {**AFFINE, "v": _data(2, 2, 3, 4, 3)}
+    setup = {**AFFINE, "v": leaf(2, 2, 3, 4, 3)}
     expr = ("lib.autograd.grad((lib.autograd.grad(F.affine_grid(th, (2, 1, 2, 3, 4), "
             "align_corners=False), th, v, create_graph=True)[0] ** 2).sum(), (th, v), "
             "allow_unused=True)")
@@ -195,7 +194,7 @@ def test_affine_grid_3d_float32(torch, align_corners):
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 def test_affine_grid_then_grid_sample(torch, padding_mode):
     """The usual spatial-transformer pair in 3-D: gradients reach theta through both nodes."""
-    setup = {**AFFINE, "x": _data(2, 2, 3, 4, 5)}
+    setup = {**AFFINE, "x": leaf(2, 2, 3, 4, 5)}
     expr = ("F.grid_sample(x, F.affine_grid(th, (2, 2, 2, 3, 2), align_corners=False), "
             f"padding_mode='{padding_mode}', align_corners=False)")
     assert_same_with_grads(torch, expr, setup)

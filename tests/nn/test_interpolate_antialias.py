@@ -14,19 +14,14 @@ import pytest
 import agdebug as ag
 import agdebug.nn.functional as AF
 
-from ..torch_parity import assert_same_as_torch, assert_same_with_grads
+from ..torch_parity import assert_same_as_torch, assert_same_with_grads, leaf
 
 torch = pytest.importorskip("torch")
 
 
-def _data(*shape, dtype="float64") -> str:
-    """A deterministic leaf that requires grad, built the same way by both libraries."""
-    n = int(np.prod(shape))
-    return (f"lib.arange({n}, dtype=lib.{dtype}).reshape{shape}.mul(0.37).sin()"
-            ".detach().requires_grad_()")
 
 
-SETUP = {"x": _data(2, 3, 9, 11)}
+SETUP = {"x": leaf(2, 3, 9, 11)}
 RESIZES = [   # interpolate's keywords: down, up, both, one dim unchanged, to one pixel
     "size=(4, 5)", "size=(2, 3)", "size=(13, 20)", "size=(5, 17)", "size=(1, 1)",
     "size=(9, 4)", "scale_factor=0.5", "scale_factor=0.37", "scale_factor=2.3",
@@ -139,7 +134,7 @@ def test_errors(expr):
     assert_same_as_torch(torch, expr)
 
 
-AREA = {"v": _data(2, 3, 4, 5, 6)}
+AREA = {"v": leaf(2, 3, 4, 5, 6)}
 
 
 @pytest.mark.parametrize("resize", [
@@ -203,7 +198,7 @@ def test_area_on_5d_float32_to_float_precision():
     "lib.autograd.grad(F.adaptive_avg_pool3d(x[:0], (2, 1, 1)).sum(), x)",
 ])
 def test_adaptive_avg_pool3d_as_torch(expr):
-    assert_same_as_torch(torch, expr, {"x": _data(2, 3, 4, 5, 6)})
+    assert_same_as_torch(torch, expr, {"x": leaf(2, 3, 4, 5, 6)})
 
 
 UINT8 = {"u": "lib.arange(2 * 3 * 17 * 23).reshape(2, 3, 17, 23).mul(97).remainder(256)"

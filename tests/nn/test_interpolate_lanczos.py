@@ -15,13 +15,12 @@ import pytest
 import agdebug as ag
 import agdebug.nn.functional as AF
 
-from ..torch_parity import assert_same_as_torch, assert_same_with_grads
-from .test_interpolate_antialias import _data
+from ..torch_parity import assert_same_as_torch, assert_same_with_grads, leaf
 
 torch = pytest.importorskip("torch")
 
 
-SETUP = {"x": _data(2, 3, 9, 11)}
+SETUP = {"x": leaf(2, 3, 9, 11)}
 RESIZES = [   # down, up, both, one dim unchanged, to one pixel, far down (wide filter)
     "size=(4, 5)", "size=(2, 3)", "size=(13, 20)", "size=(5, 17)", "size=(1, 1)",
     "size=(9, 4)", "size=(30, 3)", "scale_factor=0.5", "scale_factor=0.13",

@@ -13,17 +13,9 @@ import agdebug as ag
 import agdebug.nn.functional as AF
 
 from ..ops.harness import numeric_grad
-from ..torch_parity import assert_same_with_grads
+from ..torch_parity import assert_same_with_grads, leaf
 
-
-def _data(*shape) -> str:
-    """A deterministic float64 leaf that requires grad, built the same way by both libraries."""
-    n = int(np.prod(shape))
-    return (f"lib.arange({n}, dtype=lib.float64).reshape{shape}.mul(0.37).sin()"
-            ".detach().requires_grad_()")
-
-
-SETUP = {"x": _data(3, 4), "y": "lib.tensor([1, 0, 3])", "w": "lib.tensor([0.5, 1., 2., .7],"
+SETUP = {"x": leaf(3, 4), "y": "lib.tensor([1, 0, 3])", "w": "lib.tensor([0.5, 1., 2., .7],"
          " dtype=lib.float64)", "T": "lib.tensor([[1, 2, -1, 0], [0, -1, 0, 0], [3, 2, 1, 0]])"}
 
 
@@ -103,7 +95,7 @@ def test_multi_margin_second_derivative_matches_differences():
 
 # ----------------------------------------------------------------------------- embedding_bag
 
-BAG_SETUP = {"w": _data(6, 3), "p": _data(7), "i": "lib.tensor([1, 2, 4, 5, 4, 3, 0])",
+BAG_SETUP = {"w": leaf(6, 3), "p": leaf(7), "i": "lib.tensor([1, 2, 4, 5, 4, 3, 0])",
              "o": "lib.tensor([0, 2, 2, 5])", "J": "lib.tensor([[1, 2, 4], [5, 4, 4]])"}
 
 EMBEDDING_BAGS = [
@@ -262,7 +254,7 @@ def test_gumbel_softmax_eps_warns_as_torch():
 
 # ----------------------------------------------------------------------------- affine_grid
 
-GRID_SETUP = {"th": _data(2, 2, 3)}
+GRID_SETUP = {"th": leaf(2, 2, 3)}
 AFFINE_GRIDS = [
     "F.affine_grid(th, (2, 1, 3, 4), align_corners=False)",
     "F.affine_grid(th, [2, 3, 5, 2], align_corners=True)",

@@ -10,18 +10,10 @@ import pytest
 
 import agdebug as ag
 
-from ..torch_parity import assert_same_with_grads
+from ..torch_parity import assert_same_with_grads, leaf
 
-
-def _data(*shape) -> str:
-    """A deterministic float64 leaf that requires grad, built the same way by both libraries."""
-    n = int(np.prod(shape))
-    return (f"lib.arange({n}, dtype=lib.float64).reshape{shape}.mul(0.37).sin()"
-            ".detach().requires_grad_()")
-
-
-SETUP = {"x": _data(2, 2, 3, 4, 3), "w": _data(3, 2, 2, 2, 2), "b": _data(3),
-         "wt": _data(2, 3, 2, 1, 2), "v": _data(2, 4, 3)}
+SETUP = {"x": leaf(2, 2, 3, 4, 3), "w": leaf(3, 2, 2, 2, 2), "b": leaf(3),
+         "wt": leaf(2, 3, 2, 1, 2), "v": leaf(2, 4, 3)}
 
 
 # ----------------------------------------------------------------------------- conv3d

@@ -11,17 +11,9 @@ import pytest
 
 import agdebug as ag
 
-from ..torch_parity import assert_same_with_grads, evaluate, graph_names
+from ..torch_parity import assert_same_with_grads, evaluate, graph_names, leaf
 
-
-def _data(*shape) -> str:
-    """A deterministic float64 leaf that requires grad, built the same way by both libraries."""
-    n = int(np.prod(shape))
-    return (f"lib.arange({n}, dtype=lib.float64).reshape{shape}.mul(0.37).sin()"
-            ".detach().requires_grad_()")
-
-
-SETUP = {"x": _data(2, 3, 4, 5), "s": _data(2, 3, 6), "v": _data(1, 2, 2, 3, 4),
+SETUP = {"x": leaf(2, 3, 4, 5), "s": leaf(2, 3, 6), "v": leaf(1, 2, 2, 3, 4),
          "i": "lib.arange(24).reshape(1, 2, 3, 4)", "e": "lib.ones(0, 2, 3, requires_grad=True)"}
 
 
@@ -116,8 +108,8 @@ def test_padding_modules_are_not_each_others_subclasses():
 
 # ----------------------------------------------------------------------------- transposed conv
 
-CONV_SETUP = {**SETUP, "x": _data(2, 4, 3, 4), "w": _data(4, 3, 3, 2), "b": _data(6),
-              "s": _data(2, 4, 5), "k": _data(4, 3, 3), "c": _data(3)}
+CONV_SETUP = {**SETUP, "x": leaf(2, 4, 3, 4), "w": leaf(4, 3, 3, 2), "b": leaf(6),
+              "s": leaf(2, 4, 5), "k": leaf(4, 3, 3), "c": leaf(3)}
 
 CONV_TRANSPOSE = [
     "F.conv_transpose2d(x, w)", "F.conv_transpose2d(x, w, b[:3])",

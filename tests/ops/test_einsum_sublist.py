@@ -10,19 +10,10 @@ import pytest
 
 import agdebug as ag
 
-from ..torch_parity import assert_same_as_torch, assert_same_with_grads, evaluate, graph_names
+from ..torch_parity import assert_same_as_torch, assert_same_with_grads, evaluate, graph_names, leaf
 
-
-def _data(*shape) -> str:
-    n = 1
-    for s in shape:
-        n *= s
-    return (f"lib.arange({n}, dtype=lib.float64).reshape{shape}.mul(0.61).sin()"
-            ".detach().requires_grad_()")
-
-
-SETUP = {"a": _data(2, 3), "b": _data(3, 4), "c": _data(4, 2), "v": _data(3),
-         "s": _data(2, 2), "t": _data(2, 3, 4), "e": _data(5, 2, 3)}
+SETUP = {"a": leaf(2, 3), "b": leaf(3, 4), "c": leaf(4, 2), "v": leaf(3),
+         "s": leaf(2, 2), "t": leaf(2, 3, 4), "e": leaf(5, 2, 3)}
 
 CALLS = [
     "lib.einsum(a, [0, 1], b, [1, 2], [0, 2])",             # matmul
