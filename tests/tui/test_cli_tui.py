@@ -47,15 +47,17 @@ def _tmux(*args) -> str:
                           check=False).stdout
 
 
-def _wait_for(session: str, text: str, timeout: float = 30) -> str:
+def _wait_for(session: str, *texts: str, timeout: float = 30) -> str:
+    """The screen once every one of ``texts`` is on it: a terminal paints in
+    pieces, so the header can show before the graph beneath it."""
     deadline = time.monotonic() + timeout
     screen = ""
     while time.monotonic() < deadline:
         screen = _tmux("capture-pane", "-p", "-t", session)
-        if text in screen:
+        if all(text in screen for text in texts):
             return screen
         time.sleep(0.2)
-    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+    raise AssertionError(f"{texts!r} never all appeared; the screen was:\n{screen}")
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -65,8 +67,7 @@ def test_demo_retain_graph_in_a_real_terminal_steps_and_quits_cleanly():
                "echo EXIT=$?; sleep 30")
     _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "32", command)
     try:
-        screen = _wait_for(session, "replay demo retain-graph")
-        assert "MulBackward0" in screen and "SumBackward0" in screen
+        screen = _wait_for(session, "replay demo retain-graph", "MulBackward0", "SumBackward0")
         step = screen.split("step ")[1].split("/")[0]
         _tmux("send-keys", "-t", session, "space")
         _wait_for(session, f"step {int(step) + 1}/")
