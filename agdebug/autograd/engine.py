@@ -30,6 +30,7 @@ from ..graph.grad_mode import MODE
 from ..graph.node import AccumulateGrad, GraphRoot, OpNode
 from ..graph.saved import SAVED_FREED_MESSAGE
 from ..ops.elementwise import to_dtype
+from ..ops.reduce import sum_to_size
 from ..tensor import Tensor
 
 __all__ = ["run_backward"]
@@ -398,7 +399,8 @@ def _conform(node, i: int, grad, shape: tuple, dtype) -> Tensor:
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {i} - got "
                 f"{list(data.shape)} but expected shape compatible with {list(shape)}")
-        grad = grad.sum_to_size(shape)
+        # Unrecorded, the reduction op itself: Tensor.sum_to_size's checks are done above.
+        grad = grad.sum_to_size(shape) if MODE.grad_enabled else sum_to_size(grad, size=shape)
     if grad._data.dtype != dtype:
         grad = to_dtype(grad, dtype=dtype)
     return grad

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..backend import cpp_name
+from ..graph.grad_mode import MODE
 from .registry import defop
 from .shape import unsafe_view
 from .util import needs
@@ -31,9 +32,16 @@ def mm_op(xp, self, mat2):
 
 @mm_op.vjp
 def mm_vjp(ctx, grad):
-    grad_self = mm_op(grad, ctx.mat2.t()) if needs(ctx, 0) else None
+    grad_self = mat1_grad(grad, ctx.mat2) if needs(ctx, 0) else None
     grad_mat2 = mat2_grad(ctx.self, ctx.mat2, grad) if needs(ctx, 1) else None
     return grad_self, grad_mat2
+
+
+def mat1_grad(grad, mat2):
+    """``grad @ mat2.T``: the gradient of a product's first matrix."""
+    if _on_host_unrecorded(grad, mat2):
+        return Tensor._wrap(grad._data @ mat2._data.T)
+    return mm_op(grad, mat2.t())
 
 
 def mat2_grad(mat1, mat2, grad):
@@ -44,9 +52,22 @@ def mat2_grad(mat1, mat2, grad):
     the optimizer's update runs over contiguous memory.
     """
     flags = mat2._data.flags
-    if flags.f_contiguous and not flags.c_contiguous:
-        return mm_op(grad.t(), mat1).t()
-    return mm_op(mat1.t(), grad)
+    transposed = flags.f_contiguous and not flags.c_contiguous
+    if _on_host_unrecorded(grad, mat1):
+        a, g = mat1._data, grad._data
+        return Tensor._wrap((g.T @ a).T if transposed else a.T @ g)
+    return mm_op(grad.t(), mat1).t() if transposed else mm_op(mat1.t(), grad)
+
+
+def _on_host_unrecorded(a: Tensor, b: Tensor) -> bool:
+    """Whether a derivative may multiply these arrays directly, as the ops would (the same
+    products, so the same bits): nothing records it (grad mode off, as in a backward
+    without ``create_graph``) and both are NumPy arrays of one dtype. A training step runs
+    these products for every Linear layer; as ops each would be two or three registry calls
+    for the transposes. (On a GPU the ops also pick the arrays' device: they stay ops.)"""
+    x, y = a._data, b._data
+    return not MODE.grad_enabled and type(x) is np.ndarray and type(y) is np.ndarray \
+        and x.dtype == y.dtype
 
 
 @defop("bmm", node="BmmBackward0", saves=("self", "mat2"))
@@ -105,7 +126,7 @@ def addmm_vjp(ctx, grad):
     if needs(ctx, 0):
         grad_self = grad if ctx.beta == 1 else grad * ctx.beta
     scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
-    grad_mat1 = mm_op(scaled, ctx.mat2.t()) if needs(ctx, 1) else None
+    grad_mat1 = mat1_grad(scaled, ctx.mat2) if needs(ctx, 1) else None
     grad_mat2 = mat2_grad(ctx.mat1, ctx.mat2, scaled) if needs(ctx, 2) else None
     return grad_self, grad_mat1, grad_mat2
 

@@ -45,8 +45,9 @@ def log_softmax(xp, x, dim=-1):
     if x.size == 0:
         return xp.empty_like(x)
     _check_softmax_input(x, axis, "log_softmax")
-    shifted = x - xp.max(x, axis=axis, keepdims=True)
-    lse = xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+    # The arrays' own max and sum: NumPy's functions wrap these in a Python layer of theirs.
+    shifted = x - x.max(axis=axis, keepdims=True)
+    lse = xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
     return (shifted - lse).astype(x.dtype, copy=False)
 
 
@@ -90,7 +91,7 @@ def softmax_backward_data_vjp(ctx, grad):
 def log_softmax_backward_data(xp, grad_output, output, dim=-1):
     """``grad_output - exp(output) * sum(grad_output)`` along ``dim``."""
     axis = dims_of(dim, output.ndim)[0]
-    return grad_output - xp.exp(output) * xp.sum(grad_output, axis=axis, keepdims=True)
+    return grad_output - xp.exp(output) * grad_output.sum(axis=axis, keepdims=True)
 
 
 @log_softmax_backward_data.vjp
@@ -144,6 +145,10 @@ def nll_loss(xp, x, target=None, weight=None, reduction="mean", ignore_index=-10
     target, weight = _array(target), _array(weight)
     axis = 1 if x.ndim >= 2 else 0
     classes = x.shape[axis]
+    if (xp is np and x.ndim == 2 and weight is None and reduction == "mean" and target.size
+            and not 0 <= ignore_index < classes and 0 <= target.min()
+            and target.max() < classes):
+        return _batch_mean_nll(x, target)
     valid = target != ignore_index
     if xp is np:   # reading values on the host is free: skip the masks when all is well
         every = bool(valid.all())
@@ -164,11 +169,22 @@ def nll_loss(xp, x, target=None, weight=None, reduction="mean", ignore_index=-10
         picked = xp.take_along_axis(x, keep, axis=axis)
     losses = -w * picked.reshape(w.shape)
     onehot = xp.arange(classes).reshape((classes,) + (1,) * (x.ndim - 1 - axis)) == keep
-    coeff = onehot * -_with_class_axis(w, axis)
+    coeff = 0 - onehot * _with_class_axis(w, axis)   # +0.0 off the targets, as torch's zeros
     if reduction == "mean":
         total = w.sum()
         return losses.sum() / total, (coeff / total).astype(x.dtype)
     return _reduce(xp, losses, reduction).astype(x.dtype), coeff.astype(x.dtype)
+
+
+def _batch_mean_nll(x, target) -> tuple:
+    """The loss of a training step, in fewer passes: (batch, classes) scores, no weights, the
+    mean, and every target a class (so none is ``ignore_index``). The general path's values
+    with every weight 1: the same sum of the picked scores over ``total``, the batch size."""
+    rows = np.arange(target.shape[0])
+    total = x.dtype.type(target.shape[0])
+    coeff = np.zeros_like(x)   # torch's gradient is zero off the targets (+0.0)
+    coeff[rows, target] = x.dtype.type(-1) / total
+    return -x[rows, target].sum() / total, coeff
 
 
 def _check_targets(target, valid, classes: int) -> None:

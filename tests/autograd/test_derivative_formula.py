@@ -58,3 +58,45 @@ def test_zero_dim():
     with ag.no_grad():
         out = derivative_formula(lambda a, b: a * b, ag.tensor(2.0), ag.tensor(3.0))
     assert isinstance(out, ag.Tensor) and out.shape == () and out.item() == 6.0
+
+
+# Matrix products and the engine's reductions: a Linear layer's backward multiplies and sums
+# the arrays directly when nothing records it; with create_graph=True it runs as ops.
+
+def _linear_grads(dtype, record: bool, transposed_weight: bool = True):
+    rng = np.random.default_rng(0)
+    x = ag.tensor(rng.standard_normal((5, 4)), dtype=dtype, requires_grad=True)
+    w = ag.tensor(rng.standard_normal((3, 4)), dtype=dtype, requires_grad=True)
+    b = ag.tensor(rng.standard_normal(3), dtype=dtype, requires_grad=True)
+    mat2 = w.t() if transposed_weight else w.t().contiguous()
+    out = ag.addmm(b, x, mat2) @ ag.tensor(rng.standard_normal((3, 2)), dtype=dtype)
+    return ag.autograd.grad((out * out).sum(), (x, w, b), create_graph=record)
+
+
+@pytest.mark.parametrize("dtype", [ag.float32, ag.float64])
+@pytest.mark.parametrize("transposed_weight", [True, False])
+def test_matrix_product_gradients_same_bits_as_the_ops(dtype, transposed_weight):
+    fast = _linear_grads(dtype, record=False, transposed_weight=transposed_weight)
+    ops = _linear_grads(dtype, record=True, transposed_weight=transposed_weight)
+    for f, o in zip(fast, ops):
+        assert f.grad_fn is None and o.grad_fn is not None
+        assert f.dtype == o.dtype == dtype and f.is_contiguous() == o.is_contiguous()
+        np.testing.assert_array_equal(f.numpy(), o.detach().numpy())
+
+
+def test_linear_weight_gradient_is_contiguous_like_the_weight():
+    _, w_grad, _ = _linear_grads(ag.float32, record=False)
+    assert w_grad.is_contiguous() and tuple(w_grad.shape) == (3, 4)
+
+
+def test_matrix_product_gradients_same_as_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    arrays = rng.standard_normal((5, 4)), rng.standard_normal((3, 4)), rng.standard_normal(3)
+
+    def grads(lib):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in arrays)
+        out = lib.nn.functional.linear(x, w, b)
+        return [g.detach().numpy() for g in lib.autograd.grad((out * out).sum(), (x, w, b))]
+    for got, want in zip(grads(ag), grads(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)

@@ -124,3 +124,35 @@ def test_inplace_activations(torch):
     leaf = ag.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         F.relu(leaf, inplace=True)
+
+
+@pytest.mark.parametrize("dtype", [ag.float16, ag.float32, ag.float64])
+def test_cross_entropy_fast_path_same_bits_as_the_general_one(dtype):
+    # Every target a class, no weights, the mean: nll_loss's short path. An ignore_index
+    # among the classes (but in no target) sends the same call down the general path.
+    rng = np.random.default_rng(0)
+    scores = rng.standard_normal((37, 5))
+    target = ag.tensor(rng.integers(0, 4, 37))
+
+    def loss_and_grad(ignore_index):
+        x = ag.tensor(scores, dtype=dtype, requires_grad=True)
+        loss = F.cross_entropy(x, target, ignore_index=ignore_index)
+        loss.backward()
+        return loss.detach().numpy(), x.grad.numpy()
+    fast, general = loss_and_grad(-100), loss_and_grad(4)
+    for f, g in zip(fast, general):
+        assert f.dtype == g.dtype == dtype.np
+        np.testing.assert_array_equal(f, g)
+        np.testing.assert_array_equal(np.signbit(f), np.signbit(g))
+
+
+@pytest.mark.parametrize("ignore_index", [-100, 2])   # the short path, the general one
+def test_nll_loss_gradient_off_the_targets_is_positive_zero(torch, ignore_index):
+    # torch writes the gradient into zeros: +0.0 off the targets
+    def grad(lib):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        lib.nn.functional.nll_loss(x, lib.tensor([1, 0]), ignore_index=ignore_index).backward()
+        return x.grad.numpy()
+    got, want = grad(ag), grad(torch)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(got, want)
