@@ -159,7 +159,7 @@ def _check_mm(a: Tensor, b: Tensor) -> None:
 
 
 def _check_mm_shapes(a: Tensor, b: Tensor) -> None:
-    if a.shape[1] != b.shape[0]:
+    if a._data.shape[1] != b._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
                            f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
     if a._data.dtype != b._data.dtype:
@@ -258,16 +258,18 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     >>> ag.addmm(ag.tensor([1.0]), ag.tensor([[1.0, 2.0]]), ag.tensor([[3.0], [4.0]]))
     tensor([[12.]])
     """
-    for name, m in (("mat1", mat1), ("mat2", mat2)):
+    # (Every Linear layer calls this: the checks read the arrays, not Tensor properties.)
+    a, b = mat1._data, mat2._data
+    for name, m in (("mat1", a), ("mat2", b)):
         if m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
     # torch compares the dtypes (self first) before the shapes, in words of its own
     for name, m in (("self", input), ("mat1", mat1)):
-        if m._data.dtype != mat2._data.dtype:
+        if m._data.dtype != b.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {_name(m)} "
                                f"and {_name(mat2)}")
     _check_mm_shapes(mat1, mat2)
-    _check_expandable(tuple(input.shape), (mat1.shape[0], mat2.shape[1]))
+    _check_expandable(input._data.shape, (a.shape[0], b.shape[1]))
     return addmm_op(input, mat1, mat2, beta=beta, alpha=alpha)
 
 

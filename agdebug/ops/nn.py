@@ -182,7 +182,7 @@ def _batch_mean_nll(x, target) -> tuple:
     with every weight 1: the same sum of the picked scores over ``total``, the batch size."""
     rows = np.arange(target.shape[0])
     total = x.dtype.type(target.shape[0])
-    coeff = np.zeros_like(x)   # torch's gradient is zero off the targets (+0.0)
+    coeff = np.zeros(x.shape, x.dtype)   # torch's gradient is zero off the targets (+0.0)
     coeff[rows, target] = x.dtype.type(-1) / total
     return -x[rows, target].sum() / total, coeff
 
