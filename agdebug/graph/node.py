@@ -177,7 +177,9 @@ class Node:
     def check_saved_versions(self) -> None:
         if self._saved is not None:
             for saved in self._saved.values():
-                if type(saved) is SavedTensor:
+                # The version test inline (every node of a backward passes here first); only
+                # a changed version calls in, to see if it matters and raise torch's error.
+                if type(saved) is SavedTensor and saved._version.value != saved._saved_version:
                     saved.check_version(self)
 
     # -- engine interface ----------------------------------------------------------------------
