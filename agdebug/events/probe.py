@@ -25,7 +25,7 @@ import weakref
 
 import numpy as np
 
-from ..backend import device_of_array, get_dtype
+from ..backend import device_of_array, get_dtype, is_array
 from . import bus as _bus
 from . import records as r
 from .bus import WATCH, on_change, publish
@@ -291,6 +291,14 @@ def _attrs(attrs: dict) -> tuple:
 
 
 def _short_repr(value) -> str:
+    """An attribute as text; a tensor or an array by its shape and dtype alone (``target`` of
+    nll_loss): events carry values only when a subscriber asks for them, and formatting a
+    batch's worth of them cost more than the op itself."""
+    data = value._data if hasattr(value, "_data") else value
+    if is_array(data):
+        text = f"{'array' if data is value else 'tensor'} {list(data.shape)} " \
+               f"{_dtype_name(data.dtype)}"
+        return text if type(data) is _NDARRAY else f"{text} {device_of_array(data)}"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 

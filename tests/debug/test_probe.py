@@ -149,6 +149,19 @@ def test_saved_tensors_and_saved_values_are_summarized():
     assert released[by_value.node] == ("y",)
 
 
+def test_tensor_attributes_are_summarized_by_shape_and_dtype_not_values():
+    def scenario():
+        x = ag.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        F.nll_loss(x, ag.tensor([2, 0]), weight=ag.tensor([7.0, 8.0, 9.0])).backward()
+
+    trace = run(scenario)
+    (made,) = [e for e in trace.events if e.kind == "node_created" and e.op == "nll_loss"]
+    attrs = dict(made.attrs)
+    assert attrs["target"] == "tensor [2] int64"
+    assert attrs["weight"] == "tensor [3] float32"
+    assert attrs["reduction"] == "'mean'" and attrs["ignore_index"] == "-100"
+
+
 def test_an_event_published_during_delivery_comes_next():
     seen = []
 
