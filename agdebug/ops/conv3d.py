@@ -16,25 +16,12 @@ Six ops, closed under differentiation (each derivative is one of them):
 
 from __future__ import annotations
 
-from .nn import _unwindow, _windows
+from .nn import _crop, _pad, _padded_size, _unwindow, _windows, conv_out_size
 from .registry import defop
 from .util import needs
 
 _ONES = (1, 1, 1)
 _NO_PAD = (0, 0, 0, 0, 0, 0)
-
-
-def _pad(xp, x, padding):
-    if not any(padding):
-        return x
-    pairs = tuple(zip(padding[0::2], padding[1::2]))
-    return xp.pad(x, ((0, 0),) * (x.ndim - 3) + pairs)
-
-
-def conv3d_out_size(size, kernel, stride, padding, dilation) -> tuple:
-    """A convolution's output size along each of the three spatial dims."""
-    return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, lo, hi, k, s, d in
-                 zip(size, padding[0::2], padding[1::2], kernel, stride, dilation))
 
 
 def _columns(xp, x, kernel, stride, padding, dilation, groups, out):
@@ -62,7 +49,7 @@ def _size(t) -> tuple:
 @defop("conv3d", node="ConvolutionBackward0", saves=("x", "w"))
 def conv3d(xp, x, w, b=None, stride=_ONES, padding=_NO_PAD, dilation=_ONES, groups=1):
     """(N, C, D, H, W) volumes with (O, C / groups, kd, kh, kw) kernels to (N, O, D', H', W')."""
-    out = conv3d_out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)
+    out = conv_out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)
     result = _convolve(xp, x, w, stride, padding, dilation, groups, out)
     if b is not None:
         result = result + b.reshape(1, -1, 1, 1, 1)
@@ -110,11 +97,8 @@ def conv3d_input_grad(xp, g, w, input_size=_ONES, stride=_ONES, padding=_NO_PAD,
     gm = g.reshape(n, groups, w.shape[0] // groups, out[0] * out[1] * out[2])
     cols = xp.matmul(wm.transpose(0, 2, 1), gm)
     cols = cols.reshape((n, w.shape[1] * groups) + tuple(w.shape[2:]) + tuple(out))
-    padded = tuple(size + lo + hi for size, lo, hi in
-                   zip(input_size, padding[0::2], padding[1::2]))
-    volume = _unwindow(xp, cols, padded, stride, dilation)
-    crop = tuple(slice(lo, lo + size) for lo, size in zip(padding[0::2], input_size))
-    return volume[(Ellipsis,) + crop]
+    volume = _unwindow(xp, cols, _padded_size(input_size, padding), stride, dilation)
+    return _crop(volume, padding, input_size)
 
 
 @conv3d_input_grad.vjp

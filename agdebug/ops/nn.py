@@ -10,6 +10,7 @@ never a loop over pixels) and multiply with ``matmul``.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -334,24 +335,30 @@ def _offsets(kernel, stride, dilation, out):
                                      itertools.product(*spans))]
 
 
+# Padding is given as (low, high) per spatial dim, in order: (top, bottom, left, right) for
+# an image, with (front, back) before them for a volume.
+
 def _pad(xp, x, padding, value=0.0):
-    top, bottom, left, right = padding
+    """``x`` padded with ``value`` on its last ``len(padding) // 2`` dims."""
     if not any(padding):
         return x
-    lead = ((0, 0),) * (x.ndim - 2)
-    return xp.pad(x, lead + ((top, bottom), (left, right)), constant_values=value)
+    pairs = tuple(zip(padding[0::2], padding[1::2]))
+    return xp.pad(x, ((0, 0),) * (x.ndim - len(pairs)) + pairs, constant_values=value)
 
 
-def _crop(x, padding, hw):
-    top, _, left, _ = padding
-    return x[..., top: top + hw[0], left: left + hw[1]]
+def _crop(x, padding, size):
+    """The inverse of :func:`_pad`: the ``size`` cells after each low padding."""
+    return x[(Ellipsis,) + tuple(slice(lo, lo + n) for lo, n in zip(padding[0::2], size))]
 
 
-def conv_out_hw(hw, kernel, stride, padding, dilation) -> tuple:
-    """Output height and width of a convolution (``padding`` is top, bottom, left, right)."""
-    top, bottom, left, right = padding
-    return tuple((size + lo + hi - d * (k - 1) - 1) // s + 1 for size, lo, hi, k, s, d in
-                 zip(hw, (top, left), (bottom, right), kernel, stride, dilation))
+def _padded_size(size, padding) -> tuple:
+    return tuple(n + lo + hi for n, lo, hi in zip(size, padding[0::2], padding[1::2]))
+
+
+def conv_out_size(size, kernel, stride, padding, dilation) -> tuple:
+    """A convolution's output size along each spatial dim (``padding``: (low, high) each)."""
+    return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, lo, hi, k, s, d in
+                 zip(size, padding[0::2], padding[1::2], kernel, stride, dilation))
 
 
 # ----------------------------------------------------------------------------- conv2d
@@ -365,7 +372,7 @@ def _conv_cols(xp, x, kernel, stride, padding, dilation, groups, out_hw):
 
 @defop("conv2d", node="ConvolutionBackward0", saves=("x", "w"))
 def conv2d(xp, x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
-    out_hw = conv_out_hw(x.shape[2:], w.shape[2:], stride, padding, dilation)
+    out_hw = conv_out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)
     cols = _conv_cols(xp, x, w.shape[2:], stride, padding, dilation, groups, out_hw)
     wm = w.reshape(groups, w.shape[0] // groups, -1)
     out = xp.matmul(wm, cols).reshape((x.shape[0], w.shape[0]) + out_hw)
@@ -430,9 +437,8 @@ def conv2d_input_grad(xp, g, w, input_hw=(1, 1), stride=(1, 1), padding=(0, 0, 0
     gm = g.reshape(n, groups, w.shape[0] // groups, out_hw[0] * out_hw[1])
     cols = xp.matmul(wm.transpose(0, 2, 1), gm)
     cols = cols.reshape((n, w.shape[1] * groups) + tuple(w.shape[2:]) + tuple(out_hw))
-    top, bottom, left, right = padding
-    padded_hw = (input_hw[0] + top + bottom, input_hw[1] + left + right)
-    return _crop(_unwindow(xp, cols, padded_hw, stride, dilation), padding, input_hw)
+    padded = _unwindow(xp, cols, _padded_size(input_hw, padding), stride, dilation)
+    return _crop(padded, padding, input_hw)
 
 
 @conv2d_input_grad.vjp
@@ -483,30 +489,40 @@ def pool_out_hw(hw, kernel, stride, padding, dilation, ceil_mode) -> tuple:
     return tuple(out)
 
 
-def _pool_padding(hw, out_hw, kernel, stride, padding, dilation) -> tuple:
-    """(top, bottom, left, right): ``padding`` plus what ceil_mode's last window needs."""
-    extra = [max(0, (o - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
-             for size, o, k, s, p, d in zip(hw, out_hw, kernel, stride, padding, dilation)]
-    return (padding[0], padding[0] + extra[0], padding[1], padding[1] + extra[1])
+def _pool_padding(size, out, kernel, stride, padding, dilation) -> tuple:
+    """(low, high) per spatial dim: ``padding`` plus what ceil_mode's last window needs."""
+    pads = []
+    for n, o, k, s, p, d in zip(size, out, kernel, stride, padding, dilation):
+        pads += [p, p + max(0, (o - 1) * s + d * (k - 1) + 1 - (n + 2 * p))]
+    return tuple(pads)
+
+
+def max_pool(xp, x, kernel, stride, padding, dilation, ceil_mode) -> tuple:
+    """(values, indices) of a max pool over the last ``len(kernel)`` dims (2 or 3); each
+    index is the maximum's place in its input plane (or volume) read as one row."""
+    dims = len(kernel)
+    size, lead = x.shape[-dims:], x.shape[:-dims]
+    out = pool_out_hw(size, kernel, stride, padding, dilation, ceil_mode)
+    pads = _pool_padding(size, out, kernel, stride, padding, dilation)
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    cols = _windows(xp, _pad(xp, x, pads, fill), kernel, stride, dilation, out)
+    cols = cols.reshape(lead + (math.prod(kernel),) + out)   # not -1: a batch may be empty
+    axis = -dims - 1
+    best = xp.argmax(cols, axis=axis)
+    values = xp.take_along_axis(cols, xp.expand_dims(best, axis), axis=axis).squeeze(axis)
+    indices = 0
+    for d in range(dims):   # the window's start plus the maximum's offset in it, per dim
+        offset = best // math.prod(kernel[d + 1:]) % kernel[d]
+        start = (xp.arange(out[d]) * stride[d]).reshape((-1,) + (1,) * (dims - 1 - d))
+        indices = indices * size[d] + (start + offset * dilation[d] - padding[d])
+    return values, indices.astype(np.int64)
 
 
 @defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", saves=("indices",),
        extras=("indices",))
 def max_pool2d(xp, x, kernel_size=(1, 1), stride=(1, 1), padding=(0, 0), dilation=(1, 1),
                ceil_mode=False):
-    hw, lead = x.shape[-2:], x.shape[:-2]
-    out_hw = pool_out_hw(hw, kernel_size, stride, padding, dilation, ceil_mode)
-    pads = _pool_padding(hw, out_hw, kernel_size, stride, padding, dilation)
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    cols = _windows(xp, _pad(xp, x, pads, fill), kernel_size, stride, dilation, out_hw)
-    kw = kernel_size[1]
-    cols = cols.reshape(lead + (kernel_size[0] * kw,) + out_hw)   # not -1: an empty batch
-    best = xp.argmax(cols, axis=-3)
-    values = xp.take_along_axis(cols, best[..., None, :, :], axis=-3)[..., 0, :, :]
-    rows = (xp.arange(out_hw[0]) * stride[0]).reshape(-1, 1) + (best // kw) * dilation[0]
-    columns = xp.arange(out_hw[1]) * stride[1] + (best % kw) * dilation[1]
-    indices = (rows - padding[0]) * hw[1] + (columns - padding[1])
-    return values, indices.astype(np.int64)
+    return max_pool(xp, x, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 @max_pool2d.vjp
@@ -546,30 +562,53 @@ def max_pool2d_gather_vjp(ctx, grad):
     return image.reshape(tuple(grad.shape[:1]) + (-1,)), None
 
 
-def _avg_divisor(xp, hw, out_hw, dtype, kernel, stride, padding, ceil_mode, count_include_pad,
+def _avg_divisor(xp, size, out, dtype, kernel, stride, padding, count_include_pad,
                  divisor_override):
+    """Each window's divisor: its cells inside the input (and the padding, if counted)."""
     if divisor_override:
         return divisor_override
-    pads = _pool_padding(hw, out_hw, kernel, stride, padding, (1, 1))
-    counted = xp.zeros((hw[0] + pads[0] + pads[1], hw[1] + pads[2] + pads[3]), dtype)
+    ones = (1,) * len(kernel)
+    pads = _pool_padding(size, out, kernel, stride, padding, ones)
+    counted = xp.zeros(_padded_size(size, pads), dtype)
     if count_include_pad:
-        counted[:hw[0] + 2 * padding[0], :hw[1] + 2 * padding[1]] = 1
+        counted[tuple(slice(0, n + 2 * p) for n, p in zip(size, padding))] = 1
     else:
-        counted[padding[0]: padding[0] + hw[0], padding[1]: padding[1] + hw[1]] = 1
-    return _windows(xp, counted, kernel, stride, (1, 1), out_hw).sum(axis=(0, 1))
+        counted[tuple(slice(p, p + n) for n, p in zip(size, padding))] = 1
+    return _windows(xp, counted, kernel, stride, ones, out).sum(axis=tuple(range(len(kernel))))
+
+
+def avg_pool(xp, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """An average pool over the last ``len(kernel)`` dims (2 or 3)."""
+    dims, ones = len(kernel), (1,) * len(kernel)
+    size = x.shape[-dims:]
+    out = pool_out_hw(size, kernel, stride, padding, ones, ceil_mode)
+    pads = _pool_padding(size, out, kernel, stride, padding, ones)
+    sums = _windows(xp, _pad(xp, x, pads), kernel, stride, ones, out).sum(
+        axis=tuple(range(-2 * dims, -dims)))
+    divisor = _avg_divisor(xp, size, out, x.dtype, kernel, stride, padding, count_include_pad,
+                           divisor_override)
+    return (sums / divisor).astype(x.dtype, copy=False)
+
+
+def avg_pool_backward(xp, g, size, kernel, stride, padding, count_include_pad,
+                      divisor_override):
+    """The adjoint of :func:`avg_pool`: each window's share of ``g`` spread back over it."""
+    dims, ones = len(kernel), (1,) * len(kernel)
+    out = tuple(g.shape[-dims:])
+    divisor = _avg_divisor(xp, size, out, g.dtype, kernel, stride, padding, count_include_pad,
+                           divisor_override)
+    share = (g / divisor).reshape(g.shape[:-dims] + ones + out)
+    cols = xp.broadcast_to(share, g.shape[:-dims] + tuple(kernel) + out)
+    pads = _pool_padding(size, out, kernel, stride, padding, ones)
+    padded = _unwindow(xp, cols, _padded_size(size, pads), stride, ones)
+    return _crop(padded, pads, size).astype(g.dtype, copy=False)
 
 
 @defop("avg_pool2d", node="AvgPool2DBackward0")
 def avg_pool2d(xp, x, kernel_size=(1, 1), stride=(1, 1), padding=(0, 0), ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    hw = x.shape[-2:]
-    out_hw = pool_out_hw(hw, kernel_size, stride, padding, (1, 1), ceil_mode)
-    pads = _pool_padding(hw, out_hw, kernel_size, stride, padding, (1, 1))
-    cols = _windows(xp, _pad(xp, x, pads), kernel_size, stride, (1, 1), out_hw)
-    sums = cols.sum(axis=(-4, -3))
-    divisor = _avg_divisor(xp, hw, out_hw, x.dtype, kernel_size, stride, padding, ceil_mode,
-                           count_include_pad, divisor_override)
-    return (sums / divisor).astype(x.dtype, copy=False)
+    return avg_pool(xp, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                    divisor_override)
 
 
 def _avg_attrs(ctx) -> dict:
@@ -587,15 +626,8 @@ def avg_pool2d_vjp(ctx, grad):
 def avg_pool2d_backward(xp, g, input_hw=(1, 1), kernel_size=(1, 1), stride=(1, 1),
                         padding=(0, 0), ceil_mode=False, count_include_pad=True,
                         divisor_override=None):
-    out_hw = tuple(g.shape[-2:])
-    divisor = _avg_divisor(xp, input_hw, out_hw, g.dtype, kernel_size, stride, padding,
-                           ceil_mode, count_include_pad, divisor_override)
-    share = (g / divisor)[..., None, None, :, :]
-    cols = xp.broadcast_to(share, g.shape[:-2] + tuple(kernel_size) + out_hw)
-    pads = _pool_padding(input_hw, out_hw, kernel_size, stride, padding, (1, 1))
-    padded_hw = (input_hw[0] + pads[0] + pads[1], input_hw[1] + pads[2] + pads[3])
-    out = _unwindow(xp, cols, padded_hw, stride, (1, 1))
-    return _crop(out, pads, input_hw).astype(g.dtype, copy=False)
+    return avg_pool_backward(xp, g, input_hw, kernel_size, stride, padding, count_include_pad,
+                             divisor_override)
 
 
 @avg_pool2d_backward.vjp

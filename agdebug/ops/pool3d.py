@@ -1,6 +1,6 @@
 """3D pooling: ``max_pool3d``, ``avg_pool3d`` and ``adaptive_avg_pool3d`` on (..., D, H, W).
 
-Windows are gathered as in :mod:`.conv3d` (one strided slice per kernel offset). Each op's
+The max and average pools are :mod:`.nn`'s, which pool over two or three dims. Each op's
 derivative is an op of this module whose own derivative is the forward again (the max
 pool's: a scatter, whose derivative gathers with :mod:`.nn`'s ``max_pool2d_gather``), as
 torch records them.
@@ -10,38 +10,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
-from .nn import (_adaptive_matrix, _avg_attrs, _unwindow, _windows, max_pool2d_gather,
-                 max_pool2d_scatter, pool_out_hw)
+from .nn import (_adaptive_matrix, _avg_attrs, avg_pool, avg_pool_backward, max_pool,
+                 max_pool2d_gather, max_pool2d_scatter)
 from .registry import defop
 from .util import input_shape
 
 _ONES = (1, 1, 1)
-
-
-def _pool_padding(size, out, kernel, stride, padding, dilation) -> tuple:
-    """(front, back, top, bottom, left, right): ``padding`` plus what ceil_mode's last window
-    needs."""
-    pads = []
-    for n, o, k, s, p, d in zip(size, out, kernel, stride, padding, dilation):
-        pads += [p, p + max(0, (o - 1) * s + d * (k - 1) + 1 - (n + 2 * p))]
-    return tuple(pads)
-
-
-def _pad(xp, x, pads, value=0.0):
-    if not any(pads):
-        return x
-    pairs = tuple(zip(pads[0::2], pads[1::2]))
-    return xp.pad(x, ((0, 0),) * (x.ndim - 3) + pairs, constant_values=value)
-
-
-def _crop(x, pads, size):
-    return x[(Ellipsis,) + tuple(slice(lo, lo + n) for lo, n in zip(pads[0::2], size))]
-
-
-def _padded_size(size, pads) -> tuple:
-    return tuple(n + lo + hi for n, lo, hi in zip(size, pads[0::2], pads[1::2]))
 
 
 # ----------------------------------------------------------------------------- max
@@ -50,21 +25,7 @@ def _padded_size(size, pads) -> tuple:
        extras=("indices",))
 def max_pool3d(xp, x, kernel_size=_ONES, stride=_ONES, padding=(0, 0, 0), dilation=_ONES,
                ceil_mode=False):
-    size, lead = x.shape[-3:], x.shape[:-3]
-    out = pool_out_hw(size, kernel_size, stride, padding, dilation, ceil_mode)
-    pads = _pool_padding(size, out, kernel_size, stride, padding, dilation)
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    cols = _windows(xp, _pad(xp, x, pads, fill), kernel_size, stride, dilation, out)
-    kd, kh, kw = kernel_size
-    cols = cols.reshape(lead + (kd * kh * kw,) + out)   # not -1: a batch may be empty
-    best = xp.argmax(cols, axis=-4)
-    values = xp.take_along_axis(cols, best[..., None, :, :, :], axis=-4)[..., 0, :, :, :]
-    (sd, sh, sw), (dd, dh, dw), (pd, ph, pw) = stride, dilation, padding
-    depth = (xp.arange(out[0]) * sd).reshape(-1, 1, 1) + (best // (kh * kw)) * dd - pd
-    rows = (xp.arange(out[1]) * sh).reshape(-1, 1) + (best // kw % kh) * dh - ph
-    columns = xp.arange(out[2]) * sw + (best % kw) * dw - pw
-    indices = (depth * size[1] + rows) * size[2] + columns
-    return values, indices.astype(np.int64)
+    return max_pool(xp, x, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 @max_pool3d.vjp
@@ -104,31 +65,11 @@ def max_pool3d_scatter_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- average
 
-def _divisor(xp, size, out, dtype, kernel, stride, padding, count_include_pad,
-             divisor_override):
-    """Each window's divisor: its cells inside the input (and the padding, if counted)."""
-    if divisor_override:
-        return divisor_override
-    pads = _pool_padding(size, out, kernel, stride, padding, _ONES)
-    counted = xp.zeros(_padded_size(size, pads), dtype)
-    if count_include_pad:
-        counted[tuple(slice(0, n + 2 * p) for n, p in zip(size, padding))] = 1
-    else:
-        counted[tuple(slice(p, p + n) for n, p in zip(size, padding))] = 1
-    return _windows(xp, counted, kernel, stride, _ONES, out).sum(axis=(0, 1, 2))
-
-
 @defop("avg_pool3d", node="AvgPool3DBackward0")
 def avg_pool3d(xp, x, kernel_size=_ONES, stride=_ONES, padding=(0, 0, 0), ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    size = x.shape[-3:]
-    out = pool_out_hw(size, kernel_size, stride, padding, _ONES, ceil_mode)
-    pads = _pool_padding(size, out, kernel_size, stride, padding, _ONES)
-    cols = _windows(xp, _pad(xp, x, pads), kernel_size, stride, _ONES, out)
-    sums = cols.sum(axis=(-6, -5, -4))
-    divisor = _divisor(xp, size, out, x.dtype, kernel_size, stride, padding,
-                       count_include_pad, divisor_override)
-    return (sums / divisor).astype(x.dtype, copy=False)
+    return avg_pool(xp, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                    divisor_override)
 
 
 @avg_pool3d.vjp
@@ -141,14 +82,8 @@ def avg_pool3d_vjp(ctx, grad):
 def avg_pool3d_backward(xp, g, input_size=_ONES, kernel_size=_ONES, stride=_ONES,
                         padding=(0, 0, 0), ceil_mode=False, count_include_pad=True,
                         divisor_override=None):
-    out = tuple(g.shape[-3:])
-    divisor = _divisor(xp, input_size, out, g.dtype, kernel_size, stride, padding,
-                       count_include_pad, divisor_override)
-    share = (g / divisor)[..., None, None, None, :, :, :]
-    cols = xp.broadcast_to(share, g.shape[:-3] + tuple(kernel_size) + out)
-    pads = _pool_padding(input_size, out, kernel_size, stride, padding, _ONES)
-    volume = _unwindow(xp, cols, _padded_size(input_size, pads), stride, _ONES)
-    return _crop(volume, pads, input_size).astype(g.dtype, copy=False)
+    return avg_pool_backward(xp, g, input_size, kernel_size, stride, padding,
+                             count_include_pad, divisor_override)
 
 
 @avg_pool3d_backward.vjp
