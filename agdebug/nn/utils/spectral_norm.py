@@ -20,6 +20,7 @@ from ...ops.linalg import dot, mv
 from ..module import Module
 from ..parameter import Parameter
 from .parametrizations import _default_dim, _normalize
+from .weight_norm import remove_norm_hook
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
            "spectral_norm", "remove_spectral_norm"]
@@ -162,13 +163,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """Undo ``spectral_norm``: ``module.<name>`` is one parameter again (the last value)."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            break
-    else:
-        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    remove_norm_hook(module, SpectralNorm, name, "spectral_norm")
     _drop_hook(module._state_dict_hooks, SpectralNormStateDictHook, name)
     _drop_hook(module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook, name)
     return module

@@ -74,9 +74,16 @@ def weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Undo ``weight_norm``: ``module.<name>`` is one parameter again."""
+    remove_norm_hook(module, WeightNorm, name, "weight_norm")
+    return module
+
+
+def remove_norm_hook(module: Module, kind: type, name: str, label: str) -> None:
+    """Take out the ``kind`` forward pre-hook that recomputes ``module.<name>`` (weight_norm's
+    or spectral_norm's), letting it make ``<name>`` a plain parameter again."""
     for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, kind) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+            return
+    raise ValueError(f"{label} of '{name}' not found in {module}")
