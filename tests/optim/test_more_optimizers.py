@@ -400,24 +400,6 @@ def test_lbfgs_state_dict_round_trip_continues_identically():
     _assert_same_state_dict(resumed.state_dict(), straight.state_dict(), rtol=0)
 
 
-def test_lbfgs_step_runs_under_no_grad_and_closure_under_grad(lib):
-    w = lib.nn.Parameter(lib.tensor([2.0, -1.0]))
-    opt = lib.optim.LBFGS([w], max_iter=2)
-    seen = []
-
-    def closure():
-        seen.append(lib.is_grad_enabled())
-        opt.zero_grad()
-        loss = (w * w).sum()
-        loss.backward()
-        return loss
-    with lib.no_grad():
-        loss = opt.step(closure)
-    assert loss.item() == 5.0 and seen == [True, True]
-    assert w.is_leaf and w.grad_fn is None and w.requires_grad
-    assert w._version == (1 if lib is ag else w._version)
-
-
 # -- on a GPU (CuPy's test double) -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name, kwargs", [CONFIGS[1], CONFIGS[4], CONFIGS[7], CONFIGS[10]],

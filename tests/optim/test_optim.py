@@ -41,16 +41,6 @@ def test_steps_match_torch(torch, opt_name, kwargs):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
-def test_step_bumps_version_and_skips_params_without_grad():
-    w, unused = nn.Parameter(ag.ones(2)), nn.Parameter(ag.ones(2))
-    opt = optim.SGD([w, unused], lr=1.0)
-    (w * 3).sum().backward()
-    opt.step()
-    assert w.tolist() == [-2.0, -2.0] and w._version == 1
-    assert unused.tolist() == [1.0, 1.0] and unused._version == 0
-    assert w.grad_fn is None and w.requires_grad
-
-
 def test_zero_grad_and_closure():
     w = nn.Parameter(ag.ones(2))
     opt = optim.Adam([w], lr=0.1)

@@ -105,6 +105,7 @@ def test_step_bumps_version_and_skips_params_without_grad():
     opt.step()
     assert w.tolist() == [-2.0, -2.0] and w._version == 1
     assert unused.tolist() == [1.0, 1.0] and unused._version == 0
+    assert w.grad_fn is None and w.requires_grad
     assert len(opt.state) == 0   # no momentum: SGD keeps no state, as torch
 
 
@@ -116,9 +117,11 @@ def test_adamw_version_counts_like_torch(lib):
     assert w._version == 2   # mul_ (weight decay) then addcdiv_
 
 
-def test_step_runs_under_no_grad_and_closure_under_grad(lib):
+@pytest.mark.parametrize("name, options, calls", [("Adam", {"lr": 0.1}, 1),
+                                                   ("LBFGS", {"max_iter": 2}, 2)])
+def test_step_runs_under_no_grad_and_closure_under_grad(lib, name, options, calls):
     w = lib.nn.Parameter(lib.ones(2))
-    opt = lib.optim.Adam([w], lr=0.1)
+    opt = getattr(lib.optim, name)([w], **options)
     seen = []
 
     def closure():
@@ -129,9 +132,10 @@ def test_step_runs_under_no_grad_and_closure_under_grad(lib):
         return loss
     with lib.no_grad():
         loss = opt.step(closure)
-    assert loss.item() == 2.0 and seen == [True]
+    assert loss.item() == 2.0 and seen == [True] * calls   # the loss before the step
     assert w.grad_fn is None and w.requires_grad and w.is_leaf
-    assert opt.state[w]["step"].item() == 1.0
+    assert w._version == 1   # one in-place update, as torch counts it
+    assert opt.state[w]["n_iter" if name == "LBFGS" else "step"] == 1
 
 
 def test_zero_grad(lib):
