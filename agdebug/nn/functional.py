@@ -29,7 +29,7 @@ from ..ops import nn as ops
 from ..ops import norm as norm_ops
 from ..ops.gather import _on
 from ..ops.registry import apply_inplace, write_into
-from ..ops.util import broadcast_error, check_divisor_override, kernel_missing
+from ..ops.util import broadcast_error, c_div, check_divisor_override, kernel_missing
 from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d, expand_param
@@ -630,12 +630,6 @@ def _c_type(t) -> str:
     return cpp_name(t._data.dtype)
 
 
-def _c_div(a: int, b: int) -> int:
-    """C++'s integer division (it truncates toward zero), as torch's checks compute it."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
 def _conv_param(value, name: str, dim: int) -> tuple:
     """torch's ``expand_param_if_needed`` for conv2d, whose own ints come as pairs."""
     return expand_param(value, name, dim, 2)
@@ -660,7 +654,7 @@ def _mode_padding(mode, input, weight, stride, dilation, groups) -> tuple:
     if any(s != 1 for s in stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     totals = [d * (k - 1) for k, d in zip(weight.shape[2:], _both(dilation))]
-    lows = [_c_div(t, 2) for t in totals]   # the extra pad of an odd total goes after
+    lows = [c_div(t, 2) for t in totals]   # the extra pad of an odd total goes after
     return (lows[0], totals[0] - lows[0], lows[1], totals[1] - lows[1])
 
 
@@ -801,14 +795,7 @@ def _pool_args(kernel_size, stride, padding, dilation=1) -> tuple:
 
 def _check_pool(input, kernel, stride, padding, dilation, ceil_mode) -> None:
     """torch's ``pooling_output_shape`` (height, then width) and ``pool2d_shape_check``."""
-    for k, s, p, d in zip(kernel, stride, padding, dilation):
-        if s == 0:
-            raise RuntimeError("stride should not be zero")
-        if p < 0:
-            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-        if p > _c_div((k - 1) * d + 1, 2):
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={p}, kernel_size={k} and dilation={d}")
+    ops.check_pool_pads(kernel, stride, padding, dilation)
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     if kh <= 0 or kw <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import backend
 from ..ops import pool3d as ops
-from ..ops.nn import pool_out_hw
+from ..ops.nn import check_pool_pads, pool_out_hw
 from ..ops.util import check_divisor_override, kernel_missing
 from ..tensor import Tensor
 
@@ -43,14 +43,7 @@ def _args(function, kernel_size, stride, padding, dilation=1) -> tuple:
 
 def _check_output(input, kernel, stride, padding, dilation, ceil_mode) -> tuple:
     """torch's ``pooling_output_shape`` checks, depth, height then width."""
-    for k, s, p, d in zip(kernel, stride, padding, dilation):
-        if s == 0:
-            raise RuntimeError("stride should not be zero")
-        if p < 0:
-            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-        if p > ((k - 1) * d + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={p}, kernel_size={k} and dilation={d}")
+    check_pool_pads(kernel, stride, padding, dilation)
     return pool_out_hw(tuple(input.shape[-3:]), kernel, stride, padding, dilation, ceil_mode)
 
 

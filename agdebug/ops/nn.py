@@ -20,7 +20,7 @@ from .elementwise import promote, softplus
 from .gather import index_add_op, masked_fill_op
 from .reduce import NO_DIM, missing_arguments
 from .registry import defop
-from .util import dims_of, input_shape, kernel_missing, needs, zeros_grad
+from .util import c_div, dims_of, input_shape, kernel_missing, needs, zeros_grad
 
 # ----------------------------------------------------------------------------- softmax
 
@@ -476,6 +476,19 @@ def conv2d_weight_grad_vjp(ctx, grad):
 
 
 # ----------------------------------------------------------------------------- pooling
+
+def check_pool_pads(kernel, stride, padding, dilation) -> None:
+    """The checks of torch's ``pooling_output_shape``, dim by dim, in its words (C division:
+    a kernel of 0 passes here, to be refused by the shape check that follows)."""
+    for k, s, p, d in zip(kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > c_div((k - 1) * d + 1, 2):
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+
 
 def pool_out_hw(hw, kernel, stride, padding, dilation, ceil_mode) -> tuple:
     """torch's pooling output size (a last window must start inside the input or left pad)."""

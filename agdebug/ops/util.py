@@ -35,6 +35,12 @@ def derivative_formula(formula, *tensors) -> Tensor:
     return Tensor._wrap(result if type(result) is type(first) else xp_of(first).asarray(result))
 
 
+def c_div(a: int, b: int) -> int:
+    """C++'s integer division (it truncates toward zero), as torch's checks compute it."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
 def needs(ctx, i: int) -> bool:
     """Whether forward input ``i`` gets a gradient (torch's ``needs_input_grad[i]``)."""
     return ctx._next[i] is not None

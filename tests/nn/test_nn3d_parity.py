@@ -150,6 +150,9 @@ POOLS = [
     "F.avg_pool3d(x, (2, 2))", "F.adaptive_avg_pool3d(v, 2)", "F.adaptive_avg_pool3d(x, -1)",
     "F.adaptive_avg_pool3d(x, (2, 2))", "F.adaptive_avg_pool3d(x.detach().long(), 2)",
     "F.adaptive_avg_pool3d(x[:, :, :0], 2)",
+    # a zero kernel with dilation: torch's pad check divides as C does, then the kernel fails
+    "F.max_pool3d(x, (0, 2, 2), stride=1, dilation=2)",
+    "F.max_pool2d(x[0], (0, 2), stride=1, dilation=2)",
 ]
 
 
