@@ -645,17 +645,25 @@ def _mode_padding(mode, input, weight, stride, dilation, groups) -> tuple:
     for name, value in (("stride", stride), ("dilation", dilation)):
         if len(value) not in (1, 2):
             raise RuntimeError(f"{name} cannot broadcast to 2 dimensions")
+    return mode_padding(mode, input, weight, stride, _both(dilation))
+
+
+def mode_padding(mode, input, weight, stride, dilation) -> tuple:
+    """padding='same' or 'valid' as (low, high) per spatial dim, after torch's checks
+    (``dilation``: one value per spatial dim), for 2-D and 3-D convolutions."""
     if weight.ndim != input.ndim:
         raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
                            f"dimensional weight{list(weight.shape)}, but got {input.ndim}-"
                            f"dimensional input of size {list(input.shape)} instead")
     if mode == "valid":
-        return (0, 0, 0, 0)
+        return (0,) * (2 * len(dilation))
     if any(s != 1 for s in stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
-    totals = [d * (k - 1) for k, d in zip(weight.shape[2:], _both(dilation))]
-    lows = [c_div(t, 2) for t in totals]   # the extra pad of an odd total goes after
-    return (lows[0], totals[0] - lows[0], lows[1], totals[1] - lows[1])
+    pads = []
+    for k, d in zip(weight.shape[2:], dilation):
+        total = d * (k - 1)
+        pads += [c_div(total, 2), total - c_div(total, 2)]   # an odd total's extra goes after
+    return tuple(pads)
 
 
 def _both(values: list) -> tuple:

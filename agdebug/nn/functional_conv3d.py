@@ -58,7 +58,9 @@ def _conv3d(input, weight, bias, stride, padding, dilation, groups):
     stride = expand_param(stride, "stride", dim, 3)
     dilation = expand_param(dilation, "dilation", dim, 3)
     if isinstance(padding, str):
-        pads = _mode_padding(padding, input, weight, stride, dilation)
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        pads = _functional().mode_padding(padding, input, weight, stride, dilation)
         extra = [hi - lo for lo, hi in zip(pads[0::2], pads[1::2])]
         if any(extra):   # torch pads the odd unit first (ConstantPadNd), then convolves
             input = _functional().pad(input, [p for e in reversed(extra) for p in (0, e)])
@@ -68,25 +70,6 @@ def _conv3d(input, weight, bias, stride, padding, dilation, groups):
     _check_conv(input, weight, bias, groups, pads, stride, dilation)
     return ops.conv3d(input, weight, bias, stride=stride, padding=pads, dilation=dilation,
                       groups=groups)
-
-
-def _mode_padding(mode, input, weight, stride, dilation) -> tuple:
-    """padding='same' or 'valid' as (front, back, top, bottom, left, right)."""
-    if mode not in ("same", "valid"):
-        raise RuntimeError(f"Invalid padding string: '{mode}'")
-    if weight.ndim != input.ndim:
-        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
-                           f"dimensional weight{list(weight.shape)}, but got {input.ndim}-"
-                           f"dimensional input of size {list(input.shape)} instead")
-    if mode == "valid":
-        return (0,) * 6
-    if any(s != 1 for s in stride):
-        raise RuntimeError("padding='same' is not supported for strided convolutions")
-    pads = []
-    for k, d in zip(weight.shape[2:], dilation):
-        total = d * (k - 1)
-        pads += [total // 2, total - total // 2]   # the extra pad of an odd total goes after
-    return tuple(pads)
 
 
 def _check_conv(input, weight, bias, groups, padding, stride, dilation) -> None:
