@@ -21,7 +21,7 @@ from . import elementwise as ew
 from . import reduce as rd
 from . import shape as sh
 from .binary_math import check_bound_cast
-from .registry import apply_inplace, can_cast
+from .registry import apply_inplace, can_cast, run_direct
 from .util import storage_root
 
 
@@ -41,14 +41,14 @@ def _binary(op, reflected=None):
     def method(self, other):
         if type(other) not in _DIRECT:   # the common cases skip a call (operators are hot)
             other = operand(other)
-        return op(self, other)
+        return run_direct(op, (self, other))
 
     def rmethod(self, other):
         if type(other) not in _DIRECT:
             other = operand(other)
         if reflected is not None:
             return reflected(self, other)
-        return op(self, other)
+        return run_direct(op, (self, other))
     return method, rmethod
 
 

@@ -32,7 +32,7 @@ from ..graph.saved import SavedTensor
 from ..tensor import Tensor
 from .util import broadcast_error
 
-__all__ = ["Op", "defop", "OPS", "apply_inplace", "apply_shape_inplace"]
+__all__ = ["Op", "defop", "OPS", "apply_inplace", "apply_shape_inplace", "run_direct"]
 
 OPS: dict[str, Op] = {}
 _NDARRAY = np.ndarray
@@ -60,6 +60,8 @@ class Op:
         self.nondiff_outputs = frozenset(nondiff_outputs)
         self.extras = tuple(extras)         # extra arrays the forward returns to be saved
         self.single = outputs == 1 and not extras and not nondiff_outputs
+        # One output node, inputs read in place: ``run_direct`` can record it.
+        self.direct = self.single and differentiable and not view and not any_device
         signature = inspect.signature(forward).parameters
         # Positional inputs (edges of the node) have no default; keywords are attributes.
         params = [k for k, p in list(signature.items())[1:]
@@ -94,6 +96,12 @@ class Op:
 
     def __call__(self, *args, **attrs):
         """Run the op on tensors/scalars; record a node when a gradient may be needed."""
+        if self.direct and not attrs and len(args) <= 2:
+            return run_direct(self, args)
+        return self.run(args, attrs)
+
+    def run(self, args: tuple, attrs: dict):
+        """``__call__``'s general path: any inputs, outputs, devices and modes."""
         arrays, needs_grad, xp = self.unwrap(args)
         try:
             if xp is np:
@@ -265,6 +273,61 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
         probe.node_created(node, args, wrapped, engine_frames=3)
 
 
+def run_direct(op: Op, args: tuple) -> Tensor:
+    """``op(*args)`` for one or two inputs and no keywords (``y * 1.0001``, ``x.tanh()``,
+    a derivative's ``tanh_backward(grad, y)``), with its commonest case recorded directly:
+    host tensors (or a tensor and a Python number), neither a view nor an output after the
+    first of its node, grad mode on. The general path's layers (two passes over the inputs,
+    the argument lists) cost as much as the rest of such an op; the forward, node, saved
+    values and event are the general path's own. Anything else takes the general path.
+    """
+    a = args[0]
+    binary = len(args) == 2
+    other = b_grad = None
+    if binary:
+        b = args[1]
+        if isinstance(b, Tensor):
+            other = b._data
+            if type(other) is not _NDARRAY or b._base is not None or b._output_nr:
+                return op.run(args, {})
+            b_grad = b._requires_grad
+        else:
+            other = b
+    if not isinstance(a, Tensor):
+        return op.run(args, {})
+    data = a._data
+    if type(data) is not _NDARRAY or a._base is not None or a._output_nr or \
+            not (a._requires_grad or b_grad) or not MODE.grad_enabled:
+        return op.run(args, {})
+    try:
+        result = op.forward(np, data, other) if binary else op.forward(np, data)
+    except ValueError:
+        op.explain_failure((data, other) if binary else (data,))
+        raise
+    if type(result) is not _NDARRAY:
+        result = _as_array(result, np)
+    # The edges after the forward, as the general path: a failed op makes no accumulator.
+    if binary:
+        node = op.node_class((_edge(a), _edge(b) if b_grad else None), _ZERO_NRS[2],
+                             _meta_one(result))
+    else:
+        node = op.node_class((_edge(a),), _ZERO_NRS[1], _meta_one(result))
+    out = Tensor._wrap(result, node, 0)
+    _complete(op, node, args, None, (out,), None)
+    return out
+
+
+def _edge(t: Tensor):
+    """The node a gradient for ``t`` goes to: its grad_fn, a leaf's accumulator, or None."""
+    fn = t._grad_fn
+    if fn is not None:
+        return fn
+    if not t._requires_grad:
+        return None
+    acc = t._acc() if t._acc is not None else None
+    return acc if acc is not None else t._grad_accumulator()
+
+
 def _as_array(value, xp):
     return value if type(value) is _NDARRAY or backend.is_array(value) else xp.asarray(value)
 
@@ -282,9 +345,8 @@ def _edges(args: tuple) -> tuple:
                 numbered = True
         elif not a._requires_grad:
             nodes.append(None)
-        else:   # a leaf's edge (nr 0): its accumulator, looked up without two calls
-            acc = a._acc() if a._acc is not None else None
-            nodes.append(acc if acc is not None else a._grad_accumulator())
+        else:   # a leaf's edge (nr 0): its accumulator
+            nodes.append(_edge(a))
     nodes = tuple(nodes)
     if numbered:
         return nodes, shared_nrs(tuple([_nr(a) for a in args]))

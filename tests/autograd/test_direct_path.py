@@ -1,0 +1,200 @@
+"""``run_direct``, the registry's short path for one- and two-input ops, against the general
+path (``Op.run``) it stands in for: the same result, node, edges, saved values, gradients and
+events, and the general path taken wherever the short one does not apply."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agdebug as ag
+from agdebug.debug import record
+from agdebug.ops import registry
+from agdebug.ops.registry import OPS
+
+
+def _leaf(values, dtype=np.float64):
+    return ag.tensor(np.asarray(values, dtype=dtype), requires_grad=True)
+
+
+def _inputs(case: str):
+    """Fresh inputs for one case (each path gets its own, so accumulators are not shared)."""
+    x = _leaf([0.5, -1.25, 2.0])
+    y = _leaf([1.5, 0.75, -0.5]) * 1.0    # a non-leaf
+    return {
+        "leaf, leaf": (x, _leaf([1.0, 2.0, 3.0])),
+        "non-leaf, leaf": (y, x),
+        "leaf, float": (x, 1.0001),
+        "non-leaf, int": (y, 3),
+        "leaf, constant tensor": (x, ag.tensor([2.0, 4.0, 8.0])),
+        "constant tensor, leaf": (ag.tensor([2.0, 4.0, 8.0]), x),
+        "float32, float64 (promoted)": (_leaf([1.0, 2.0, 3.0], np.float32), x),
+        "broadcast": (_leaf([[1.0], [2.0]]), x),
+        "0-d": (_leaf(1.5), _leaf(-2.0)),
+        "same tensor twice": (x, x),
+    }[case]
+
+
+CASES = ["leaf, leaf", "non-leaf, leaf", "leaf, float", "non-leaf, int", "leaf, constant tensor",
+         "constant tensor, leaf", "float32, float64 (promoted)", "broadcast", "0-d",
+         "same tensor twice"]
+BINARY = ["add", "sub", "mul", "div", "atan2"]
+UNARY = ["tanh", "exp", "neg", "sigmoid"]
+
+
+def _node_view(t):
+    """What a node records, with the nodes it points to named by type (each path has its own)."""
+    node = t.grad_fn
+    saved = {k: (type(v).__name__, v if not hasattr(v, "unpack") else None)
+             for k, v in (node._saved or {}).items()}
+    edges = [(type(fn).__name__ if fn is not None else None, nr) for fn, nr in
+             node.next_functions]
+    return type(node).__name__, edges, node._out_meta, saved, node._attrs
+
+
+def _grads(out, inputs):
+    needs = [t for t in inputs if isinstance(t, ag.Tensor) and t.requires_grad]
+    return ag.autograd.grad(out.sum(), needs, allow_unused=True, create_graph=True)
+
+
+def _same(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert np.array_equal(a.detach().numpy(), b.detach().numpy(), equal_nan=True)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_ops_record_what_the_general_path_records(name, case):
+    op = OPS[name]
+    direct_in, general_in = _inputs(case), _inputs(case)
+    direct, general = op(*direct_in), op.run(general_in, {})
+    _same(direct, general)
+    assert _node_view(direct) == _node_view(general)
+    for a, b in zip(_grads(direct, direct_in), _grads(general, general_in)):
+        _same(a, b)
+        assert type(a.grad_fn) is type(b.grad_fn)   # the derivative is recorded the same way
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("make", [lambda: _leaf([0.5, -1.25, 2.0]),
+                                  lambda: _leaf([0.5, -1.25], np.float32) * 2.0],
+                         ids=["leaf", "non-leaf"])
+def test_unary_ops_record_what_the_general_path_records(name, make):
+    op = OPS[name]
+    direct_in, general_in = make(), make()
+    direct, general = op(direct_in), op.run((general_in,), {})
+    _same(direct, general)
+    assert _node_view(direct) == _node_view(general)
+    _same(_grads(direct, [direct_in])[0], _grads(general, [general_in])[0])
+
+
+def _general_path_refused(monkeypatch):
+    def refuse(self, args, attrs):
+        raise AssertionError(f"{self.name} took the general path")
+    monkeypatch.setattr(registry.Op, "run", refuse)
+
+
+def test_operators_methods_and_derivatives_take_the_direct_path(monkeypatch):
+    # Otherwise the equivalence above would hold by never leaving the general path.
+    x, w = _leaf([0.5, -1.0]), _leaf([2.0, 3.0])
+    _general_path_refused(monkeypatch)
+    y = ((x * w + 1.0) - x / 2.0).tanh()
+    assert type(y.grad_fn).__name__ == "TanhBackward0"
+    g = ag.autograd.grad(y, x, ag.ones(2), create_graph=True)[0]   # TanhBackwardBackward0...
+    assert g.grad_fn is not None
+
+
+@pytest.mark.parametrize("why, call", [
+    ("a view", lambda x: x[:2] * 2.0),
+    ("an output after the first", lambda x: _two_outputs(x)[1] * 2.0),
+    ("grad mode off", lambda x: _no_grad(lambda: x * 2.0)),
+    ("keywords", lambda x: ag.add(x, x, alpha=2)),
+    ("no input requires grad", lambda x: x.detach() * 2.0),
+])
+def test_other_calls_take_the_general_path(monkeypatch, why, call):
+    x = _leaf([0.5, -1.0, 2.0])
+    seen = []
+    general = registry.Op.run
+    monkeypatch.setattr(registry.Op, "run",
+                        lambda self, args, attrs: seen.append(self.name) or general(self, args,
+                                                                                    attrs))
+    call(x)
+    assert seen, why
+
+
+def _no_grad(fn):
+    with ag.no_grad():
+        return fn()
+
+
+class _Split(ag.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1.0, x * 2.0
+
+    @staticmethod
+    def backward(ctx, a, b):
+        return a + 2.0 * b
+
+
+def _two_outputs(x):
+    return _Split.apply(x)
+
+
+def test_an_output_after_the_first_keeps_its_edge_number():
+    x = _leaf([0.5, -1.0])
+    _, second = _two_outputs(x)
+    y = second * 3.0
+    (fn, nr), _ = y.grad_fn.next_functions
+    assert (type(fn).__name__, nr) == ("_SplitBackward", 1)
+    y.sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_a_failed_op_raises_torchs_error_and_makes_no_accumulator():
+    x, w = _leaf([1.0, 2.0, 3.0]), _leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(2\) at non-singleton dimension 0"):
+        x * w
+    assert x._acc is None and w._acc is None   # no AccumulateGrad was made for them
+    with record() as trace:
+        with pytest.raises(RuntimeError):
+            x + w
+    assert [e.kind for e in trace.events] == []
+
+
+def test_inference_and_no_grad_results_are_what_they_were():
+    x = _leaf([1.0, 2.0])
+    with ag.inference_mode():
+        y = x * 2.0
+    assert y.is_inference() and not y.requires_grad
+    with ag.no_grad():
+        z = x.tanh()
+    assert not z.is_inference() and not z.requires_grad and z.grad_fn is None
+
+
+def test_events_of_the_direct_path_are_the_general_paths(monkeypatch):
+    def scenario():
+        x = ag.tensor([0.5, -1.0], requires_grad=True)
+        y = OPS["mul"](x, 2.0)   # the line both node_created events name
+        OPS["tanh"](y).sum().backward()
+
+    def fields(trace):
+        out = []
+        for e in trace.events:
+            if e.kind == "node_created":
+                out.append((e.name, e.op, len(e.edges), [s.shape for s in e.inputs if s],
+                            [s.shape for s in e.outputs], [s.name for s in e.saved],
+                            e.source.split(": ", 1)[-1]))
+        return out
+
+    with record() as direct:
+        scenario()
+    for name in ("mul", "tanh"):
+        monkeypatch.setattr(OPS[name], "direct", False)
+    with record() as general:
+        scenario()
+    assert fields(direct) == fields(general)
+    assert fields(direct)[1][-1] == 'y = OPS["mul"](x, 2.0)   # the line both node_created ' \
+                                    'events name'
+    assert [e.kind for e in direct.events] == [e.kind for e in general.events]
