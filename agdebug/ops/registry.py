@@ -275,35 +275,39 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
 
 def run_direct(op: Op, args: tuple) -> Tensor:
     """``op(*args)`` for one or two inputs and no keywords (``y * 1.0001``, ``x.tanh()``,
-    a derivative's ``tanh_backward(grad, y)``), with its commonest case recorded directly:
-    host tensors (or a tensor and a Python number), neither a view nor an output after the
-    first of its node, grad mode on. The general path's layers (two passes over the inputs,
-    the argument lists) cost as much as the rest of such an op; the forward, node, saved
-    values and event are the general path's own. Anything else takes the general path.
+    a derivative's ``grad * 2.0``), in its commonest cases: host tensors (or a tensor and a
+    Python number), unrecorded, or recorded with no input a view or an output after the
+    first of its node. The general path's layers (two passes over the inputs, the argument
+    lists) cost as much as the rest of such an op; the forward, node, saved values and event
+    are the general path's own. Everything else takes the general path.
     """
     a = args[0]
+    if not isinstance(a, Tensor) or type(data := a._data) is not _NDARRAY:
+        return op.run(args, {})
     binary = len(args) == 2
+    # A view, or a later output: whether it needs a gradient, and its edge, take more work.
+    indirect = a._base is not None or a._output_nr
     other = b_grad = None
     if binary:
         b = args[1]
         if isinstance(b, Tensor):
             other = b._data
-            if type(other) is not _NDARRAY or b._base is not None or b._output_nr:
+            if type(other) is not _NDARRAY:
                 return op.run(args, {})
+            indirect = indirect or b._base is not None or b._output_nr
             b_grad = b._requires_grad
         else:
             other = b
-    if not isinstance(a, Tensor):
-        return op.run(args, {})
-    data = a._data
-    if type(data) is not _NDARRAY or a._base is not None or a._output_nr or \
-            not (a._requires_grad or b_grad) or not MODE.grad_enabled:
+    recording = (a._requires_grad or b_grad or indirect) and MODE.grad_enabled
+    if recording and indirect:
         return op.run(args, {})
     try:
         result = op.forward(np, data, other) if binary else op.forward(np, data)
     except ValueError:
         op.explain_failure((data, other) if binary else (data,))
         raise
+    if not recording:
+        return _as_tensor(result, np)
     if type(result) is not _NDARRAY:
         result = _as_array(result, np)
     # The edges after the forward, as the general path: a failed op makes no accumulator.

@@ -107,9 +107,8 @@ def test_operators_methods_and_derivatives_take_the_direct_path(monkeypatch):
 @pytest.mark.parametrize("why, call", [
     ("a view", lambda x: x[:2] * 2.0),
     ("an output after the first", lambda x: _two_outputs(x)[1] * 2.0),
-    ("grad mode off", lambda x: _no_grad(lambda: x * 2.0)),
+    ("a view of a tensor that requires grad", lambda x: x[:2].detach().requires_grad_()[:1] + 1),
     ("keywords", lambda x: ag.add(x, x, alpha=2)),
-    ("no input requires grad", lambda x: x.detach() * 2.0),
 ])
 def test_other_calls_take_the_general_path(monkeypatch, why, call):
     x = _leaf([0.5, -1.0, 2.0])
@@ -122,9 +121,38 @@ def test_other_calls_take_the_general_path(monkeypatch, why, call):
     assert seen, why
 
 
+@pytest.mark.parametrize("why, call", [
+    ("grad mode off", lambda x: _no_grad(lambda: x * 2.0)),
+    ("inference mode", lambda x: _inference(lambda: x.tanh())),
+    ("no input requires grad", lambda x: x.detach() * 2.0),
+])
+def test_unrecorded_calls_take_the_direct_path(monkeypatch, why, call):
+    x = _leaf([0.5, -1.0, 2.0])
+    expected = _no_grad(lambda: call(x))
+    _general_path_refused(monkeypatch)
+    out = call(x)
+    assert out.grad_fn is None and not out.requires_grad, why
+    _same(out, expected)
+
+
+def test_views_unrecorded_take_the_direct_path(monkeypatch):
+    x = _leaf([0.5, -1.0, 2.0])
+    head, tail = x[:2], x[1:]
+    expected = _no_grad(lambda: head - tail)
+    _general_path_refused(monkeypatch)
+    _same(_no_grad(lambda: head - tail), expected)
+
+
 def _no_grad(fn):
     with ag.no_grad():
         return fn()
+
+
+def _inference(fn):
+    with ag.inference_mode():
+        out = fn()
+    assert out.is_inference()
+    return out
 
 
 class _Split(ag.autograd.Function):
