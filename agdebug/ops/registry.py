@@ -60,7 +60,8 @@ class Op:
         self.nondiff_outputs = frozenset(nondiff_outputs)
         self.extras = tuple(extras)         # extra arrays the forward returns to be saved
         self.single = outputs == 1 and not extras and not nondiff_outputs
-        # One output node, inputs read in place: ``run_direct`` can record it.
+        # One output, differentiable, not a view, inputs kept on their device: an op
+        # ``run_direct`` may run.
         self.direct = self.single and differentiable and not view and not any_device
         signature = inspect.signature(forward).parameters
         # Positional inputs (edges of the node) have no default; keywords are attributes.
@@ -96,7 +97,7 @@ class Op:
 
     def __call__(self, *args, **attrs):
         """Run the op on tensors/scalars; record a node when a gradient may be needed."""
-        if self.direct and not attrs and len(args) <= 2:
+        if self.direct and not attrs and 0 < len(args) <= 2:
             return run_direct(self, args)
         return self.run(args, attrs)
 
