@@ -45,7 +45,7 @@ UNARY = ["tanh", "exp", "neg", "sigmoid"]
 def _node_view(t):
     """What a node records, with the nodes it points to named by type (each path has its own)."""
     node = t.grad_fn
-    saved = {k: (type(v).__name__, v if not hasattr(v, "unpack") else None)
+    saved = {k: (type(v).__name__, v.unpack(node).tolist() if hasattr(v, "unpack") else v)
              for k, v in (node._saved or {}).items()}
     edges = [(type(fn).__name__ if fn is not None else None, nr) for fn, nr in
              node.next_functions]
