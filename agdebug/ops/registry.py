@@ -269,8 +269,9 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
     if op.save_specs:
         node._saved = _save(op, node, args, wrapped, extras)
     if WATCH.on:
-        # Called from ``_record_one``/``_record``, called from ``Op.__call__``: the user's
-        # line is past those three frames, which the probe skips unread.
+        # This frame and its two callers are the registry's (``_record_one``/``_record`` in
+        # ``Op.run``, or ``run_direct`` in ``Op.__call__`` or an operator method): the
+        # user's line is past them, and the probe skips them unread.
         probe.node_created(node, args, wrapped, engine_frames=3)
 
 
