@@ -12,10 +12,9 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..backend import cpp_name
-from ..graph.grad_mode import MODE
 from .registry import defop
 from .shape import unsafe_view
-from .util import needs
+from .util import needs, unrecorded_host
 
 
 def _name(t: Tensor) -> str:
@@ -39,7 +38,7 @@ def mm_vjp(ctx, grad):
 
 def mat1_grad(grad, mat2):
     """``grad @ mat2.T``: the gradient of a product's first matrix."""
-    if _on_host_unrecorded(grad, mat2):
+    if unrecorded_host(grad, mat2):   # the product itself, without the transpose's op
         return Tensor._wrap(grad._data @ mat2._data.T)
     return mm_op(grad, mat2.t())
 
@@ -53,21 +52,10 @@ def mat2_grad(mat1, mat2, grad):
     """
     flags = mat2._data.flags
     transposed = flags.f_contiguous and not flags.c_contiguous
-    if _on_host_unrecorded(grad, mat1):
+    if unrecorded_host(grad, mat1):
         a, g = mat1._data, grad._data
         return Tensor._wrap((g.T @ a).T if transposed else a.T @ g)
     return mm_op(grad.t(), mat1).t() if transposed else mm_op(mat1.t(), grad)
-
-
-def _on_host_unrecorded(a: Tensor, b: Tensor) -> bool:
-    """Whether a derivative may multiply these arrays directly, as the ops would (the same
-    products, so the same bits): nothing records it (grad mode off, as in a backward
-    without ``create_graph``) and both are NumPy arrays of one dtype. A training step runs
-    these products for every Linear layer; as ops each would be two or three registry calls
-    for the transposes. (On a GPU the ops also pick the arrays' device: they stay ops.)"""
-    x, y = a._data, b._data
-    return not MODE.grad_enabled and type(x) is np.ndarray and type(y) is np.ndarray \
-        and x.dtype == y.dtype
 
 
 @defop("bmm", node="BmmBackward0", saves=("self", "mat2"))

@@ -16,23 +16,32 @@ def zeros_grad(like: Tensor, shape: tuple) -> Tensor:
 
 
 def derivative_formula(formula, *tensors) -> Tensor:
-    """``formula(*tensors)``: on the tensors' arrays in one go when no graph records it (grad
-    mode off: a backward without ``create_graph``) and they share one device, dtype and
-    shape; else on the tensors themselves, as ops (with torch's promotion and errors).
+    """``formula(*tensors)``: on the tensors' arrays in one go when ``unrecorded_host`` allows
+    it and they share one shape; else on the tensors themselves, as ops (with torch's
+    promotion, broadcasting and errors).
 
     Written with ops, a derivative is differentiable, but each op is a call through the
     registry; unrecorded, nothing needs those ops (torch's kernels compute such a formula in
     one pass too). The same operations in the same order: the same bits.
     """
-    if MODE.grad_enabled:
+    if not unrecorded_host(*tensors):
         return formula(*tensors)
     arrays = [t._data for t in tensors]
-    first = arrays[0]
-    for a in arrays:
-        if type(a) is not type(first) or a.dtype != first.dtype or a.shape != first.shape:
-            return formula(*tensors)
-    result = formula(*arrays)
-    return Tensor._wrap(result if type(result) is type(first) else xp_of(first).asarray(result))
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        return formula(*tensors)
+    return Tensor._wrap(np.asarray(formula(*arrays)))   # (a 0-d result comes as a scalar)
+
+
+def unrecorded_host(*tensors) -> bool:
+    """Whether a derivative may compute on these tensors' arrays directly, as the ops would:
+    nothing records it (grad mode off, as in a backward without ``create_graph``) and all
+    are NumPy arrays of one dtype. (On a GPU the ops also pick the arrays' device, so there
+    they stay ops.)"""
+    if MODE.grad_enabled:
+        return False
+    dtype = tensors[0]._data.dtype
+    return all(type(t._data) is np.ndarray and t._data.dtype == dtype for t in tensors)
 
 
 def c_div(a: int, b: int) -> int:

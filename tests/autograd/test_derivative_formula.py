@@ -100,3 +100,18 @@ def test_matrix_product_gradients_same_as_torch():
         return [g.detach().numpy() for g in lib.autograd.grad((out * out).sum(), (x, w, b))]
     for got, want in zip(grads(ag), grads(torch)):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_only_host_arrays_of_one_dtype_unrecorded_are_computed_directly(fake_cuda):
+    # On a GPU the ops pick the arrays' device (a formula on bare arrays would run on the
+    # current one): there the derivatives stay ops.
+    from agdebug.ops.util import unrecorded_host
+    on_gpu = ag.ones(3, device="cuda:1")
+    with ag.no_grad():
+        assert unrecorded_host(ag.ones(3), ag.ones(3))
+        assert not unrecorded_host(ag.ones(3), ag.ones(3, dtype=ag.float64))
+        assert not unrecorded_host(on_gpu, on_gpu)
+        out = derivative_formula(lambda a, b: a * b, on_gpu, on_gpu)
+        product = ag.mm(ag.ones(2, 3, device="cuda:1"), ag.ones(3, 2, device="cuda:1"))
+    assert not unrecorded_host(ag.ones(3), ag.ones(3))   # grad mode on: the ops record it
+    assert str(out.device) == str(product.device) == "cuda:1"
