@@ -820,7 +820,7 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode) -> None:
     if kw // 2 < pw or kh // 2 < ph:
         raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
                            f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
-    oh, ow = ops.pool_out_hw(shape[-2:], kernel, stride, padding, dilation, ceil_mode)
+    oh, ow = ops.pool_out_size(shape[-2:], kernel, stride, padding, dilation, ceil_mode)
     if oh < 1 or ow < 1:
         planes, h, w = shape[-3:]
         raise RuntimeError(f"Given input size: ({planes}x{h}x{w}). Calculated output size: "
@@ -1137,7 +1137,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                            f"padding={p} and kernel_size={k}")
     if d <= 0:
         raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
-    (length,) = ops.pool_out_hw(input.shape[-1:], (k,), (s,), (p,), (d,), ceil_mode)
+    (length,) = ops.pool_out_size(input.shape[-1:], (k,), (s,), (p,), (d,), ceil_mode)
     if length <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {length}")
     if not input.is_floating_point() and not return_indices and not input.requires_grad:

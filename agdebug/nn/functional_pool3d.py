@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import backend
 from ..ops import pool3d as ops
-from ..ops.nn import check_pool_pads, pool_out_hw
+from ..ops.nn import check_pool_pads, pool_out_size
 from ..ops.util import check_divisor_override, kernel_missing
 from ..tensor import Tensor
 
@@ -44,7 +44,7 @@ def _args(function, kernel_size, stride, padding, dilation=1) -> tuple:
 def _check_output(input, kernel, stride, padding, dilation, ceil_mode) -> tuple:
     """torch's ``pooling_output_shape`` checks, depth, height then width."""
     check_pool_pads(kernel, stride, padding, dilation)
-    return pool_out_hw(tuple(input.shape[-3:]), kernel, stride, padding, dilation, ceil_mode)
+    return pool_out_size(tuple(input.shape[-3:]), kernel, stride, padding, dilation, ceil_mode)
 
 
 def _check_shape(input, kernel, stride, padding, dilation, out, function: str) -> None:

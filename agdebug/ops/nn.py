@@ -490,13 +490,14 @@ def check_pool_pads(kernel, stride, padding, dilation) -> None:
                                f"pad={p}, kernel_size={k} and dilation={d}")
 
 
-def pool_out_hw(hw, kernel, stride, padding, dilation, ceil_mode) -> tuple:
-    """torch's pooling output size (a last window must start inside the input or left pad)."""
+def pool_out_size(size, kernel, stride, padding, dilation, ceil_mode) -> tuple:
+    """torch's pooling output size along each spatial dim (with ceil_mode, a last window
+    must start inside the input or its left padding)."""
     out = []
-    for size, k, s, p, d in zip(hw, kernel, stride, padding, dilation):
-        span = size + 2 * p - d * (k - 1) - 1
+    for length, k, s, p, d in zip(size, kernel, stride, padding, dilation):
+        span = length + 2 * p - d * (k - 1) - 1
         n = (-(-span // s) if ceil_mode else span // s) + 1
-        if ceil_mode and (n - 1) * s >= size + p:
+        if ceil_mode and (n - 1) * s >= length + p:
             n -= 1
         out.append(n)
     return tuple(out)
@@ -515,7 +516,7 @@ def max_pool(xp, x, kernel, stride, padding, dilation, ceil_mode) -> tuple:
     index is the maximum's place in its input plane (or volume) read as one row."""
     dims = len(kernel)
     size, lead = x.shape[-dims:], x.shape[:-dims]
-    out = pool_out_hw(size, kernel, stride, padding, dilation, ceil_mode)
+    out = pool_out_size(size, kernel, stride, padding, dilation, ceil_mode)
     pads = _pool_padding(size, out, kernel, stride, padding, dilation)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     cols = _windows(xp, _pad(xp, x, pads, fill), kernel, stride, dilation, out)
@@ -594,7 +595,7 @@ def avg_pool(xp, x, kernel, stride, padding, ceil_mode, count_include_pad, divis
     """An average pool over the last ``len(kernel)`` dims (2 or 3)."""
     dims, ones = len(kernel), (1,) * len(kernel)
     size = x.shape[-dims:]
-    out = pool_out_hw(size, kernel, stride, padding, ones, ceil_mode)
+    out = pool_out_size(size, kernel, stride, padding, ones, ceil_mode)
     pads = _pool_padding(size, out, kernel, stride, padding, ones)
     sums = _windows(xp, _pad(xp, x, pads), kernel, stride, ones, out).sum(
         axis=tuple(range(-2 * dims, -dims)))
