@@ -9,7 +9,6 @@ chain measures the per-op launch and Python cost, the MLP step the real work.
 from __future__ import annotations
 
 import importlib.util
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -19,33 +18,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 import agdebug as ag  # noqa: E402
+from benchmarks.harness import Config, interleave  # noqa: E402
 from benchmarks.workloads import chain, mlp  # noqa: E402
 
 
-def _synchronizer(lib):
-    if lib is ag:
-        return ag.cuda.synchronize
-    return lib.cuda.synchronize
+# The harness's interleaving and repeats (``--full`` mode), each sample timed to a
+# synchronized device.
+CONFIG = Config("full", threads=1)
 
 
-def timed(fn, sync) -> float:
-    sync()
-    start = time.perf_counter()
-    fn()
-    sync()
-    return time.perf_counter() - start
+def synced(fn, sync):
+    """A variant for ``interleave``: ``fn``'s seconds, the device synchronized around it."""
+    def run() -> dict:
+        sync()
+        start = time.perf_counter()
+        fn()
+        sync()
+        return {"t": time.perf_counter() - start}
+    return run
 
 
-def interleaved(variants: dict, repeats: int) -> dict:
-    """Median seconds of each ``(fn, sync)`` variant, run in turn ``repeats`` times."""
-    for fn, sync in variants.values():   # warm-up: kernels compiled, caches filled
-        timed(fn, sync)
-        timed(fn, sync)
-    times: dict = {name: [] for name in variants}
-    for _ in range(repeats):
-        for name, (fn, sync) in variants.items():
-            times[name].append(timed(fn, sync))
-    return {name: statistics.median(values) for name, values in times.items()}
+def medians(variants: dict) -> dict:
+    return {name: phases["t"] for name, phases in interleave(variants, CONFIG).items()}
 
 
 def chain_run(lib, n: int):
@@ -73,25 +67,22 @@ def main() -> None:
           f"torch {torch.__version__ if torch else 'absent'}; numpy {np.__version__}")
     cupy_sync = cupy.cuda.get_current_stream().synchronize
 
+    libs = {"agdebug": ag} if torch is None else {"agdebug": ag, "torch": torch}
     n = 1000
-    w1 = {"agdebug": (chain_run(ag, n), _synchronizer(ag))}
-    if torch is not None:
-        w1["torch"] = (chain_run(torch, n), _synchronizer(torch))
-    w1 = interleaved(w1, repeats=11)
+    w1 = medians({name: synced(chain_run(lib, n), lib.cuda.synchronize)
+                  for name, lib in libs.items()})
     _report(f"W1 chain of {n:,} ops on a (4,) tensor, fwd+bwd", w1, 1e6 / n, "us/op")
 
-    w2 = {"agdebug": (mlp_run(mlp.tensor_model(ag, "cuda")), _synchronizer(ag)),
-          "cupy": (mlp_run(mlp.numpy_model(cupy)), cupy_sync)}
-    if torch is not None:
-        w2["torch"] = (mlp_run(mlp.tensor_model(torch, "cuda")), _synchronizer(torch))
-    w2 = interleaved(w2, repeats=11)
-    _report("W2 MLP 784-512-256-10 train step, batch 128", w2, 1e3 / 10, "ms/step")
+    w2 = {name: synced(mlp_run(mlp.tensor_model(lib, "cuda")), lib.cuda.synchronize)
+          for name, lib in libs.items()}
+    w2["cupy"] = synced(mlp_run(mlp.numpy_model(cupy)), cupy_sync)
+    _report("W2 MLP 784-512-256-10 train step, batch 128", medians(w2), 1e3 / 10, "ms/step")
 
 
-def _report(title: str, medians: dict, scale: float, unit: str) -> None:
+def _report(title: str, results: dict, scale: float, unit: str) -> None:
     print(f"\n{title} [{unit}]")
-    base = medians["agdebug"]
-    for name, seconds in medians.items():
+    base = results["agdebug"]
+    for name, seconds in results.items():
         ratio = "" if name == "agdebug" else f"   agdebug / {name} = {base / seconds:.2f}x"
         print(f"  {name:<8} {seconds * scale:10.2f}{ratio}")
 

@@ -137,3 +137,12 @@ def test_probe_costs_names_each_probe_and_puts_the_probe_back():
     assert {name: getattr(probe, name) for name in PROBES} == before
     assert {"node_created", "node_started", "node_finished", "_node_freed"} <= set(costs)
     assert all(us > 0 for us in costs.values())
+
+
+def test_bench_gpu_runs_on_cupys_test_double(fake_cuda, capsys):
+    # The GPU comparison runs only where a GPU is; here CuPy's test double stands in, so the
+    # script's own code (variants, synchronization, report) is run in CI too.
+    from benchmarks import bench_gpu
+    bench_gpu.main()
+    out = capsys.readouterr().out
+    assert "W1 chain of 1,000 ops" in out and "agdebug / cupy = " in out
