@@ -47,14 +47,12 @@ class Adadelta(Optimizer):
     def _refuse_capturable(self, p) -> None:
         refuse_capturable(p, "params and state_steps", xla=False)
 
-    def _init_state(self, p, state) -> None:
+    def _init_state(self, p, group, state) -> None:
         state["step"] = scalar_state(0.0)
         state["square_avg"] = zeros_state(p)
         state["acc_delta"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
-        if not state:
-            self._init_state(p, state)
         xp, rho, eps = xp_of(p._data), group["rho"], group["eps"]
         next_step(state)
         g = followed_gradient(p, grad, group)
@@ -70,11 +68,8 @@ class Adadelta(Optimizer):
     def _update_differentiable(self, p, grad, group, state) -> None:
         """torch's ``_single_tensor_adadelta`` with grad enabled: ``delta`` is cloned before
         it is updated in place (``sqrt_`` saved its result)."""
-        if not state:
-            self._init_state(p, state)
         rho, eps = group["rho"], group["eps"]
-        state["step"].add_(1)
-        grad = -grad if group["maximize"] else grad
+        next_step(state)
         grad = decayed_grad(p, grad, group)
         square_avg = state["square_avg"].mul_(rho).addcmul_(grad, grad, value=1 - rho)
         std = square_avg.add(eps).sqrt_()

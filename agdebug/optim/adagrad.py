@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from ..backend import xp_of
-from .modes import check_fused_options, check_fused_param, number, step_state
+from .modes import check_fused_options, check_fused_param, number
 from .optimizer import (
     Optimizer,
     check_hyper,
+    decayed_grad,
     followed_gradient,
     next_step,
     param_add_,
     scalar,
+    step_state,
     zeros_state,
 )
 
@@ -54,13 +56,6 @@ class Adagrad(Optimizer):
                 self.state[p]["step"] = step_state(p, group)
                 self.state[p]["sum"] = zeros_state(p, initial_accumulator_value)
 
-    def _update_one(self, p, group) -> None:
-        # torch checks the first parameter with a gradient again at the first step
-        if group.get("fused") and self._need_device_dtype_check_for_fused:
-            check_fused_param(p)
-            self._need_device_dtype_check_for_fused = False
-        super()._update_one(p, group)
-
     def _update(self, p, grad, group, state) -> None:
         step = next_step(state)
         g = followed_gradient(p, grad, group)
@@ -72,10 +67,8 @@ class Adagrad(Optimizer):
 
     def _update_differentiable(self, p, grad, group, state) -> None:
         """torch's ``_single_tensor_adagrad`` with grad enabled (``eps`` added out of place)."""
-        step = float(state["step"].add_(1).item())
-        grad = -grad if group["maximize"] else grad
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
+        step = next_step(state)
+        grad = decayed_grad(p, grad, group)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         state_sum = state["sum"].addcmul_(grad, grad, value=1)
         p.addcdiv_(grad, state_sum.sqrt() + group["eps"], value=number(-clr, "addcdiv_", "value"))

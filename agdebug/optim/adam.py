@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ..backend import xp_of
-from ..tensor import Tensor
-from .modes import check_fused_options, check_fused_param, step_state
+from .modes import check_fused_options, check_fused_param
 from .optimizer import (
     Optimizer,
     check_betas,
@@ -14,6 +13,7 @@ from .optimizer import (
     next_step,
     param_add_,
     scalar,
+    step_state,
     update_moments,
     zeros_state,
 )
@@ -60,8 +60,6 @@ class Adam(Optimizer):
             state["max_exp_avg_sq"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
-        if not state:
-            self._init_state(p, group, state)
         lr = scalar(group["lr"])
         beta1, beta2 = group["betas"]
         step = next_step(state)
@@ -78,12 +76,9 @@ class Adam(Optimizer):
     def _update_differentiable(self, p, grad, group, state) -> None:
         """torch's ``_single_tensor_adam`` with ``differentiable=True``: bias corrections as
         tensors of the step, and clones where a saved tensor would be overwritten."""
-        if not state:
-            self._init_state(p, group, state)
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        grad = -grad if group["maximize"] else grad
         step = state["step"].add_(1)
-        grad = _decayed(p, grad, group)
+        grad = decayed_grad(p, grad, group, tensor_weight_decay=True)
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
@@ -96,16 +91,6 @@ class Adam(Optimizer):
         denom = ((exp_avg_sq.sqrt() / (bias_correction2_sqrt * step_size_neg))
                  .add_(eps / step_size_neg))
         p.addcdiv_(exp_avg.clone(), denom)
-
-
-def _decayed(p, grad, group: dict):
-    """Weight decay on the differentiable path; Adam's L2 decay by a ``weight_decay`` that
-    itself needs grad is an ``addcmul_`` of a clone of ``p``."""
-    wd = group["weight_decay"]
-    if (isinstance(wd, Tensor) and wd.requires_grad
-            and not group.get("decoupled_weight_decay")):
-        return grad.addcmul_(p.clone(), wd)
-    return decayed_grad(p, grad, group)
 
 
 class AdamW(Adam):

@@ -46,14 +46,12 @@ class Adamax(Optimizer):
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def _init_state(self, p, state) -> None:
+    def _init_state(self, p, group, state) -> None:
         state["step"] = scalar_state(0.0)
         state["exp_avg"] = zeros_state(p)
         state["exp_inf"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
-        if not state:
-            self._init_state(p, state)
         beta1, beta2 = group["betas"]
         step = next_step(state)
         g = followed_gradient(p, grad, group)
@@ -67,11 +65,8 @@ class Adamax(Optimizer):
     def _update_differentiable(self, p, grad, group, state) -> None:
         """torch's ``_single_tensor_adamax`` with grad enabled: the infinity norm is the
         ``amax`` of a ``cat`` (``maximum(..., out=)`` is not differentiable)."""
-        if not state:
-            self._init_state(p, state)
         beta1, beta2 = group["betas"]
-        grad = -grad if group["maximize"] else grad
-        step = float(state["step"].add_(1).item())
+        step = next_step(state)
         grad = decayed_grad(p, grad, group)
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
         exp_avg.lerp_(grad, 1 - beta1)

@@ -62,8 +62,6 @@ class ASGD(Optimizer):
 
     def _update(self, p, grad, group, state) -> None:
         lr, lambd = scalar(group["lr"]), group["lambd"]
-        if not state:
-            self._init_state(p, group, state)
         step = next_step(state)
         g = followed_gradient(p, grad, group)
         eta = float(state["eta"]._data)
@@ -82,11 +80,8 @@ class ASGD(Optimizer):
     def _update_differentiable(self, p, grad, group, state) -> None:
         """torch's ``_single_tensor_asgd`` with grad enabled: ``eta`` and ``mu`` enter the
         update as numbers (``item()``), so a tensor ``lr`` gets no gradient through them."""
-        if not state:
-            self._init_state(p, group, state)
         lr, lambd = group["lr"], group["lambd"]
-        grad = -grad if group["maximize"] else grad
-        step = float(state["step"].add_(1).item())
+        step = next_step(state)
         grad = decayed_grad(p, grad, group)
         eta = state["eta"].item()
         p.mul_(1 - lambd * eta)

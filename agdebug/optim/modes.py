@@ -12,12 +12,10 @@ words, and the state they change.
 
 from __future__ import annotations
 
-import numpy as np
 
-from ..backend import xp_of
 from ..tensor import Tensor
 
-__all__ = ["check_fused_options", "check_fused_param", "refuse_capturable", "step_state",
+__all__ = ["check_fused_options", "check_fused_param", "number", "refuse_capturable",
            "FOREACH_AUTOGRAD"]
 
 FUSED_DEVICES = ['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone']
@@ -41,15 +39,6 @@ def check_fused_param(p: Tensor) -> None:
         raise RuntimeError("`fused=True` requires all the params to be floating point Tensors "
                            f"of supported devices: {FUSED_DEVICES} but {p.dtype} and "
                            f"{p.device.type}")
-
-
-def step_state(p: Tensor, group: dict) -> Tensor:
-    """A 0-d ``step`` counter at 0: float32 on ``p``'s device when fused (torch's
-    ``_get_scalar_dtype(is_fused=True)``), else a CPU tensor of the default float dtype."""
-    from .optimizer import scalar_state
-    if group.get("fused"):
-        return Tensor._wrap(xp_of(p._data).zeros((), dtype=np.float32))
-    return scalar_state(0.0)
 
 
 def refuse_capturable(p: Tensor, subject: str = "params and state_steps",

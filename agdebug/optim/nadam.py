@@ -55,15 +55,13 @@ class NAdam(Optimizer):
     def _refuse_capturable(self, p) -> None:
         refuse_capturable(p, "params, mu_products and state_steps")
 
-    def _init_state(self, p, state) -> None:
+    def _init_state(self, p, group, state) -> None:
         state["step"] = scalar_state(0.0)
         state["mu_product"] = scalar_state(1.0)
         state["exp_avg"] = zeros_state(p)
         state["exp_avg_sq"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
-        if not state:
-            self._init_state(p, state)
         lr = scalar(group["lr"])
         beta1, beta2 = group["betas"]
         step = next_step(state)
@@ -82,11 +80,8 @@ class NAdam(Optimizer):
         """torch's ``_single_tensor_nadam`` with grad enabled: the two coefficients are
         tensors (of ``mu_product``'s dtype) multiplied into the gradient and ``exp_avg``
         rather than ``value=`` numbers."""
-        if not state:
-            self._init_state(p, state)
         lr, (beta1, beta2) = group["lr"], group["betas"]
-        grad = -grad if group["maximize"] else grad
-        step = float(state["step"].add_(1).item())
+        step = next_step(state)
         grad = decayed_grad(p, grad, group)
         mu, mu_next = _momentum_cache(beta1, group["momentum_decay"], step)
         mu_product = state["mu_product"].mul_(mu)

@@ -1,7 +1,8 @@
 """``Optimizer``: parameter groups, per-parameter state, ``zero_grad``, ``state_dict``.
 
 Steps update the parameters' arrays in place under ``no_grad`` and bump each
-parameter's version counter once per in-place update, as torch's ``add_``/``addcdiv_`` do.
+parameter's version counter once per in-place update, as torch's ``add_``/``addcdiv_`` do;
+with ``differentiable=True`` they run as recorded Tensor ops instead (see ``modes``).
 The update rules follow torch's single-tensor (``foreach=False``) code line by line, so
 float64 results agree with torch to the last few ulps.
 """
@@ -18,7 +19,7 @@ import numpy as np
 from ..backend import float32, xp_of
 from ..graph.grad_mode import enable_grad, set_grad_enabled
 from ..tensor import Tensor
-from .modes import FOREACH_AUTOGRAD, refuse_capturable
+from .modes import FOREACH_AUTOGRAD, check_fused_param, number, refuse_capturable
 
 __all__ = ["Optimizer", "required"]
 
@@ -36,7 +37,9 @@ required = _RequiredParameter()
 class Optimizer:
     """Base class: holds ``param_groups`` (dicts of params and options) and ``state``.
 
-    Subclasses implement ``_update(p, grad, group, state)`` on arrays.
+    Subclasses implement ``_update(p, grad, group, state)`` on arrays, and may fill a
+    parameter's first state in ``_init_state(p, group, state)`` and give the recorded
+    update in ``_update_differentiable(p, grad, group, state)`` on Tensors.
 
     >>> import agdebug as ag
     >>> w = ag.nn.Parameter(ag.ones(2))
@@ -140,6 +143,11 @@ class Optimizer:
         # (SGD without momentum): an empty dict is stored only once it is filled.
         if group.get("capturable"):
             self._refuse_capturable(p)
+        if group.get("fused") and self._need_device_dtype_check_for_fused:
+            # torch checks the first parameter with a gradient at the first step (Adagrad's
+            # __init__ has checked them all already)
+            check_fused_param(p)
+            self._need_device_dtype_check_for_fused = False
         if group.get("differentiable"):
             if group.get("foreach") and self._foreach_refuses_autograd:
                 raise AssertionError(FOREACH_AUTOGRAD)
@@ -147,16 +155,22 @@ class Optimizer:
         else:
             update, grad = self._update, p._grad._data
         state = self.state.get(p)
-        if state is None:
+        fresh = state is None
+        if fresh:
             state = {}
-            update(p, grad, group, state)
-            if state:
-                self.state[p] = state
-        else:
-            update(p, grad, group, state)
+        if not state:
+            self._init_state(p, group, state)
+        update(p, grad, group, state)
+        if fresh and state:
+            self.state[p] = state
 
     # torch's multi-tensor kernels refuse differentiable=True (SGD's alone accepts it)
     _foreach_refuses_autograd = True
+    # set by the optimizers with a fused kernel (SGD, Adagrad) when ``fused=True``
+    _need_device_dtype_check_for_fused = False
+
+    def _init_state(self, p: Tensor, group: dict, state: dict) -> None:
+        """Fill a parameter's empty state before its first update (nothing by default)."""
 
     def _update(self, p: Tensor, grad, group: dict, state: dict) -> None:
         raise NotImplementedError
@@ -195,12 +209,14 @@ class Optimizer:
                              "the size of optimizer's group")
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in self.param_groups)))
+        # torch reads fused/capturable from the saved groups (they replace the current ones)
+        float32_step = {k: bool(g.get("fused") or g.get("capturable"))
+                        for g in saved_groups for k in g["params"]}
         state: defaultdict = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in id_map:
-                param = id_map[key]
-                state[param] = _cast_state(param, value, keep_step=not _fused_or_capturable(
-                    param, self.param_groups))
+                state[id_map[key]] = _cast_state(id_map[key], value,
+                                                 keep_step=not float32_step[key])
             else:
                 state[key] = value
         for group, saved in zip(self.param_groups, saved_groups):
@@ -255,11 +271,6 @@ def _unpack_params(param_group: dict) -> None:
         param_group["param_names"] = names
 
 
-def _fused_or_capturable(param: Tensor, groups: list[dict]) -> bool:
-    group = next((g for g in groups if any(p is param for p in g["params"])), {})
-    return bool(group.get("fused") or group.get("capturable"))
-
-
 def _cast_state(param: Tensor, value, key=None, keep_step: bool = True):
     """A loaded state value, its tensors moved to ``param``'s device (and float dtype but
     for ``step``, which becomes float32 on the device when fused or capturable), as torch's
@@ -298,6 +309,14 @@ def scalar_state(value: float) -> Tensor:
     """A 0-d CPU tensor of the default float dtype, as torch keeps ``step`` and ``mu_product``."""
     from ..backend import DEFAULT_FLOAT
     return Tensor._wrap(np.array(value, dtype=DEFAULT_FLOAT.np))
+
+
+def step_state(p: Tensor, group: dict) -> Tensor:
+    """A 0-d ``step`` counter at 0: float32 on ``p``'s device when fused (torch's
+    ``_get_scalar_dtype(is_fused=True)``), else a CPU tensor of the default float dtype."""
+    if group.get("fused"):
+        return Tensor._wrap(xp_of(p._data).zeros((), dtype=np.float32))
+    return scalar_state(0.0)
 
 
 def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
@@ -339,22 +358,28 @@ def followed_gradient(p: Tensor, grad, group: dict):
     wd = group["weight_decay"]
     if wd != 0:
         if group.get("decoupled_weight_decay"):
-            param_mul_(p, 1 - scalar(group["lr"]) * wd)
+            param_mul_(p, 1 - scalar(group["lr"]) * scalar(wd))
         else:
-            g = g + wd * p._data
+            g = g + scalar(wd) * p._data
     return g
 
 
-def decayed_grad(p: Tensor, grad: Tensor, group: dict) -> Tensor:
-    """``followed_gradient``'s weight decay on the differentiable path, with Tensor ops: ``p``
-    shrunk in place (decoupled) or ``weight_decay * p`` added to the gradient."""
+def decayed_grad(p: Tensor, grad: Tensor, group: dict, tensor_weight_decay=False) -> Tensor:
+    """``followed_gradient`` on the differentiable path, with Tensor ops: the gradient negated
+    for ``maximize``, then ``p`` shrunk in place (decoupled decay) or ``weight_decay * p``
+    added to it. A ``weight_decay`` tensor is read as a number, as torch's ``alpha=``, and
+    one that needs grad is refused in torch's words; SGD and Adam
+    (``tensor_weight_decay``) take it as a tensor instead (torch's ``addcmul_`` of a clone)."""
+    grad = -grad if group["maximize"] else grad
     wd = group["weight_decay"]
     if wd == 0:
         return grad
     if group.get("decoupled_weight_decay"):
         p.mul_(1 - group["lr"] * wd)
         return grad
-    return grad.add(p, alpha=wd)
+    if tensor_weight_decay and isinstance(wd, Tensor) and wd.requires_grad:
+        return grad.addcmul_(p.clone(), wd)
+    return grad.add(p, alpha=number(wd, "add", "alpha"))
 
 
 def update_moments(state: dict, g, beta1: float, beta2: float) -> tuple:

@@ -46,14 +46,12 @@ class RAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def _init_state(self, p, state) -> None:
+    def _init_state(self, p, group, state) -> None:
         state["step"] = scalar_state(0.0)
         state["exp_avg"] = zeros_state(p)
         state["exp_avg_sq"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
-        if not state:
-            self._init_state(p, state)
         lr = scalar(group["lr"])
         beta1, beta2 = group["betas"]
         step = next_step(state)
@@ -70,11 +68,8 @@ class RAdam(Optimizer):
 
     def _update_differentiable(self, p, grad, group, state) -> None:
         """torch's ``_single_tensor_radam`` with grad enabled (``eps`` added out of place)."""
-        if not state:
-            self._init_state(p, state)
         lr, (beta1, beta2) = group["lr"], group["betas"]
-        grad = -grad if group["maximize"] else grad
-        step = float(state["step"].add_(1).item())
+        step = next_step(state)
         grad = decayed_grad(p, grad, group)
         exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
         exp_avg_sq = state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)

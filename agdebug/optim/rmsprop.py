@@ -7,6 +7,7 @@ from .modes import number
 from .optimizer import (
     Optimizer,
     check_hyper,
+    decayed_grad,
     followed_gradient,
     lerp_,
     next_step,
@@ -55,8 +56,6 @@ class RMSprop(Optimizer):
             state["grad_avg"] = zeros_state(p)
 
     def _update(self, p, grad, group, state) -> None:
-        if not state:
-            self._init_state(p, group, state)
         xp, alpha, lr = xp_of(p._data), group["alpha"], scalar(group["lr"])
         next_step(state)
         g = followed_gradient(p, grad, group)
@@ -80,13 +79,9 @@ class RMSprop(Optimizer):
 
     def _update_differentiable(self, p, grad, group, state) -> None:
         """torch's ``_single_tensor_rmsprop`` with grad enabled (``eps`` added out of place)."""
-        if not state:
-            self._init_state(p, group, state)
         alpha, lr = group["alpha"], group["lr"]
-        grad = -grad if group["maximize"] else grad
-        state["step"].add_(1)
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
+        next_step(state)
+        grad = decayed_grad(p, grad, group)
         square_avg = state["square_avg"].mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
         if group["centered"]:
             grad_avg = state["grad_avg"].lerp_(grad, 1 - alpha)

@@ -49,8 +49,6 @@ class Rprop(Optimizer):
         state["step_size"] = zeros_state(p, lr)
 
     def _update(self, p, grad, group, state) -> None:
-        if not state:
-            self._init_state(p, group, state)
         xp = xp_of(p._data)
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
@@ -70,10 +68,8 @@ class Rprop(Optimizer):
     def _update_differentiable(self, p, grad, group, state) -> None:
         """torch's ``_single_tensor_rprop`` with grad enabled: the sign factors are written
         into the recorded ``sign`` by masked assignment (index_put_)."""
-        if not state:
-            self._init_state(p, group, state)
         etaminus, etaplus = group["etas"]
-        grad = -grad if group["maximize"] else grad
+        grad = -grad if group["maximize"] else grad   # (Rprop has no weight decay)
         state["step"].add_(1)
         prev, step_size = state["prev"], state["step_size"]
         sign = grad.mul(prev.clone()).sign()

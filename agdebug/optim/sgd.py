@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from .modes import check_fused_options, check_fused_param
-from .optimizer import Optimizer, check_hyper, followed_gradient, param_add_, scalar
+from .modes import check_fused_options
+from .optimizer import Optimizer, check_hyper, decayed_grad, followed_gradient, param_add_, scalar
 
 __all__ = ["SGD"]
 
@@ -40,13 +40,6 @@ class SGD(Optimizer):
     # SGD's multi-tensor kernel records the graph, so foreach is taken as the for-loop
     _foreach_refuses_autograd = False
 
-    def _update_one(self, p, group) -> None:
-        # torch checks the first parameter with a gradient, once per optimizer
-        if group.get("fused") and self._need_device_dtype_check_for_fused:
-            check_fused_param(p)
-            self._need_device_dtype_check_for_fused = False
-        super()._update_one(p, group)
-
     def _update(self, p, grad, group, state) -> None:
         d = followed_gradient(p, grad, group)
         momentum = group["momentum"]
@@ -63,13 +56,8 @@ class SGD(Optimizer):
 
     def _update_differentiable(self, p, grad, group, state) -> None:
         """torch's ``_single_tensor_sgd`` with grad enabled: the update is recorded."""
-        grad = -grad if group["maximize"] else grad
-        wd, momentum, lr = group["weight_decay"], group["momentum"], group["lr"]
-        if wd != 0:
-            if isinstance(wd, Tensor) and wd.requires_grad:
-                grad = grad.addcmul_(p.clone(), wd)
-            else:
-                grad = grad.add(p, alpha=wd)
+        momentum, lr = group["momentum"], group["lr"]
+        grad = decayed_grad(p, grad, group, tensor_weight_decay=True)
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:

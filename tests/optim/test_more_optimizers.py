@@ -102,20 +102,15 @@ def test_adafactor_on_a_3d_parameter_and_a_scalar(torch):
     assert results[0][0]["state"][0]["col_var"].shape == (2, 1, 4)
 
 
-def test_defaults_are_torchs(torch):
+@pytest.mark.parametrize("options", [{}, {"differentiable": True}])
+def test_defaults_are_torchs(torch, options):
+    # (differentiable steps are compared with torch's in tests/optim/test_optim_modes.py)
     for name in ["Adadelta", "Rprop", "ASGD", "Adafactor", "LBFGS"]:
-        ours = getattr(optim, name)([nn.Parameter(ag.ones(1))]).defaults
-        theirs = getattr(torch.optim, name)([torch.nn.Parameter(torch.ones(1))]).defaults
-        assert ours == theirs, name
-
-
-def test_differentiable_is_accepted(torch):
-    # its steps are compared with torch's in tests/optim/test_optim_modes.py; capturable is
-    # refused at step() as torch does
-    for name in ["Adadelta", "Rprop", "ASGD"]:
-        ours = getattr(optim, name)([nn.Parameter(ag.ones(1))], differentiable=True).defaults
+        if options and name in ("Adafactor", "LBFGS"):
+            continue   # no differentiable option in torch either
+        ours = getattr(optim, name)([nn.Parameter(ag.ones(1))], **options).defaults
         theirs = getattr(torch.optim, name)([torch.nn.Parameter(torch.ones(1))],
-                                            differentiable=True).defaults
+                                            **options).defaults
         assert ours == theirs, name
 
 
