@@ -116,8 +116,8 @@ class Op:
             raise
         recording = needs_grad and self.differentiable and MODE.grad_enabled
         if self.single:   # the common case, without list building
-            out = _record_one(self, args, attrs, result, xp) if recording else \
-                _as_tensor(result, xp)
+            out = _record_one(self, args, attrs, result, xp, *_edges(args)) if recording \
+                else _as_tensor(result, xp)
             if self.view:
                 _share_view_state(args[0], (out,), self)
             return out
@@ -240,11 +240,11 @@ def _as_tensor(array, xp) -> Tensor:
     return t
 
 
-def _record_one(op: Op, args: tuple, attrs: dict, result, xp) -> Tensor:
-    """``_record`` for the common single output, without building lists."""
+def _record_one(op: Op, args: tuple, attrs, result, xp, nodes: tuple, nrs: tuple) -> Tensor:
+    """``_record`` for the common single output, without building lists (``nodes`` and
+    ``nrs``: the edges, as ``_edges`` gives them)."""
     if type(result) is not _NDARRAY:   # checked inline: the call would cost more than it
         result = _as_array(result, xp)
-    nodes, nrs = _edges(args)
     node = op.node_class(nodes, nrs, _meta_one(result))
     out = Tensor._wrap(result, node, 0)
     _complete(op, node, args, attrs, (out,), None)
@@ -269,9 +269,9 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
     if op.save_specs:
         node._saved = _save(op, node, args, wrapped, extras)
     if WATCH.on:
-        # This frame and its two callers are the registry's (``_record_one``/``_record`` in
-        # ``Op.run``, or ``run_direct`` in ``Op.__call__`` or an operator method): the
-        # user's line is past them, and the probe skips them unread.
+        # This frame and its two callers are the registry's (``_record_one`` or ``_record``,
+        # called from ``Op.run`` or ``run_direct``): the user's line is past them, and the
+        # probe skips them unread.
         probe.node_created(node, args, wrapped, engine_frames=3)
 
 
@@ -310,17 +310,11 @@ def run_direct(op: Op, args: tuple) -> Tensor:
         raise
     if not recording:
         return _as_tensor(result, np)
-    if type(result) is not _NDARRAY:
-        result = _as_array(result, np)
     # The edges after the forward, as the general path: a failed op makes no accumulator.
     if binary:
-        node = op.node_class((_edge(a), _edge(b) if b_grad else None), _ZERO_NRS[2],
-                             _meta_one(result))
-    else:
-        node = op.node_class((_edge(a),), _ZERO_NRS[1], _meta_one(result))
-    out = Tensor._wrap(result, node, 0)
-    _complete(op, node, args, None, (out,), None)
-    return out
+        return _record_one(op, args, None, result, np, (_edge(a), _edge(b) if b_grad else None),
+                           _ZERO_NRS[2])
+    return _record_one(op, args, None, result, np, (_edge(a),), _ZERO_NRS[1])
 
 
 def _edge(t: Tensor):
