@@ -64,9 +64,11 @@ def _node_name(t):
     return None if t.grad_fn is None else t.grad_fn.name()
 
 
-def assert_same_with_grads(torch, expr: str, setup: dict) -> None:
+def assert_same_with_grads(torch, expr: str, setup: dict, rtol: float = 1e-6,
+                           atol: float = 1e-12) -> None:
     """``assert_same_as_torch``, then the gradients of every leaf in ``setup`` for the same
-    fixed upstream gradient of the result (the first output of a tuple)."""
+    fixed upstream gradient of the result (the first output of a tuple), to ``rtol`` and
+    ``atol`` (wider for float32, whose sums torch may add in another order)."""
     assert_same_as_torch(torch, expr, setup)
     grads = []
     for lib in (ag, torch):
@@ -85,7 +87,7 @@ def assert_same_with_grads(torch, expr: str, setup: dict) -> None:
     for got, want in zip(*grads):
         assert (got is None) == (want is None)
         if want is not None:
-            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
 
 
 def graph_names(t) -> list:

@@ -14,7 +14,6 @@ from .bilinear import Bilinear
 from .container import ModuleDict, ParameterDict, ParameterList
 from .embedding_bag import EmbeddingBag
 from .conv3d import Conv3d, ConvTranspose3d
-from .ctc_loss import CTCLoss
 from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .fold import Fold, Unfold
 from .layers import (
@@ -72,6 +71,7 @@ from .loss import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,

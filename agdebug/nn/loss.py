@@ -7,7 +7,7 @@ from .functional import _reduction
 from .module import Module
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss",
+    "BCELoss", "BCEWithLogitsLoss", "CTCLoss", "CosineEmbeddingLoss", "CrossEntropyLoss",
     "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss",
     "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
     "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss",
@@ -232,3 +232,25 @@ class MultiLabelMarginLoss(_Loss):
 
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (see
+    :func:`agdebug.nn.functional.ctc_loss`).
+
+    >>> import agdebug as ag
+    >>> log_probs = ag.tensor([[[0.5, 0.5]], [[0.5, 0.5]]]).log()
+    >>> ag.nn.CTCLoss(reduction="sum")(log_probs, ag.tensor([[1]]), [2], [1])
+    tensor(0.2877)
+    """
+
+    __constants__ = ["blank", "reduction"]
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)

@@ -16,8 +16,8 @@ import warnings
 from .. import backend, creation
 from ..ops import grid_sample as grid_ops
 from ..ops import sampling as ops
+from ..ops.methods import _require_tensor
 from ..ops.util import kernel_missing
-from ..tensor import Tensor
 
 __all__ = ["affine_grid", "grid_sample", "gumbel_softmax"]
 
@@ -122,10 +122,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 def _check_grid_sampler(input, grid, mode: str, align_corners) -> None:
     """torch's ``grid_sampler`` argument checks, in its order and words."""
-    for position, (name, value) in enumerate((("input", input), ("grid", grid)), 1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"grid_sampler(): argument '{name}' (position {position}) must be "
-                            f"Tensor, not {type(value).__name__}")
+    _require_tensor("grid_sampler", "input", 1, input)
+    _require_tensor("grid_sampler", "grid", 2, grid)
     if not isinstance(align_corners, bool):
         raise TypeError("grid_sampler(): argument 'align_corners' (position 5) must be bool, "
                         f"not {type(align_corners).__name__}")

@@ -47,7 +47,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor:
         output_size = [int(input.shape[i + 2] * scales[i]) for i in range(dim)]
         scales = None
-    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+    if antialias and not (mode in ops.AA_MODES and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
                          "and requires a 4-D tensor as input")
     if mode == "area" and input.dim() in (3, 4, 5):
@@ -59,7 +59,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-    if antialias and mode in ops.AA_MODES:
+    if antialias:
         return _upsample(input, mode, dim, output_size, scales, align_corners, antialias=True)
     if mode in ops.MODES and dim in ops.MODES[mode][1]:
         return _upsample(input, mode, dim, output_size, scales, align_corners)
@@ -119,7 +119,7 @@ def _upsample(input, mode: str, dim: int, output_size, scales, align_corners,
         joint = " and" if dim == 1 else ""
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"({given}){joint} output ({wanted})")
-    if input.numel() == 0 and math.prod(input.shape[1:]) == 0:
+    if math.prod(input.shape[1:]) == 0:
         raise RuntimeError(f"Non-empty {dim + 2}D data tensor expected but got a tensor with "
                            f"sizes {list(input.shape)}")
     if antialias:

@@ -18,6 +18,7 @@ so that it is differentiable again.
 from __future__ import annotations
 
 import itertools
+import math
 
 from ..backend import xp_of
 from ..tensor import Tensor
@@ -25,11 +26,11 @@ from .gather import gather_op, scatter_add_op
 from .index import _add_at
 from .loss import constant_pad_nd
 from .registry import defop
+from .upsample import CUBIC_A, cubic_far, cubic_near
 from .util import needs, zeros_grad
 
 BILINEAR, NEAREST, BICUBIC = 0, 1, 2
 ZEROS, BORDER, REFLECTION = 0, 1, 2
-_A = -0.75   # the cubic convolution constant, as torch's (and upsample_bicubic2d's)
 
 
 # ----------------------------------------------------------------------------- coordinates
@@ -133,9 +134,9 @@ class _Plan:
     def __init__(self, xp, shape: tuple, grid, mode: int, padding: int, align_corners: bool):
         self.n, self.c, *spatial = shape
         self.sizes = tuple(reversed(spatial))   # (w, h[, d]), the axes' sizes
-        self.pixels = _product(spatial)
+        self.pixels = math.prod(spatial)
         self.out = tuple(grid.shape[1:-1])
-        self.p = _product(self.out)
+        self.p = math.prod(self.out)
         self.mode = mode
         g = grid.reshape(self.n, self.p, len(self.sizes))
         # 2-D: the vectorized kernel's roundings; 3-D: the scalar kernel's
@@ -159,13 +160,6 @@ class _Plan:
         return xp.where(inside, index, self.pixels)
 
 
-def _product(sizes) -> int:
-    total = 1
-    for s in sizes:
-        total *= int(s)
-    return total
-
-
 # ----------------------------------------------------------------------------- weights
 
 def _weights(mode: int, t, order: int):
@@ -175,14 +169,9 @@ def _weights(mode: int, t, order: int):
         return [1] if order == 0 else None
     if mode == BILINEAR:
         return [1 - t, t] if order == 0 else [-1, 1] if order == 1 else None
-    a = _A
+    a = CUBIC_A
     if order == 0:
-        def far(x):    # 1 < |x| < 2
-            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-
-        def near(x):   # |x| <= 1
-            return ((a + 2) * x - (a + 3)) * x * x + 1
-        return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+        return [cubic_far(t + 1, a), cubic_near(t, a), cubic_near(1 - t, a), cubic_far(2 - t, a)]
     if order == 1:
         def far(x):
             return (3 * a * x - 10 * a) * x + 8 * a

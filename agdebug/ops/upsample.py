@@ -27,7 +27,7 @@ MODES = {   # mode -> (torch's node stem, the dims it supports)
     "linear": ("Linear", (1,)), "bilinear": ("Bilinear", (2,)),
     "trilinear": ("Trilinear", (3,)), "bicubic": ("Bicubic", (2,)),
 }
-_CUBIC_A = -0.75
+CUBIC_A = -0.75   # the cubic convolution constant of torch's bicubic (and grid_sample's)
 UINT8_MODES = ("bilinear", "bicubic")   # torch's fixed-point kernel; nearest picks pixels
 
 
@@ -75,16 +75,20 @@ def _linear(in_size, out_size, scale, align_corners, dtype) -> list:
     return rows
 
 
+def cubic_near(x, a):
+    """Keys' cubic convolution kernel for |x| <= 1 (shared by every cubic filter here)."""
+    return ((a + 2) * x - (a + 3)) * x * x + 1
+
+
+def cubic_far(x, a):
+    """Keys' cubic convolution kernel for 1 < |x| < 2."""
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+
 def _cubic_weights(t):
-    a = type(t)(_CUBIC_A)
-
-    def near(x):    # |x| <= 1
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x):     # 1 < |x| < 2
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    one = type(t)(1)
-    return [far(t + one), near(t), near(one - t), far(one - t + one)]
+    a, one = type(t)(CUBIC_A), type(t)(1)
+    return [cubic_far(t + one, a), cubic_near(t, a), cubic_near(one - t, a),
+            cubic_far(one - t + one, a)]
 
 
 def _cubic(in_size, out_size, scale, align_corners, dtype) -> list:
@@ -114,10 +118,12 @@ def resample_matrix(mode: str, in_size: int, out_size: int, scale, align_corners
 
 def _apply(xp, x, matrices, transpose: bool):
     """Multiply each of the last ``len(matrices)`` dims by its matrix (last dim first, as
-    torch interpolates the width before the height)."""
+    torch interpolates the width before the height); a dim whose matrix is None is left as it
+    is (antialiased resampling copies a dim whose size does not change)."""
     dims = len(matrices)
     for k in range(dims - 1, -1, -1):
-        x = _apply_one(xp, x, matrices[k], x.ndim - dims + k, transpose)
+        if matrices[k] is not None:
+            x = _apply_one(xp, x, matrices[k], x.ndim - dims + k, transpose)
     return x
 
 
@@ -191,19 +197,18 @@ def _aa_scale(in_size: int, out_size: int, scale, align_corners: bool, dtype):
     return _scale(in_size, out_size, scale, dtype)
 
 
-def _aa_filter(mode: str, x, antialias: bool = True):
-    """PIL's filters: the triangle, Keys' cubic (a = -0.5 with antialias, PIL's; -0.75
-    without, OpenCV's, as plain bicubic) or Lanczos-3, in ``x``'s dtype."""
+def _aa_filter(mode: str, x):
+    """PIL's filters: the triangle, Keys' cubic with a = -0.5 (PIL's, not plain bicubic's
+    -0.75) or Lanczos-3, in ``x``'s dtype."""
     x = np.abs(x)
     one = x.dtype.type(1)
     if mode == "bilinear":
         return np.where(x < one, one - x, x.dtype.type(0))
     if mode == "lanczos":
         return _lanczos3(x)
-    a = x.dtype.type(-0.5 if antialias else -0.75)
-    near = ((a + 2) * x - (a + 3)) * x * x + 1
-    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return np.where(x < one, near, np.where(x < 2 * one, far, x.dtype.type(0)))
+    a = x.dtype.type(-0.5)
+    return np.where(x < one, cubic_near(x, a),
+                    np.where(x < 2 * one, cubic_far(x, a), x.dtype.type(0)))
 
 
 def _sinc(x):
@@ -253,16 +258,6 @@ def aa_matrix(mode: str, in_size: int, out_size: int, scale, align_corners, dtyp
     return matrix
 
 
-def _aa_apply(xp, x, matrices, transpose: bool):
-    """Multiply each of the last dims by its matrix, the last dim first; a dim whose matrix
-    is None is left as it is (torch copies a dim whose size does not change)."""
-    dims = len(matrices)
-    for k in range(dims - 1, -1, -1):
-        if matrices[k] is not None:
-            x = _apply_one(xp, x, matrices[k], x.ndim - dims + k, transpose)
-    return x
-
-
 def _aa_matrices(mode, in_sizes, out_sizes, scales, align_corners, dtype, skip: bool) -> list:
     """One matrix per dim; with ``skip``, None where the size does not change (the forward
     copies such a dim whatever the scale; torch's backward applies its weights anyway)."""
@@ -289,22 +284,17 @@ def _int16_matrix(mode: str, in_size: int, out_size: int, scale, align_corners) 
 
 def _plain_int16_matrix(mode: str, in_size: int, out_size: int, scale, align_corners) -> tuple:
     """The plain (antialias=False) bilinear or bicubic weights of uint8 input in fixed point:
-    torch's ``_compute_indices_min_size_weights``, filter taps at ``j + 1 - support - lambda``
-    in float64, those past an edge added onto the edge pixel. The largest weight is taken
-    along the way, as torch's is, partial sums at an edge included."""
-    f64 = np.dtype(np.float64)
-    taps = _AA_TAPS[mode]
-    support = taps // 2
+    torch's ``_compute_indices_min_size_weights``, the float64 taps of the float kernels,
+    those past an edge added onto the edge pixel. The largest weight is taken along the way,
+    as torch's is, partial sums at an edge included."""
+    build = _cubic if mode == "bicubic" else _linear
+    rows = build(in_size, out_size, scale, align_corners, np.dtype(np.float64))
     matrix = np.zeros((out_size, in_size))
     largest = 0.0
-    sources = _source_index(in_size, out_size, scale, align_corners, f64, mode == "bicubic")
-    for o, real in enumerate(sources):
-        i, lam = _guard(real, in_size)
-        offsets = np.arange(1 - support, taps + 1 - support, dtype=np.float64) - lam
-        for j, w in enumerate(_aa_filter(mode, offsets, antialias=False)):
-            col = min(max(i + 1 - support + j, 0), in_size - 1)
-            matrix[o, col] += w
-            largest = max(largest, matrix[o, col])
+    for o, row in enumerate(rows):
+        for i, w in row:
+            matrix[o, i] += w
+            largest = max(largest, matrix[o, i])
     return _fixed_point(matrix, largest)
 
 
@@ -333,7 +323,7 @@ def _upsample_aa_op(mode: str):
         if x.dtype == np.uint8:
             return _uint8_resample(xp, x, mode, output_size, scales, align_corners, True)
         m = _aa_matrices(mode, x.shape[-2:], output_size, scales, align_corners, x.dtype, True)
-        y = _aa_apply(xp, x, m, False)
+        y = _apply(xp, x, m, False)
         return y.astype(x.dtype, copy=y is x)
 
     @defop(f"{name}_backward", node=f"{stem}BackwardBackward0")
@@ -341,7 +331,7 @@ def _upsample_aa_op(mode: str):
                  align_corners=False):
         m = _aa_matrices(mode, input_size[-2:], output_size, scales, align_corners, g.dtype,
                          False)
-        return _aa_apply(xp, g, m, True).astype(g.dtype, copy=False)
+        return _apply(xp, g, m, True).astype(g.dtype, copy=False)
 
     _each_the_others_vjp(forward, backward)
     return forward

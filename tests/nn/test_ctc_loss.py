@@ -90,23 +90,9 @@ VALUES = [
 @pytest.mark.parametrize("expr", VALUES)
 def test_ctc_loss_matches_torch(torch, expr):
     if "lp32" in expr:   # float32: the per-class sums are added in another order than torch's
-        assert_same_as_torch(torch, expr, SETUP)
-        _assert_float32_grads(torch, expr)
+        assert_same_with_grads(torch, expr, SETUP, rtol=1e-5, atol=1e-6)
     else:
         assert_same_with_grads(torch, expr, SETUP)
-
-
-def _assert_float32_grads(torch, expr: str) -> None:
-    grads = []
-    for lib, functional in ((ag, AF), (torch, torch.nn.functional)):
-        scope = {"lib": lib, "F": functional}
-        for name, text in SETUP.items():
-            scope[name] = eval(text, scope)
-        loss = eval(expr, scope)
-        (loss * lib.arange(1, loss.numel() + 1, dtype=loss.dtype).reshape(loss.shape)).sum() \
-            .backward()
-        grads.append(scope["lp32"].grad.numpy())
-    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-6)
 
 
 ERRORS = [
@@ -162,7 +148,7 @@ def test_ctc_loss_errors_match_torch(torch, expr):
     assert_same_as_torch(torch, expr, SETUP)
 
 
-def test_infinite_loss_gives_nan_gradients_without_zero_infinity(torch):
+def test_infinite_loss_gives_nan_gradients_without_zero_infinity():
     """Sample 0 cannot be aligned: NaN gradients for its steps, zeros after its length."""
     lp = ag.tensor(np.log(np.full((4, 2, 3), 1 / 3)), requires_grad=True)
     AF.ctc_loss(lp, ag.tensor([[1, 1, 2], [1, 2, 0]]), [3, 4], [3, 2], reduction="sum").backward()
@@ -203,7 +189,13 @@ def test_saved_values_match_torch(torch):
     for name in ("_saved_log_probs", "_saved_targets", "_saved_result0"):
         np.testing.assert_allclose(getattr(ours, name).detach().numpy(),
                                    getattr(theirs, name).detach().numpy())
-    assert tuple(ours._saved_result1.shape) == tuple(theirs._saved_result1.shape)
+    # result1, log alpha (N, T, 2 S + 1): torch leaves it uninitialised past each sample's
+    # input length and its 2 * target_length + 1 states, so only the rest is compared
+    alpha, want = ours._saved_result1.numpy(), theirs._saved_result1.numpy()
+    assert alpha.shape == want.shape
+    for n, (steps, length) in enumerate(zip([6, 5, 4], [2, 2, 1])):
+        np.testing.assert_allclose(alpha[n, :steps, :2 * length + 1],
+                                   want[n, :steps, :2 * length + 1])
 
 
 def _brute_force_nll(probs: np.ndarray, target: list, blank: int) -> float:

@@ -139,6 +139,18 @@ POOLS = [
     "F.adaptive_avg_pool3d(x, 2)", "F.adaptive_avg_pool3d(x, (1, None, 2))",
     "F.adaptive_avg_pool3d(x[0], (3, 5, 1))", "F.adaptive_avg_pool3d(x[:0], 2)",
     "F.adaptive_avg_pool3d(x.float(), (3, 4, 3))",
+    # an output of 1 x 1 x 1 is a mean (MeanBackward1), before torch's other checks
+    "F.adaptive_avg_pool3d(x, 1)", "F.adaptive_avg_pool3d(x[0], (1, 1, 1))",
+    "F.adaptive_avg_pool3d(x[:, :, :0], 1)", "F.adaptive_avg_pool3d(x[0, 0], 1)",
+    "F.adaptive_avg_pool3d(x.detach().long(), 1)", "F.interpolate(x, scale_factor=0.4, "
+    "mode='area')",
+    "F.adaptive_avg_pool3d(x, (1, None, 1))",
+    "F.adaptive_avg_pool3d(x[0, 0], (2, 1, 1))", "F.adaptive_avg_pool3d(x, None)",
+    "F.adaptive_avg_pool3d(x[None], (2, 1, 1))",
+    # an empty output: the forward runs, the backward refuses
+    "lib.autograd.grad(F.interpolate(x, scale_factor=0.1, mode='area').sum(), x)",
+    "lib.autograd.grad(F.adaptive_avg_pool3d(x[0], (0, 1, 1)).sum(), x)",
+    "lib.autograd.grad(F.adaptive_avg_pool3d(x[:0], (2, 1, 1)).sum(), x)",
     # errors
     "F.max_pool3d(v, 2)", "F.max_pool3d(x, 2, padding=2)", "F.max_pool3d(x, 0)",
     "F.max_pool3d(x, 2, stride=0)", "F.max_pool3d(x, 2, dilation=0)", "F.max_pool3d(x, 4)",
