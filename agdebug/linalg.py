@@ -28,7 +28,7 @@ from .ops.linalg import matmul
 from .ops.matrix import diagonal as _diagonal
 from .ops.matrix_functions import householder_product, matrix_exp
 from .ops.reduce import vector_norm
-from .ops.util import dims_of, kernel_missing
+from .ops.util import broadcast_shape, dims_of, kernel_missing
 
 __all__ = ["matmul", "multi_dot", "cross", "norm", "vector_norm", "matrix_norm", "diagonal",
            "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
@@ -89,14 +89,19 @@ _SINGULAR = ("The diagonal element {} is zero, the inversion could not be comple
              "the input matrix is singular.")
 
 
-def inv_ex(A, *, check_errors=False, _fn="linalg.inv_ex"):
+def inv_ex(A, *, check_errors=False):
     """``(inverse, info)``: the inverse of each square matrix and LAPACK's info (0 where it
     succeeded), without raising for a singular matrix unless ``check_errors``."""
+    return _named("linalg_inv_ex", *_inv_ex(A, check_errors, "linalg.inv_ex"))
+
+
+def _inv_ex(A, check_errors, fn: str) -> tuple:
+    """``(inverse, info)``; ``fn`` names the function in the error for a singular matrix."""
     check_input("linalg.inv", A, low="refuse")
     inverse, info = dec.linalg_inv_ex_op(A)
     if check_errors:
-        raise_info(_fn, info._data, _SINGULAR)
-    return _named("linalg_inv_ex", inverse=inverse, info=info)
+        raise_info(fn, info._data, _SINGULAR)
+    return inverse, info
 
 
 def inv(A):
@@ -107,7 +112,7 @@ def inv(A):
     tensor([[0.5000, 0.0000],
             [0.0000, 0.2500]])
     """
-    return inv_ex(A, check_errors=True, _fn="linalg.inv").inverse
+    return _inv_ex(A, True, "linalg.inv")[0]
 
 
 def det(A):
@@ -141,13 +146,18 @@ def logdet(input):
 
 # ----------------------------------------------------------------------------- solve
 
-def solve_ex(A, B, *, left=True, check_errors=False, _fn="torch.linalg.solve_ex"):
+def solve_ex(A, B, *, left=True, check_errors=False):
     """``(result, info)``: the solution X of ``AX = B`` (``XA = B`` if not ``left``)."""
+    return _named("linalg_solve_ex",
+                  *_solve_ex(A, B, left, check_errors, "torch.linalg.solve_ex"))
+
+
+def _solve_ex(A, B, left, check_errors, fn: str) -> tuple:
+    """``(result, info)``; ``fn`` names the function in the error for a singular matrix."""
     check_input("linalg.solve", A, low="lu_cpu", float_first=True)
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
-                           f"of type {backend.get_dtype(A._data.dtype)._legacy} and B of type "
-                           f"{backend.get_dtype(B._data.dtype)._legacy} instead")
+                           f"of type {A.dtype._legacy} and B of type {B.dtype._legacy} instead")
     vector = dec.is_vector_rhs(tuple(A.shape), tuple(B.shape))
     rows, cols = (B.shape[-1], 1) if vector else tuple(B.shape[-2:])
     n = A.shape[-1]
@@ -157,9 +167,8 @@ def solve_ex(A, B, *, left=True, check_errors=False, _fn="torch.linalg.solve_ex"
                            f"{'AX = B' if left else 'XA = B'} ({shape})")
     result, info = dec.linalg_solve_ex_op(A, B, left=bool(left))
     if check_errors:
-        raise_info(_fn, info._data,
-                   "The solver failed because the input matrix is singular.")
-    return _named("linalg_solve_ex", result=result, info=info)
+        raise_info(fn, info._data, "The solver failed because the input matrix is singular.")
+    return result, info
 
 
 def solve(A, B, *, left=True):
@@ -170,7 +179,7 @@ def solve(A, B, *, left=True):
     >>> ag.linalg.solve(ag.tensor([[2.0, 0.0], [0.0, 4.0]]), ag.tensor([2.0, 2.0]))
     tensor([1.0000, 0.5000])
     """
-    return solve_ex(A, B, left=left, check_errors=True, _fn="torch.linalg.solve").result
+    return _solve_ex(A, B, left, True, "torch.linalg.solve")[0]
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
@@ -220,14 +229,21 @@ _NOT_PD = ("The factorization could not be completed because the input is not po
            "(the leading minor of order {} is not positive-definite).")
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False, _fn="linalg.cholesky_ex"):
+def cholesky_ex(A, *, upper=False, check_errors=False):
     """``(L, info)``: the Cholesky factor of each symmetric positive-definite matrix (read
     from its lower triangle) and LAPACK's info, 0 where it succeeded."""
+    return _named("linalg_cholesky_ex", *_cholesky_ex(A, upper, check_errors,
+                                                      "linalg.cholesky_ex"))
+
+
+def _cholesky_ex(A, upper, check_errors, fn: str) -> tuple:
+    """``(L, info)``; ``fn`` names the function in the error for a matrix that is not
+    positive-definite."""
     check_input("linalg.cholesky", A, low="cholesky_cpu")
     L, info = dec.linalg_cholesky_ex_op(A, upper=bool(upper))
     if check_errors:
-        raise_info(_fn, info._data, _NOT_PD)
-    return _named("linalg_cholesky_ex", L=L, info=info)
+        raise_info(fn, info._data, _NOT_PD)
+    return L, info
 
 
 def cholesky(A, *, upper=False):
@@ -239,7 +255,7 @@ def cholesky(A, *, upper=False):
     tensor([[2., 0.],
             [1., 2.]])
     """
-    return cholesky_ex(A, upper=upper, check_errors=True, _fn="linalg.cholesky").L
+    return _cholesky_ex(A, upper, True, "linalg.cholesky")[0]
 
 
 def cholesky_solve(input, input2, upper=False):
@@ -281,7 +297,7 @@ def _check_lu_input(fn: str, A, pivot) -> None:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
 
 
-def lu_factor_ex(A, *, pivot=True, check_errors=False, _fn="torch.linalg.lu_factor_ex"):
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """``(LU, pivots, info)``: the packed LU factorization with partial pivoting of each
     matrix, its 1-based row swaps (int32) and LAPACK's info (the first zero pivot, 1-based),
     without raising for a singular matrix unless ``check_errors`` (LinalgLuFactorExBackward0).
@@ -290,11 +306,17 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, _fn="torch.linalg.lu_fact
     >>> ag.linalg.lu_factor_ex(ag.tensor([[1.0, 2.0], [4.0, 4.0]])).pivots
     tensor([2, 2], dtype=torch.int32)
     """
+    return _named("linalg_lu_factor_ex",
+                  *_lu_factor_ex(A, pivot, check_errors, "torch.linalg.lu_factor_ex"))
+
+
+def _lu_factor_ex(A, pivot, check_errors, fn: str) -> tuple:
+    """``(LU, pivots, info)``; ``fn`` names the function in the error for a singular matrix."""
     _check_lu_input("torch.lu_factor", A, pivot)
     LU, pivots, info = _lu.linalg_lu_factor_ex_op(A, pivot=bool(pivot))
     if check_errors:
-        raise_info(_fn, info._data, _ZERO_PIVOT, error=RuntimeError)
-    return _named("linalg_lu_factor_ex", LU=LU, pivots=pivots, info=info)
+        raise_info(fn, info._data, _ZERO_PIVOT, error=RuntimeError)
+    return LU, pivots, info
 
 
 def lu_factor(A, *, pivot=True):
@@ -306,8 +328,7 @@ def lu_factor(A, *, pivot=True):
     tensor([[4.0000, 4.0000],
             [0.2500, 1.0000]])
     """
-    LU, pivots, _ = lu_factor_ex(A, pivot=pivot, check_errors=True,
-                                 _fn="torch.linalg.lu_factor")
+    LU, pivots, _ = _lu_factor_ex(A, pivot, True, "torch.linalg.lu_factor")
     return _named("linalg_lu_factor", LU=LU, pivots=pivots)
 
 
@@ -347,10 +368,10 @@ def _check_lu_solve(LU, pivots, B, left) -> None:
     fn = "linalg.lu_solve"
     if LU._data.dtype.kind != "f" and str(np.dtype(LU._data.dtype)) not in _LOW_PRECISION:
         raise RuntimeError(f"torch.{fn}: Expected a floating point or complex tensor as input. "
-                           f"Got {_legacy(LU)}")
+                           f"Got {LU.dtype._legacy}")
     if LU._data.dtype != B._data.dtype:
         raise RuntimeError(f"{fn}: Expected LU and B to have the same dtype, but found LU of "
-                           f"type {_legacy(LU)} and B of type {_legacy(B)} instead")
+                           f"type {LU.dtype._legacy} and B of type {B.dtype._legacy} instead")
     if pivots._data.dtype != np.int32:
         raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
     check_input(f"torch.{fn}", LU, floating=None)
@@ -366,22 +387,9 @@ def _check_lu_solve(LU, pivots, B, left) -> None:
     if tuple(pivots.shape) != tuple(LU.shape[:-1]):
         raise RuntimeError(f"{fn}: Expected LU.shape[:-1] and pivots.shape to be the same, but "
                            f"got pivots with shape {list(pivots.shape)} instead")
-    _broadcast_batches(tuple(B.shape[:-2]), tuple(LU.shape[:-2]))
+    broadcast_shape(B.shape[:-2], LU.shape[:-2])   # torch's error where they do not
     if backend.get_dtype(LU._data.dtype).itemsize < 4:
         raise kernel_missing("linalg.lu_solve_cpu", LU._data.dtype)
-
-
-def _legacy(t) -> str:
-    return backend.get_dtype(t._data.dtype)._legacy
-
-
-def _broadcast_batches(a: tuple, b: tuple) -> None:
-    """torch's error where two batch shapes do not broadcast (``a`` is B's, ``b`` LU's)."""
-    for d in range(1, min(len(a), len(b)) + 1):
-        if a[-d] != b[-d] and a[-d] != 1 and b[-d] != 1:
-            dim = max(len(a), len(b)) - d
-            raise RuntimeError(f"The size of tensor a ({a[-d]}) must match the size of tensor "
-                               f"b ({b[-d]}) at non-singleton dimension {dim}")
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):

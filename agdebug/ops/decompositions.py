@@ -40,9 +40,17 @@ def lu_factor_arrays(xp, A):
         pivot = lu[:, j, j]
         zero = pivot == 0
         info = xp.where((info == 0) & zero, j + 1, info).astype(np.int32)
-        lu[:, j + 1:, j] *= (1 / xp.where(zero, 1, pivot))[:, None]
+        lu[:, j + 1:, j] = _scaled_column(xp, lu[:, j + 1:, j], xp.where(zero, 1, pivot))
         lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, None, j, j + 1:]
     return lu.reshape(A.shape), pivots.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _scaled_column(xp, column, pivot):
+    """getrf's multipliers ``column / pivot``: times the reciprocal where ``|pivot|`` is at
+    least the smallest normal number (LAPACK's ``sfmin``), divided otherwise (the reciprocal
+    of a subnormal pivot overflows to inf)."""
+    small = ~(xp.abs(pivot) >= np.finfo(column.dtype).tiny)[:, None]   # NaN divides too
+    return xp.where(small, column / pivot[:, None], column * (1 / pivot)[:, None])
 
 
 def _pivot_row(xp, column):

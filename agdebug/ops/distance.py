@@ -10,9 +10,9 @@ import math
 
 from ..backend import xp_of
 from ..tensor import Tensor
-from .linalg import _broadcast_batch, _name
+from .linalg import _name
 from .registry import defop
-from .util import dims_of, needs
+from .util import broadcast_shape, dims_of, needs
 
 
 def _const(array, like: Tensor) -> Tensor:
@@ -177,6 +177,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     tensor([[5., 1.]])
     """
     _check_cdist(x1, x2, p)
+    batch = broadcast_shape(x1.shape[:-2], x2.shape[:-2])   # torch's error, on every path
     r1, r2 = x1.shape[-2], x2.shape[-2]
     mm = compute_mode == "use_mm_for_euclid_dist" or (
         compute_mode == "use_mm_for_euclid_dist_if_necessary" and (r1 > 25 or r2 > 25))
@@ -184,7 +185,6 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         return cdist_op(x1, x2, p=float(p))
     if x1.ndim == 2 and x2.ndim == 2:
         return euclidean_dist_op(x1, x2).view(r1, r2)
-    batch = _broadcast_batch(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     count = math.prod(batch)
     t1 = x1.expand(*batch, r1, x1.shape[-1]).contiguous().view(count, r1, x1.shape[-1])
     t2 = x2.expand(*batch, r2, x2.shape[-1]).contiguous().view(count, r2, x2.shape[-1])

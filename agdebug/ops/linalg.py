@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from ..backend import cpp_name
 from .registry import defop
 from .shape import unsafe_view
-from .util import needs, unrecorded_host
+from .util import broadcast_shape, needs, unrecorded_host
 
 
 def _name(t: Tensor) -> str:
@@ -190,19 +190,6 @@ def _check_mv(a: Tensor, v: Tensor) -> None:
                            f"{a.shape[1]}), vec ({v.shape[0]})")
 
 
-def _broadcast_batch(a: tuple, b: tuple) -> tuple:
-    out = []
-    for i in range(max(len(a), len(b)), 0, -1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and x != 1 and y != 1:
-            dim = max(len(a), len(b)) - i
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
-                               f"({y}) at non-singleton dimension {dim}")
-        out.append(y if x == 1 else x)
-    return tuple(out)
-
-
 # ----------------------------------------------------------------------------- public API
 
 def mm(input, mat2):
@@ -343,7 +330,7 @@ def _batched(tensor1: Tensor, tensor2: Tensor) -> Tensor:
     m1 = tensor1.shape[-1]
     m2 = tensor2.shape[-2] if d2 > 1 else tensor2.shape[0]
     p = tensor2.shape[-1] if d2 > 1 else 1
-    batch = _broadcast_batch(tuple(tensor1.shape[:-2]), tuple(tensor2.shape[:-2]))
+    batch = broadcast_shape(tensor1.shape[:-2], tensor2.shape[:-2])
     count = int(np.prod(batch))
     a = tensor1.expand(batch + (n, m1)).reshape(count, n, m1)
     if d2 == 1:

@@ -1,5 +1,6 @@
-"""Matrix functions: the matrix exponential (``linalg.matrix_exp``) and the product of
-Householder reflectors (``linalg.householder_product``, LAPACK's orgqr).
+"""Matrix functions: the matrix exponential (``linalg.matrix_exp``), the product of
+Householder reflectors (``linalg.householder_product``, LAPACK's orgqr) and the QR
+factorization that gives them (``geqrf``).
 
 The forward is torch's CPU algorithm (``mexp`` in ATen's ``LinearAlgebra.cpp``, after Bader,
 Blanes and Casas, "Computing the Matrix Exponential with an Optimized Taylor Polynomial
@@ -15,6 +16,9 @@ exp of a matrix twice as large written with agdebug ops, so it is differentiable
 householder_product(A, tau) is the first n columns of H_0 H_1 ... H_{k-1}, H_i = I - tau_i
 v_i v_i^T, v_i column i of A below the diagonal with a 1 on it. Its derivative is the
 reverse-mode derivative of that loop of rank-one updates, written with agdebug ops.
+
+geqrf(A) is LAPACK's QR factorization as householder_product reads it: R on and above the
+diagonal, the reflectors below it and their ``tau``. As torch's, it has no derivative.
 """
 
 from __future__ import annotations
@@ -340,11 +344,11 @@ def _columns_below_diagonal(grad_vs: list, A):
 # ----------------------------------------------------------------------------- functions
 
 def _check_matrix_exp(A) -> None:
-    """torch's checks, in its order: at least 2-D, square, then a floating dtype."""
+    """torch's checks, in its order: at least 2-D, square, then a floating dtype (half
+    included: check_input checks the dtype only where it is not floating, as its "check"
+    would refuse half precision)."""
     from ..linalg import check_input   # (agdebug.linalg imports the op modules)
-    check_input("linalg.matrix_exp", A, floating=None)
-    if A._data.dtype.kind != "f":
-        check_input("linalg.matrix_exp", A, floating="check")
+    check_input("linalg.matrix_exp", A, floating=None if A._data.dtype.kind == "f" else "check")
 
 
 def matrix_exp(A):

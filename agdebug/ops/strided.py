@@ -19,23 +19,25 @@ import numpy as np
 from .. import backend
 from ..tensor import Tensor
 from .gather import index_add_op, index_select_op
+from .reduce import missing_arguments
 from .registry import apply_shape_inplace, defop
-from .util import storage_root, zeros_grad
+from .util import element_offsets, storage_root, zeros_grad
 
 
-@defop("as_strided", node="AsStridedBackward0", view=True)
-def as_strided_op(xp, x, size=(), stride=(), storage_offset=None, self_geometry=None):
+def _as_strided(xp, x, size=(), stride=(), storage_offset=None, self_geometry=None):
     """The view; ``self_geometry`` is the input's (sizes, strides, offset), for the
     derivative (torch's node keeps it as ``TensorGeometry(self)``)."""
-    offset = self_geometry[2] if storage_offset is None else storage_offset
-    return strided_view(xp, x, size, stride, offset)
+    return strided_view(xp, x, size, stride, _offset(self_geometry, storage_offset))
 
 
-@defop("as_strided_", node="AsStridedBackward1")
-def as_strided_inplace_op(xp, x, size=(), stride=(), storage_offset=None, self_geometry=None):
-    """``as_strided_``'s node: the same view, which the tensor then becomes."""
-    offset = self_geometry[2] if storage_offset is None else storage_offset
-    return strided_view(xp, x, size, stride, offset)
+# as_strided_'s node is the same view, which the tensor then becomes
+as_strided_op = defop("as_strided", node="AsStridedBackward0", view=True)(_as_strided)
+as_strided_inplace_op = defop("as_strided_", node="AsStridedBackward1")(_as_strided)
+
+
+def _offset(geometry: tuple, storage_offset):
+    """The view's storage offset: the input's own (from its ``geometry``) unless given."""
+    return geometry[2] if storage_offset is None else storage_offset
 
 
 def strided_view(xp, x, size: tuple, stride: tuple, offset: int):
@@ -72,12 +74,12 @@ def as_strided_backward(grad: Tensor, geometry: tuple, size: tuple, stride: tupl
     """torch's ``as_strided_backward``: the gradient of the input of geometry ``geometry``
     (sizes, strides, offset) from that of its view (``size``, ``stride``, ``storage_offset``)."""
     in_size, in_stride, in_offset = geometry
-    out_offset = in_offset if storage_offset is None else storage_offset
+    out_offset = _offset(geometry, storage_offset)
     if grad.numel() == 0 or int(np.prod(in_size, dtype=np.int64)) == 0:
         return zeros_grad(grad, tuple(in_size))
     shared = min(in_offset, out_offset)
-    out_index = _element_offsets(size, stride, out_offset - shared)
-    in_index = _element_offsets(in_size, in_stride, in_offset - shared)
+    out_index = element_offsets(size, stride, out_offset - shared)
+    in_index = element_offsets(in_size, in_stride, in_offset - shared)
     storage_size = int(max(out_index.max(), in_index.max())) + 1
     device = grad.device
     storage = index_add_op(zeros_grad(grad, (storage_size,)), grad.reshape(-1),
@@ -88,14 +90,6 @@ def as_strided_backward(grad: Tensor, geometry: tuple, size: tuple, stride: tupl
         count = backend.move_array(counts.astype(grad._data.dtype), device)
         grad_input = grad_input / Tensor._wrap(count)
     return grad_input.reshape(tuple(in_size))
-
-
-def _element_offsets(size, stride, start: int) -> np.ndarray:
-    """The storage offset of every element of a strided tensor, row-major, flattened."""
-    offsets = np.array([start], dtype=np.int64)
-    for n, s in zip(size, stride):
-        offsets = (offsets[:, None] + np.arange(n, dtype=np.int64) * s).reshape(-1)
-    return offsets
 
 
 # ----------------------------------------------------------------------------- signatures
@@ -190,16 +184,15 @@ def _arguments(x: Tensor, args: tuple, kwargs: dict, first: int) -> dict:
         raise TypeError("as_strided() received an invalid combination of arguments")
     given = {name: (value, first + i) for i, (name, value) in enumerate(zip(_NAMES, args))}
     given.update((name, (value, None)) for name, value in kwargs.items())
-    missing = [f'"{name}"' for name in _NAMES[:2] if name not in given]
+    missing = [name for name in _NAMES[:2] if name not in given]
     if missing:
-        raise TypeError(f"as_strided() missing {len(missing)} required positional argument: "
-                        f"{', '.join(missing)}")
+        raise missing_arguments("as_strided", *missing)
     size = _int_list("size", given["size"][1], given["size"][0])
     stride = _int_list("stride", given["stride"][1], given["stride"][0])
     value, position = given.get("storage_offset", (None, None))
     storage_offset = _check_offset(position, value)
     shape = geometry(x)
-    check_geometry(x, size, stride, shape[2] if storage_offset is None else storage_offset)
+    check_geometry(x, size, stride, _offset(shape, storage_offset))
     return {"size": size, "stride": stride, "storage_offset": storage_offset,
             "self_geometry": shape}
 

@@ -130,6 +130,15 @@ def storage_root(array):
     return root
 
 
+def element_offsets(shape, strides, start: int) -> np.ndarray:
+    """The memory offset of every element of a strided array, row-major, flattened: its
+    ``strides`` and ``start`` in elements."""
+    offsets = np.array([start], dtype=np.int64)
+    for n, s in zip(shape, strides):
+        offsets = (offsets[:, None] + np.arange(n, dtype=np.int64) * s).reshape(-1)
+    return offsets
+
+
 def kernel_missing(kernel: str, dtype) -> NotImplementedError:
     """torch's error for a dtype that its kernel ``kernel`` has no version for (to raise)."""
     if not isinstance(dtype, backend.dtype):
@@ -137,13 +146,13 @@ def kernel_missing(kernel: str, dtype) -> NotImplementedError:
     return NotImplementedError(f'"{kernel}" not implemented for \'{dtype._legacy}\'')
 
 
-def broadcast_error(*operands):
-    """Called where NumPy raised ValueError: torch's RuntimeError if the operands' shapes do
-    not broadcast (checked right to left, pairwise, as torch's ``infer_size``); else nothing,
-    and the caller re-raises."""
+def broadcast_shape(*shapes) -> tuple:
+    """The shape ``shapes`` broadcast to, or torch's RuntimeError where they do not: checked
+    as torch's ``infer_size``, pairwise from the first, each pair right to left (so the error
+    names the last dimension that differs)."""
     shape = ()
-    for other in operands:
-        other = tuple(getattr(other, "shape", ()))
+    for other in shapes:
+        other = tuple(other)
         ndim = max(len(shape), len(other))
         a, b = (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(other)) + other
         for d in range(ndim - 1, -1, -1):
@@ -151,3 +160,10 @@ def broadcast_error(*operands):
                 raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of "
                                    f"tensor b ({b[d]}) at non-singleton dimension {d}") from None
         shape = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return shape
+
+
+def broadcast_error(*operands):
+    """Called where NumPy raised ValueError: torch's RuntimeError if the operands' shapes do
+    not broadcast (see :func:`broadcast_shape`); else nothing, and the caller re-raises."""
+    broadcast_shape(*(getattr(operand, "shape", ()) for operand in operands))

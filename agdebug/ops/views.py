@@ -20,6 +20,7 @@ from ..events import WATCH, probe
 from ..graph.node import Node, shared_nrs
 from ..tensor import Tensor
 from .registry import defop, write_into
+from .util import element_offsets
 
 
 @defop("copy_slices_region", node="CopySlices")
@@ -109,20 +110,12 @@ def rebase_history(view: Tensor, fn, announce: bool = True) -> CopySlices:
 def region_of(view, base):
     """Flat row-major indices in ``base`` of each element of ``view`` (which aliases it)."""
     item = base.dtype.itemsize
-    base_offsets = _offsets(base.shape, base.strides, 0, item)
+    base_offsets = element_offsets(base.shape, [s // item for s in base.strides], 0)
     start = (_pointer(view) - _pointer(base)) // item
-    view_offsets = _offsets(view.shape, view.strides, start, item)
+    view_offsets = element_offsets(view.shape, [s // item for s in view.strides], start)
     order = np.argsort(base_offsets, kind="stable")
     found = order[np.searchsorted(base_offsets[order], view_offsets)]
     return backend.move_array(found.reshape(view.shape), backend.device_of_array(base))
-
-
-def _offsets(shape, strides, start: int, item: int) -> np.ndarray:
-    """Memory offset (in elements) of every element, in row-major order, flattened."""
-    offsets = np.array([start], dtype=np.int64)
-    for n, s in zip(shape, strides):
-        offsets = (offsets[:, None] + np.arange(n, dtype=np.int64) * (s // item)).reshape(-1)
-    return offsets
 
 
 def _pointer(array) -> int:

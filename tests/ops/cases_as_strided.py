@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/strided.py (as_strided, as_strided_) and geqrf (see harness.py)."""
+"""Cases for agdebug/ops/strided.py (as_strided, as_strided_; see harness.py)."""
 
 from __future__ import annotations
 
@@ -42,9 +42,4 @@ CASES = [
          id="as_strided_of_an_expand"),
     Case("as_strided", lambda t, x: x.as_strided((0, 3), (1, 1)), [A], id="as_strided_empty"),
     Case("as_strided_", _in_place, [A], grad_fn="MulBackward0"),
-    # torch's geqrf has no derivative (its backward raises NotImplementedError), so the
-    # harness can neither differentiate nor back-propagate it: values and nodes are compared
-    # with torch in tests/ops/test_as_strided.py.
-    Case("geqrf", lambda t, x: t.geqrf(x), [A], numeric=False, second_order=False,
-         torch=False),
 ]

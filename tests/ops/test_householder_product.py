@@ -1,6 +1,7 @@
-"""linalg.householder_product / orgqr compared with torch: values (tall, square, batched, fewer
-reflectors than columns, none), gradients and second derivatives, the saved tensors, empty
-inputs (no gradient at all, as torch) and torch's errors in its order."""
+"""linalg.householder_product / orgqr and geqrf compared with torch: values (tall, square,
+batched, fewer reflectors than columns, none), gradients and second derivatives, the saved
+tensors, empty inputs (no gradient at all, as torch) and torch's errors in its order; geqrf's
+values, nodes, result type and errors (it has no derivative)."""
 
 from __future__ import annotations
 
@@ -124,6 +125,50 @@ def test_saved_tensors_are_torch_s():
 def test_q_of_geqrf_is_orthonormal():
     # Q from the reflectors of a QR factorization: orthonormal columns, Q^T Q = I
     rng = np.random.default_rng(2)
-    geqrf = torch.geqrf(torch.tensor(rng.standard_normal((5, 3))))
-    Q = ag.linalg.householder_product(ag.tensor(geqrf[0].numpy()), ag.tensor(geqrf[1].numpy()))
+    Q = ag.linalg.householder_product(*ag.geqrf(ag.tensor(rng.standard_normal((5, 3)))))
     np.testing.assert_allclose((Q.mT @ Q).numpy(), np.eye(3), atol=1e-14)
+
+
+# ----------------------------------------------------------------------------- geqrf
+
+GEQRF_SETUP = {
+    "a": "lib.tensor([[0.5, -1.0, 0.25], [2.0, 0.1, -0.7], [0.3, 0.8, -0.4], "
+         "[1.0, -0.2, 0.6]], dtype=lib.float64, requires_grad=True)",
+    "b": "lib.arange(24, dtype=lib.float32).reshape(2, 3, 4).cos() + lib.eye(3, 4)",
+}
+
+GEQRF_EXPRESSIONS = [
+    "lib.geqrf(a)", "a.geqrf()", "lib.geqrf(a.t())", "lib.geqrf(a.reshape(2, 6).double())",
+    "lib.geqrf(lib.zeros(0, 3))", "lib.geqrf(lib.zeros(2, 0, 3))", "lib.geqrf(lib.zeros(3, 0))",
+    "lib.geqrf(lib.ones(1, 1))",
+    "lib.geqrf(lib.ones(3))", "lib.geqrf(lib.tensor(1.0))", "lib.geqrf(lib.arange(6))",
+    "lib.geqrf(lib.arange(6).reshape(2, 3))", "lib.geqrf(lib.ones(2, 2, dtype=lib.float16))",
+    "lib.geqrf(lib.ones(2, 2, dtype=lib.bool))",
+    "lib.autograd.grad(lib.geqrf(a)[0].sum(), a)",
+    "lib.autograd.grad(lib.geqrf(a).tau.sum(), a)",
+]
+
+
+@pytest.mark.parametrize("expr", GEQRF_EXPRESSIONS)
+def test_geqrf(expr):
+    assert_same_as_torch(torch, expr, GEQRF_SETUP)
+
+
+def test_geqrf_result_type():
+    for lib in (ag, torch):
+        a = lib.tensor([[3.0, 1.0], [4.0, 2.0]], requires_grad=True)
+        result = lib.geqrf(a)
+        assert type(result).__name__ == "geqrf" and isinstance(result, tuple)
+        assert result.a is result[0] and result.tau is result[1]
+        assert result.a.grad_fn is result.tau.grad_fn
+        assert repr(result).startswith("torch.return_types.geqrf(\na=tensor(")
+
+
+def test_geqrf_float32_batch():
+    """float32 values agree to float32 rounding (LAPACK's blocked loop sums in its order)."""
+    outs = [lib.geqrf(eval(GEQRF_SETUP["b"], {"lib": lib}).requires_grad_())
+            for lib in (ag, torch)]
+    for ours, theirs in zip(*outs):
+        assert str(ours.dtype) == str(theirs.dtype) and ours.shape == theirs.shape
+        assert ours.grad_fn.name() == theirs.grad_fn.name() == "GeqrfBackward0"
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), atol=1e-5)

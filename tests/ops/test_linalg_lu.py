@@ -32,6 +32,9 @@ SETUP = {
     "F": "lib.linalg.lu_factor(a)",
     "Fb": "lib.linalg.lu_factor(b)",
     "piv": "lib.tensor([3, 3, 3], dtype=lib.int32)",
+    # subnormal pivots: LAPACK divides by them (their reciprocal overflows to inf)
+    "sub": "lib.tensor([[1e-310, 1.0], [5e-311, 2.0]], dtype=lib.float64)",
+    "sub32": "lib.tensor([[1e-40, 1.0], [5e-41, 2.0]])",
 }
 
 EXPRESSIONS = [
@@ -45,6 +48,9 @@ EXPRESSIONS = [
     "lib.linalg.lu_factor_ex(a, check_errors=True)",
     "lib.linalg.lu_factor_ex(lib.tensor([[float('nan'), 1.0], [2.0, 3.0]]))",
     "lib.linalg.lu_factor_ex(lib.tensor([[1.0, 1.0], [float('nan'), 3.0]]))",
+    "lib.linalg.lu_factor(sub)", "lib.linalg.lu_factor(sub32)", "lib.linalg.lu(sub)",
+    "lib.linalg.lu(sub32)", "lib.linalg.lu_solve(*lib.linalg.lu_factor(sub), lib.ones_like(sub))",
+    "lib.linalg.lu_solve(*lib.linalg.lu_factor(sub32), lib.ones_like(sub32))",
     # errors: singular with checks, pivot=False, dtypes, dims
     "lib.linalg.lu_factor(z)", "lib.linalg.lu_factor(zb)", "lib.linalg.lu_factor(s)",
     "lib.linalg.lu_factor_ex(zb, check_errors=True)", "lib.linalg.lu_factor(a, pivot=False)",
@@ -104,7 +110,7 @@ def test_lu_matches_torch(expr):
 
 
 GRADIENTS = [
-    "lib.linalg.lu_factor(a).LU", "lib.linalg.lu_factor(d).LU", "lib.linalg.lu_factor(b).LU",
+    "lib.linalg.lu_factor(a).LU", "lib.linalg.lu_factor(b).LU",
     "lib.linalg.lu_factor(w).LU", "lib.linalg.lu_factor(t).LU",
     "lib.linalg.lu(a).L", "lib.linalg.lu(a).U", "lib.linalg.lu(b).L", "lib.linalg.lu(w).U",
     "lib.linalg.lu(w).L", "lib.linalg.lu(t).L", "lib.linalg.lu(t).U",
@@ -115,15 +121,25 @@ GRADIENTS = [
     "lib.linalg.lu_solve(*F, r.mT, left=False, adjoint=True)",
     "lib.linalg.lu_solve(*Fb, r)", "lib.linalg.lu_solve(*F, r.expand(2, 3, 2))",
     "lib.linalg.lu_solve(F.LU, F.pivots, lib.ones(3, 2))",
-    "lib.linalg.lu_solve(*lib.linalg.lu_factor(d.detach()), r.double())",
+    "lib.linalg.lu_solve(*lib.linalg.lu_factor(a.detach()), r)",
 ]
 
 
 # float64 leaves: float32 factors round differently from LAPACK's in the last bits
-GRAD_SETUP = {k: SETUP[k].replace("requires_grad=True", "dtype=lib.float64, "
-                                  "requires_grad=True").replace("2])", "2]).double()")
-              for k in ("a", "b", "w", "t", "r")} | {"d": SETUP["d"], "F": SETUP["F"],
-                                                       "Fb": SETUP["Fb"]}
+GRAD_SETUP = {
+    "a": "lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 10.0]], dtype=lib.float64, "
+         "requires_grad=True)",
+    "b": "lib.stack([lib.tensor([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [4.0, 0.0, 1.0]]), "
+         "lib.eye(3) * 2]).double().requires_grad_()",
+    "w": "lib.tensor([[1.0, 2.0, 3.0, 4.0], [5.0, -1.0, 0.5, 2.0]], dtype=lib.float64, "
+         "requires_grad=True)",
+    "t": "lib.tensor([[1.0, 2.0], [5.0, -1.0], [0.5, 3.0], [2.0, 0.0]], dtype=lib.float64, "
+         "requires_grad=True)",
+    "r": "lib.tensor([[1.0, -2.0], [0.5, 3.0], [2.0, 1.0]], dtype=lib.float64, "
+         "requires_grad=True)",
+    "F": SETUP["F"],
+    "Fb": SETUP["Fb"],
+}
 
 
 @pytest.mark.parametrize("expr", GRADIENTS)

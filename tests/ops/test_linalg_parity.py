@@ -102,6 +102,11 @@ EXPRESSIONS = [
     "lib.linalg.matrix_norm(b, 1, dim=(-1, -2))", "lib.linalg.matrix_norm(v)",
     "lib.linalg.matrix_norm(b, dim=(1, 1))", "lib.linalg.diagonal(b)",
     "lib.linalg.diagonal(b, offset=1, dim1=0, dim2=2)", "lib.linalg.matmul(a, w)",
+    # batch dims that do not broadcast: torch names the last one that differs
+    "lib.matmul(lib.ones(2, 3, 4, 5), lib.ones(3, 2, 5, 6))",
+    "lib.matmul(lib.ones(4, 1, 2, 3), lib.ones(3, 3, 2))",
+    "lib.cdist(lib.ones(2, 3, 4, 5), lib.ones(3, 2, 5, 5))",
+    "lib.cdist(lib.ones(2, 3, 4, 5), lib.ones(3, 2, 5, 5), p=1.0)",
 ]
 
 
