@@ -24,7 +24,7 @@ from collections.abc import Mapping
 
 from ..graph.grad_mode import no_grad
 from ..tensor import Tensor
-from ._hooks import RemovableHandle
+from ._hooks import RemovableHandle, add_module_hook
 from .parameter import Parameter
 
 __all__ = ["StateDictMixin"]
@@ -83,12 +83,6 @@ class _WrappedHook:
             self.module = weakref.ref(state["module"])
 
 
-def _add(hooks: OrderedDict, hook) -> RemovableHandle:
-    handle = RemovableHandle(hooks)
-    hooks[handle.id] = hook
-    return handle
-
-
 class StateDictMixin:
     """The state-dict half of ``Module`` (its hook tables are made by ``Module.__init__``)."""
 
@@ -102,7 +96,7 @@ class StateDictMixin:
         if getattr(hook, "_from_public_api", False):
             raise RuntimeError("Cannot register the same function as the state dict post hook "
                                "that was previously registered via register_state_dict_post_hook")
-        return _add(self._state_dict_hooks, hook)
+        return add_module_hook(self._state_dict_hooks, hook)
 
     def register_state_dict_post_hook(self, hook) -> RemovableHandle:
         """Run ``hook(module, state_dict, prefix, local_metadata)`` after this module's
@@ -115,17 +109,17 @@ class StateDictMixin:
         ['weight']
         """
         hook._from_public_api = True   # tells state_dict to refuse a returned value
-        return _add(self._state_dict_hooks, hook)
+        return add_module_hook(self._state_dict_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """Run ``hook(module, prefix, keep_vars)`` before this module's ``state_dict``."""
-        return _add(self._state_dict_pre_hooks, hook)
+        return add_module_hook(self._state_dict_pre_hooks, hook)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
         """Run ``hook([module,] state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` before this module loads its entries."""
-        return _add(self._load_state_dict_pre_hooks,
-                    _WrappedHook(hook, self if with_module else None))
+        return add_module_hook(self._load_state_dict_pre_hooks,
+                               _WrappedHook(hook, self if with_module else None))
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -143,7 +137,7 @@ class StateDictMixin:
         >>> m.load_state_dict({})
         <All keys matched successfully>
         """
-        return _add(self._load_state_dict_post_hooks, hook)
+        return add_module_hook(self._load_state_dict_post_hooks, hook)
 
     # -- extra state ----------------------------------------------------------------------------
 

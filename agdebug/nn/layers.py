@@ -536,10 +536,11 @@ class ModuleList(_NumberedModules):
         return ModuleList([*self, *other])
 
     def __repr__(self) -> str:
-        """torch's: a run of equal entries is shown once, as ``(i-j): n x <module>``."""
+        """torch's: a run of equal entries is shown once, as ``(i-j): n x <module>``; a
+        subclass shows its own name."""
         reprs = [repr(m) for m in self]
         if not reprs:
-            return "ModuleList()"
+            return self._get_name() + "()"
         lines, start = [], 0
         for i in range(1, len(reprs) + 1):
             if i == len(reprs) or reprs[i] != reprs[start]:
@@ -548,7 +549,7 @@ class ModuleList(_NumberedModules):
                 lines.append(f"{label}{':' if i - 1 == start else ''} "
                              + reprs[start].replace("\n", "\n  "))
                 start = i
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def append(self, module):
         """Add ``module`` at the end."""

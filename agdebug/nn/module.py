@@ -167,19 +167,29 @@ class Module(StateDictMixin):
                 return
         object.__delattr__(self, name)
 
+    def _check_new_name(self, kind: str, name, table: dict) -> None:
+        """torch's checks on the name of a new parameter, buffer or module (``kind``): a
+        string, no ".", not empty, and no attribute of that name unless it is in ``table``
+        (the kind's own table, whose entries may be replaced)."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        taken = hasattr(self, name) and name not in table
+        if taken and kind == "module":   # torch's add_module looks for a clash first
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            got = f", got: {name}" if kind == "module" else ""   # torch names it for modules
+            raise KeyError(f'{kind} name can\'t contain "."{got}')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if taken:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_parameter(self, name: str, param) -> None:
         """Add a parameter, with torch's errors for bad names and values; a name the module
         already uses for anything else (a buffer, a method, a property) is refused."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("parameter", name, self._parameters)
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
@@ -190,14 +200,7 @@ class Module(StateDictMixin):
         out of ``state_dict``), with torch's errors for bad names and values."""
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
@@ -208,7 +211,10 @@ class Module(StateDictMixin):
             self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name: str, module) -> None:
-        self._forget(name)
+        """Add (or replace) the child ``name``, with torch's errors for bad names and values."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_type_name(module)} is not a Module subclass")
+        self._check_new_name("module", name, self._modules)
         self._modules[name] = module
 
     register_module = add_module

@@ -137,7 +137,8 @@ class _NormBase(Module):
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs) -> None:
-        # A checkpoint from before version 2 has no ``num_batches_tracked``: it counts from 0.
+        # A checkpoint from before version 2 has no ``num_batches_tracked``: the module keeps
+        # its own count (0 if it has none), as torch does.
         version = local_metadata.get("version", None)
         key = prefix + "num_batches_tracked"
         if (version is None or version < 2) and self.track_running_stats and \

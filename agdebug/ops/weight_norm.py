@@ -82,22 +82,29 @@ def norm_except_dim(v: Tensor, pow: int = 2, dim: int = 0) -> Tensor:
     return norm_p_dim(flat, ord=float(pow), dim=(1 - min(dim, 1),), keepdim=False).view(shape)
 
 
+def _fused(v: Tensor, g: Tensor, dim: int) -> tuple:
+    # torch's fused kernel takes one dtype and does not promote (the composite path does).
+    if v.dtype != g.dtype:
+        raise RuntimeError(f"expected scalar type {v.dtype._legacy} but found {g.dtype._legacy}")
+    return weight_norm_interface(v, g, dim=dim)
+
+
 def weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
     """``v * (g / norm_except_dim(v, 2, dim))``: torch's ``_weight_norm``, one fused node
-    (WeightNormInterfaceBackward0) for ``dim`` 0 or the last dim."""
+    (WeightNormInterfaceBackward0, which wants ``v`` and ``g`` of one dtype) for ``dim`` 0 or
+    the last dim, whatever the dtype; other dims promote ``v`` and ``g`` as ``*`` and ``/``."""
     if v.device != g.device:
         raise RuntimeError("weight_norm: expected v_in and g_in to be on the same device, but "
                            f"v_in is on {v.device} and g_in is on {g.device}")
     v, g = v.contiguous(), g.contiguous()
-    half = np.dtype(np.float16)
-    if v._data.dtype != half and g._data.dtype != half and dim in (0, v.ndim - 1):
-        return weight_norm_interface(v, g, dim=dim)[0]
+    if dim in (0, v.ndim - 1):
+        return _fused(v, g, dim)[0]
     return v * (g / norm_except_dim(v, 2, dim))
 
 
 def weight_norm_interface_function(v: Tensor, g: Tensor, dim: int = 0) -> tuple:
     """``(w, norms)``: the fused op itself (torch's ``_weight_norm_interface``)."""
-    return weight_norm_interface(v.contiguous(), g.contiguous(), dim=dim % max(v.ndim, 1))
+    return _fused(v.contiguous(), g.contiguous(), dim % max(v.ndim, 1))
 
 
 FUNCTIONS = {"_weight_norm": weight_norm, "norm_except_dim": norm_except_dim,

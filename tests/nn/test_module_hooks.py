@@ -11,6 +11,8 @@ import pytest
 import agdebug as ag
 from agdebug.nn import module as ag_module
 
+from .module_parity import raised
+
 
 def _both(torch, scenario):
     """The scenario's record with agdebug, checked equal to torch's; returned."""
@@ -34,14 +36,6 @@ def _graph_names(t) -> list:
         order.append(node.name().rpartition("::")[2])
         queue.extend(fn for fn, _ in node.next_functions)
     return order
-
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:   # noqa: BLE001 - the error itself is compared
-        return type(e).__name__, str(e).splitlines()[0]
-    return None
 
 
 def _warnings(fn) -> list:
@@ -98,7 +92,7 @@ def test_forward_pre_hook_with_kwargs_bad_return(torch):
     def scenario(lib):
         m = lib.nn.Identity()
         m.register_forward_pre_hook(lambda mod, args, kwargs: args, with_kwargs=True)
-        return _error(lambda: m(lib.ones(1)))
+        return raised(lambda: m(lib.ones(1)))
     assert _both(torch, scenario)[0] == "RuntimeError"
 
 
@@ -123,7 +117,7 @@ def test_always_call_hook_runs_when_forward_raises(torch):
                                 always_call=True)
         m.register_forward_hook(lambda mod, args, out: log.append("never"))
         m.register_forward_hook(lambda mod, args, out: 1 / 0, always_call=True)
-        caught = _warnings(lambda: log.append(_error(lambda: m(lib.ones(1)))))
+        caught = _warnings(lambda: log.append(raised(lambda: m(lib.ones(1)))))
         return log, caught
     log, caught = _both(torch, scenario)
     assert log == [("always", None), ("ValueError", "boom")]
@@ -220,7 +214,7 @@ def test_backward_hooks_wrong_number_of_values(torch):
             else:
                 m.register_full_backward_hook(lambda mod, gi, go: (gi[0], gi[0]))
             out = m(lib.ones(1, 2, requires_grad=True)).sum()
-            errors.append(_error(out.backward))
+            errors.append(raised(out.backward))
         return errors
     errors = _both(torch, scenario)
     assert errors[0] == ("RuntimeError", "Backward pre hook returned an invalid number of "
@@ -236,7 +230,7 @@ def test_no_input_requires_grad_warns_and_refuses_a_value(torch):
         m.register_full_backward_hook(lambda mod, gi, go: (lib.ones(1, 2),))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            error = _error(m(lib.ones(1, 2)).sum().backward)
+            error = raised(m(lib.ones(1, 2)).sum().backward)
         return log, [c for c, _ in caught], caught[0][1][:40], error
     log, categories, _, error = _both(torch, scenario)
     assert log == [(None,)] and categories == ["UserWarning"]
@@ -251,7 +245,7 @@ def test_inplace_on_a_hooked_input_is_refused(torch):
         m = InPlace()
         m.register_full_backward_hook(lambda *a: None)
         leaf = lib.ones(2, requires_grad=True)   # a leaf input too: the same refusal
-        return _error(lambda: m(leaf * 1)), _error(lambda: m(leaf))
+        return raised(lambda: m(leaf * 1)), raised(lambda: m(leaf))
     inner, leaf = _both(torch, scenario)
     assert inner == leaf and inner[1].startswith("Output 0 of BackwardHookFunction is a view")
 
@@ -281,7 +275,7 @@ def test_deprecated_backward_hook(torch):
     def scenario(lib):
         log, m = [], lib.nn.Linear(2, 2)
         m.register_backward_hook(lambda mod, gi, go: log.append([_shape(g) for g in gi]))
-        mixed = _error(lambda: m.register_full_backward_hook(lambda *a: None))
+        mixed = raised(lambda: m.register_full_backward_hook(lambda *a: None))
         x = lib.ones(3, 2, requires_grad=True)
         caught = _warnings(lambda: m(x).sum().backward())
         return log, mixed, [c for c, _ in caught]
@@ -339,7 +333,7 @@ def _net(lib):
 def test_accessor_results_and_errors(torch, call):
     def scenario(lib):
         net = _net(lib)
-        error = _error(lambda: eval(call, {"net": net, "lib": lib}))
+        error = raised(lambda: eval(call, {"net": net, "lib": lib}))
         if error is not None:
             return error
         value = eval(call, {"net": net, "lib": lib})

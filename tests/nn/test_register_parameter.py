@@ -1,4 +1,5 @@
-"""``register_parameter`` and assigning a Parameter: torch's checks on the name."""
+"""``register_parameter``, ``register_buffer``, ``add_module`` and assigning a Parameter:
+torch's checks on the name (and on the value)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def _outcome(lib, action):
         action(lib, module)
     except Exception as e:   # noqa: BLE001 - the error itself is compared
         return type(e).__name__, str(e)
-    return "ok", sorted(name for name, _ in module.named_parameters())
+    return "ok", sorted(name for name, _ in module.named_parameters()), list(module._modules)
 
 
 ACTIONS = {
@@ -35,6 +36,19 @@ ACTIONS = {
     "not a Parameter": lambda lib, m: m.register_parameter("extra", lib.ones(1)),
     "new name": lambda lib, m: m.register_parameter("extra", lib.nn.Parameter(lib.ones(1))),
     "None": lambda lib, m: m.register_parameter("extra", None),
+    "buffer: dotted name": lambda lib, m: m.register_buffer("a.b", None),
+    "buffer: empty name": lambda lib, m: m.register_buffer("", None),
+    "buffer over a parameter": lambda lib, m: m.register_buffer("weight", None),
+    "buffer: name not a string": lambda lib, m: m.register_buffer(3, None),
+    "module: dotted name": lambda lib, m: m.add_module("a.b", lib.nn.ReLU()),
+    "module: empty name": lambda lib, m: m.add_module("", lib.nn.ReLU()),
+    "module over a method": lambda lib, m: m.add_module("forward", lib.nn.ReLU()),
+    "module over a parameter": lambda lib, m: m.register_module("weight", None),
+    "module: name not a string": lambda lib, m: m.add_module(3, lib.nn.ReLU()),
+    "module: not a Module": lambda lib, m: m.add_module("act", 3),
+    "module: new name, then replaced": lambda lib, m: [m.add_module("act", lib.nn.ReLU()),
+                                                       m.add_module("act", None)],
+    "module dict key over a method": lambda lib, m: lib.nn.ModuleDict({"keys": lib.nn.ReLU()}),
 }
 
 

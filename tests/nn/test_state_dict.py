@@ -9,34 +9,10 @@ import warnings
 
 import numpy as np
 
-import agdebug as ag
+from .module_parity import both
 
 RNG = np.random.default_rng(7)
 W = RNG.standard_normal((3, 4))
-
-
-def _plain(value):
-    """What a scenario returns, made comparable across the two libraries."""
-    if hasattr(value, "detach") and hasattr(value, "dtype"):
-        return ("tensor", str(value.dtype), tuple(value.shape), value.requires_grad,
-                value.detach().numpy().astype(np.float64).round(6).tolist())
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "training") and hasattr(value, "_modules"):
-        return f"<{type(value).__name__}>"
-    if isinstance(value, BaseException):
-        return (type(value).__name__, str(value))
-    return value
-
-
-def _both(torch, scenario) -> None:
-    """Run ``scenario(lib)`` with agdebug and torch; the results must be the same."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got, want = _plain(scenario(ag)), _plain(scenario(torch))
-    assert got == want
 
 
 def _outcome(fn):
@@ -64,7 +40,7 @@ def test_keys_order_shared_modules_and_metadata(torch):
     def scenario(lib):
         sd = _net(lib).state_dict()
         return list(sd), dict(sd._metadata), type(sd).__name__
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_prefix_keep_vars_and_detach(torch):
@@ -75,7 +51,7 @@ def test_prefix_keep_vars_and_detach(torch):
         sd["net.0.bias"].zero_()   # detached, but the same storage
         return (list(sd), dict(sd._metadata), sd["net.0.weight"].requires_grad,
                 kept["0.weight"] is net[0].weight, net[0].bias)
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_destination_with_and_without_metadata(torch):
@@ -84,7 +60,7 @@ def test_destination_with_and_without_metadata(torch):
         plain = {}
         out = net.state_dict(destination=plain)
         return out is plain, hasattr(plain, "_metadata"), list(plain)
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_positional_arguments_warn(torch):
@@ -93,7 +69,7 @@ def test_positional_arguments_warn(torch):
             warnings.simplefilter("always")
             sd = lib.nn.Linear(2, 2).state_dict(None, "p.", True)
         return [w.category.__name__ for w in caught], list(sd), dict(sd._metadata)
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_version_class_attribute_goes_to_metadata(torch):
@@ -102,7 +78,7 @@ def test_version_class_attribute_goes_to_metadata(torch):
             _version = 3
         net = lib.nn.Sequential(Versioned(2, 2), lib.nn.Sequential(Versioned(2, 1)))
         return dict(net.state_dict()._metadata), lib.nn.Module._version
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_extra_state(torch):
@@ -124,14 +100,14 @@ def test_extra_state(torch):
             {"weight": lib.ones(1, 1), "bias": lib.ones(1), "_extra_state": 1}))
         net.load_state_dict(sd)
         return list(sd), sd["0._extra_state"], net[0].count, missing, unexpected
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_extra_state_default_methods_raise(torch):
     def scenario(lib):
         m = lib.nn.Linear(1, 1)
         return _outcome(m.get_extra_state), _outcome(lambda: m.set_extra_state(1))
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 # -- state_dict hooks ---------------------------------------------------------------------------
@@ -150,7 +126,7 @@ def test_state_dict_hooks_order_and_arguments(torch):
                 lambda mod, sd, prefix, md: calls.append(("private", mod, prefix)))
         net.state_dict(prefix="x.", keep_vars=True)
         return calls
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_state_dict_post_hooks_return_values(torch):
@@ -168,7 +144,7 @@ def test_state_dict_post_hooks_return_values(torch):
         refused = _outcome(net.state_dict)
         again = _outcome(lambda: net._register_state_dict_hook(public))
         return replaced, refused, again
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_state_dict_post_hook_edits_in_place(torch):
@@ -181,7 +157,7 @@ def test_state_dict_post_hook_edits_in_place(torch):
         m.register_state_dict_post_hook(lambda mod, sd, prefix, md: md.update(tag=prefix))
         sd = lib.nn.Sequential(m).state_dict()
         return list(sd), dict(sd._metadata)
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_handles_remove_every_kind(torch):
@@ -205,7 +181,7 @@ def test_handles_remove_every_kind(torch):
         tables = (m._state_dict_pre_hooks, m._state_dict_hooks, m._load_state_dict_pre_hooks,
                   m._load_state_dict_post_hooks)
         return before, calls, [len(t) for t in tables]
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 # -- load_state_dict ----------------------------------------------------------------------------
@@ -223,7 +199,7 @@ def _bad_state(lib):
 def test_strict_error_text_in_full(torch):
     def scenario(lib):
         return _outcome(lambda: _net(lib).load_state_dict(_bad_state(lib)))
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_non_strict_result_and_errors_that_remain(torch):
@@ -235,7 +211,7 @@ def test_non_strict_result_and_errors_that_remain(torch):
         size_error = _outcome(lambda: _net(lib).load_state_dict(_bad_state(lib), strict=False))
         return (result, result.missing_keys, result.unexpected_keys, repr(result), size_error,
                 repr(_net(lib).load_state_dict(_net(lib).state_dict())))
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_load_copies_values_in_place(torch):
@@ -246,7 +222,7 @@ def test_load_copies_values_in_place(torch):
         before = dst.weight
         dst.load_state_dict(src.state_dict())
         return dst.weight is before, dst.weight, dst.weight.requires_grad
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_not_a_mapping_and_scalar_from_shape_one(torch):
@@ -255,7 +231,7 @@ def test_not_a_mapping_and_scalar_from_shape_one(torch):
         m.register_buffer("step", lib.tensor(1.0))
         m.load_state_dict({"step": lib.tensor([5.0])})   # torch 0.3 saved scalars as (1,)
         return _outcome(lambda: m.load_state_dict([("step", 1)])), m.step
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_none_parameter_with_a_key_is_unexpected(torch):
@@ -263,7 +239,7 @@ def test_none_parameter_with_a_key_is_unexpected(torch):
         m = lib.nn.Linear(2, 2, bias=False)
         sd = {"weight": lib.zeros(2, 2), "bias": lib.zeros(2)}
         return _outcome(lambda: m.load_state_dict(sd)), m.load_state_dict(sd, strict=False)
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_assign(torch):
@@ -278,7 +254,7 @@ def test_assign(torch):
         return (type(m.weight).__name__, m.weight.requires_grad, m.weight,
                 m.running_mean is sd["running_mean"], m.bias is p, m.bias.requires_grad,
                 list(m._parameters), [n for n, _ in m.named_parameters()])
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_assign_false_keeps_the_module_tensors(torch):
@@ -287,7 +263,7 @@ def test_assign_false_keeps_the_module_tensors(torch):
         sd = {k: v.clone() for k, v in m.state_dict().items()}
         m.load_state_dict(sd)
         return m.running_mean is sd["running_mean"], type(m.weight).__name__
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 # -- load hooks ---------------------------------------------------------------------------------
@@ -312,7 +288,7 @@ def test_load_hooks_order_and_arguments(torch):
         sd["1.x"] = lib.zeros(1)
         net.load_state_dict(sd, strict=False, assign=True)
         return calls
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_load_pre_hook_renames_and_private_hook_has_no_module(torch):
@@ -327,7 +303,7 @@ def test_load_pre_hook_renames_and_private_hook_has_no_module(torch):
         given = {"w": lib.ones(2, 2), "bias": lib.zeros(2)}
         result = lib.nn.Sequential(m).load_state_dict({"0." + k: v for k, v in given.items()})
         return result, seen, m.weight, list(given)
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_load_post_hook_can_clear_keys_and_must_return_none(torch):
@@ -339,7 +315,7 @@ def test_load_post_hook_can_clear_keys_and_must_return_none(torch):
         h.remove()
         m.register_load_state_dict_post_hook(lambda mod, keys: keys)
         return cleared, _outcome(lambda: m.load_state_dict(m.state_dict()))
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_load_post_hook_additions_make_strict_fail(torch):
@@ -347,7 +323,7 @@ def test_load_post_hook_additions_make_strict_fail(torch):
         m = lib.nn.Linear(2, 2)
         m.register_load_state_dict_post_hook(lambda mod, keys: keys.missing_keys.append("z"))
         return _outcome(lambda: m.load_state_dict(m.state_dict()))
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_overriding_load_from_state_dict_uses_version(torch):
@@ -373,7 +349,7 @@ def test_overriding_load_from_state_dict_uses_version(torch):
         new = net.state_dict()
         new["0.gain"] = lib.ones(2)   # version 2 in the metadata: no conversion
         return converted, value, _outcome(lambda: net.load_state_dict(new)), list(old)
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 # -- weight_norm and spectral_norm --------------------------------------------------------------
@@ -385,10 +361,12 @@ def test_weight_norm_loads_old_weight_g_and_weight_v(torch):
             old.weight.copy_(lib.tensor(W, dtype=lib.float32))
         old = lib.nn.utils.weight_norm(old)
         sd = old.state_dict()
+        keys = list(sd)
         new = lib.nn.utils.parametrizations.weight_norm(lib.nn.Linear(4, 3))
         result = new.load_state_dict(sd)
-        return list(sd), result, new.weight, list(new.state_dict()), list(sd)
-    _both(torch, scenario)
+        # the keys before and after: loading converts a copy, not the caller's dict
+        return keys, result, new.weight, list(new.state_dict()), list(sd)
+    both(torch, scenario)
 
 
 def test_spectral_norm_metadata_and_hooks(torch):
@@ -399,7 +377,7 @@ def test_spectral_norm_metadata_and_hooks(torch):
         hooks = ([type(h).__name__ for h in net[0]._state_dict_hooks.values()],
                  [type(h).__name__ for h in net[0]._load_state_dict_pre_hooks.values()])
         return list(sd), dict(sd._metadata), hooks, net.load_state_dict(sd)
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_spectral_norm_converts_a_version_0_state_dict(torch):
@@ -416,14 +394,14 @@ def test_spectral_norm_converts_a_version_0_state_dict(torch):
         incomplete = dict(old)
         del incomplete["weight_u"]
         return result, m.weight_v, _outcome(lambda: m.load_state_dict(incomplete))
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_spectral_norm_state_dict_without_metadata_loads(torch):
     def scenario(lib):
         m = lib.nn.utils.spectral_norm(lib.nn.Linear(4, 3))
         return m.load_state_dict(dict(m.state_dict()))
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_remove_spectral_norm_leaves_the_load_pre_hook_as_torch_does(torch):
@@ -432,7 +410,7 @@ def test_remove_spectral_norm_leaves_the_load_pre_hook_as_torch_does(torch):
         lib.nn.utils.remove_spectral_norm(m)
         tables = len(m._state_dict_hooks), len(m._load_state_dict_pre_hooks)
         return tables, list(m.state_dict()), _outcome(lambda: m.load_state_dict(m.state_dict()))
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_spectral_norm_version_recorded_twice_is_refused(torch):
@@ -440,7 +418,7 @@ def test_spectral_norm_version_recorded_twice_is_refused(torch):
         m = lib.nn.utils.spectral_norm(lib.nn.Linear(4, 3))
         m._register_state_dict_hook(m._state_dict_hooks[next(iter(m._state_dict_hooks))])
         return _outcome(m.state_dict)
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 # -- the norm layers' versions ------------------------------------------------------------------
@@ -450,10 +428,10 @@ def test_norm_layers_metadata_version(torch):
         net = lib.nn.Sequential(lib.nn.BatchNorm1d(2), lib.nn.InstanceNorm1d(2),
                                 lib.nn.LayerNorm(2))
         return {k: v for k, v in net.state_dict()._metadata.items()}
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
-def test_batch_norm_checkpoint_before_version_2_counts_from_zero(torch):
+def test_batch_norm_checkpoint_before_version_2_keeps_num_batches_tracked(torch):
     def scenario(lib):
         bn = lib.nn.BatchNorm1d(2)
         bn(lib.ones(4, 2) * lib.arange(4.0).reshape(4, 1))
@@ -461,15 +439,16 @@ def test_batch_norm_checkpoint_before_version_2_counts_from_zero(torch):
         del state["num_batches_tracked"]
         state._metadata[""]["version"] = 1
         fresh = lib.nn.BatchNorm1d(2)
+        fresh.num_batches_tracked.fill_(5)   # kept: the checkpoint has no count to load
         result = fresh.load_state_dict(state)
         return (list(result.missing_keys), fresh.num_batches_tracked, fresh.running_mean,
                 _outcome(lambda: lib.nn.BatchNorm1d(2).load_state_dict(
                     {k: v for k, v in state.items()})))
-    _both(torch, scenario)
+    both(torch, scenario)
 
 
 def test_instance_norm_checkpoint_before_version_1_with_running_stats(torch):
     def scenario(lib):
         state = {"running_mean": lib.zeros(2), "running_var": lib.ones(2)}
         return _outcome(lambda: lib.nn.InstanceNorm1d(2).load_state_dict(state))
-    _both(torch, scenario)
+    both(torch, scenario)

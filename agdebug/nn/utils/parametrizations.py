@@ -15,9 +15,8 @@ import enum
 import numpy as np
 
 from ... import creation
-from ...backend import xp_of
 from ...graph.grad_mode import no_grad
-from ...ops.matrix_functions import geqrf_arrays, householder_product, matrix_exp
+from ...ops.matrix_functions import geqrf, householder_product, matrix_exp
 from ...ops.methods import add
 from ...ops.shape_args import cat
 from ...ops.statistics import allclose
@@ -160,15 +159,9 @@ def _is_orthogonal(Q: Tensor) -> bool:
     return allclose(Q.mT @ Q, eye, atol=eps)
 
 
-def _geqrf(A: Tensor) -> tuple:
-    """torch.geqrf's ``(a, tau)``, outside any graph."""
-    reflectors, tau = geqrf_arrays(xp_of(A._data), A._data)
-    return Tensor._wrap(reflectors), Tensor._wrap(tau)
-
-
 def _make_orthogonal(A: Tensor) -> Tensor:
     """The Q of A = QR (A tall) with diag(R) >= 0."""
-    X, tau = _geqrf(A)
+    X, tau = geqrf(A)
     Q = householder_product(X, tau)
     # the diagonal of X is that of R: flipping columns by its signs makes it non-negative
     Q *= X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
@@ -260,7 +253,7 @@ class _Orthogonal(Module):
             raise NotImplementedError("It is not possible to assign to the matrix exponential "
                                       "or the Cayley parametrizations when "
                                       "use_trivialization=False.")
-        A, tau = _geqrf(Q)
+        A, tau = geqrf(Q)
         # diag(R) > 0 (else Q = (-Q)(-I) would do too); LAPACK's tau is exactly 0 where it
         # skipped a reflection
         A.diagonal(dim1=-2, dim2=-1).sign_()

@@ -165,10 +165,6 @@ class ParametrizationList(ModuleList):
                                  f"{original_i.dtype}")
             _maybe_set(original_i, tensor)
 
-    def __repr__(self) -> str:
-        # ModuleList's repr, under this class's name (torch's uses ``_get_name()``).
-        return type(self).__name__ + super().__repr__()[len("ModuleList"):]
-
     def forward(self) -> Tensor:
         if self.is_tensor:
             x = self[0](self.original)

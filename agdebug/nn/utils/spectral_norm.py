@@ -164,16 +164,12 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """Undo ``spectral_norm``: ``module.<name>`` is one parameter again (the last value)."""
     remove_norm_hook(module, SpectralNorm, name, "spectral_norm")
-    _drop_hook(module._state_dict_hooks, SpectralNormStateDictHook, name)
-    _drop_hook(module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook, name)
-    return module
-
-
-def _drop_hook(hooks: dict, kind: type, name: str) -> None:
-    # As in torch 2.13, the load pre-hook is never found: it sits in a _WrappedHook, so it
-    # stays, and loading a plain state dict into the module afterwards reports
-    # "<name>_orig" and "<name>_u" missing, as torch does.
+    hooks = module._state_dict_hooks
     for k, hook in hooks.items():
-        if isinstance(hook, kind) and hook.fn.name == name:
+        if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:
             del hooks[k]
-            return
+            break
+    # The load pre-hook stays: torch 2.13 looks for it among _load_state_dict_pre_hooks too,
+    # but it sits in a _WrappedHook there and is never found, so loading a plain state dict
+    # into the module afterwards reports "<name>_orig" and "<name>_u" missing, as torch does.
+    return module
