@@ -13,8 +13,8 @@ import numpy as np
 from .. import backend
 from ..backend import result_dtype
 from .registry import defop
-from .util import (broadcast_error, derivative_formula, kernel_missing, needs, per_element,
-                   zeros_grad)
+from .util import (attr_array, broadcast_error, derivative_formula, kernel_missing, needs,
+                   per_element, zeros_grad)
 
 
 def promote(a, b):
@@ -875,18 +875,12 @@ def where(xp, x, y, condition=None):
         dtype = result_dtype(x, y, -1, -1)
         if dtype.kind == "f":
             dtype = backend.DEFAULT_FLOAT.np
-        return xp.where(_array(condition), x, y).astype(dtype, copy=False)
+        return xp.where(attr_array(condition), x, y).astype(dtype, copy=False)
     try:
-        return xp.where(_array(condition), x, y)
+        return xp.where(attr_array(condition), x, y)
     except ValueError:
         broadcast_error(condition, x, y)
         raise
-
-
-def _array(value):
-    """A keyword argument's array: ops get their keywords as given, and CuPy (unlike NumPy)
-    takes no Tensor in place of an array."""
-    return value._data if hasattr(value, "_data") else value
 
 
 @where.vjp

@@ -20,7 +20,7 @@ from .elementwise import promote, softplus
 from .gather import index_add_op, masked_fill_op
 from .reduce import NO_DIM, missing_arguments
 from .registry import defop
-from .util import c_div, dims_of, input_shape, kernel_missing, needs, zeros_grad
+from .util import attr_array, c_div, dims_of, input_shape, kernel_missing, needs, zeros_grad
 
 # ----------------------------------------------------------------------------- softmax
 
@@ -122,11 +122,6 @@ def _scale_grad(ctx, grad, shape):
     return grad
 
 
-def _array(t):
-    """A tensor passed as a keyword attribute (not an input, so not an edge) as its array."""
-    return None if t is None else t._data
-
-
 @defop("div_scalar", node="DivBackward1")
 def div_scalar(xp, x, other=1):
     """aten's ``div.Scalar``: what C++ code records when it divides by a number (the mean of
@@ -143,7 +138,7 @@ def div_scalar_vjp(ctx, grad):
 def nll_loss(xp, x, target=None, weight=None, reduction="mean", ignore_index=-100):
     # target and weight are keyword attributes, not inputs: torch's node has one edge (self).
     # A call per training step: plain array calls, none of NumPy's Python-level helpers.
-    target, weight = _array(target), _array(weight)
+    target, weight = attr_array(target), attr_array(weight)
     axis = 1 if x.ndim >= 2 else 0
     classes = x.shape[axis]
     if (xp is np and x.ndim == 2 and weight is None and reduction == "mean" and target.size
@@ -238,7 +233,7 @@ _EPSILON = 1e-12
 @defop("binary_cross_entropy", node="BinaryCrossEntropyBackward0",
        saves=("x", "target"))
 def binary_cross_entropy(xp, x, target, weight=None, reduction="mean"):
-    weight = _array(weight)
+    weight = attr_array(weight)
     if bool(((x < 0) | (x > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     # torch clamps each log at -100 so that p = 0 or 1 gives a finite loss.
@@ -267,7 +262,7 @@ def binary_cross_entropy_vjp(ctx, grad):
        saves=("x", "target"))
 def binary_cross_entropy_with_logits(xp, x, target, weight=None, pos_weight=None,
                                      reduction="mean"):
-    weight, pos_weight = _array(weight), _array(pos_weight)
+    weight, pos_weight = attr_array(weight), attr_array(pos_weight)
     # softplus(-x) = log(1 + exp(-x)), computed without overflow.
     softplus_neg = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)
     if pos_weight is None:

@@ -44,6 +44,13 @@ def unrecorded_host(*tensors) -> bool:
     return all(type(t._data) is np.ndarray and t._data.dtype == dtype for t in tensors)
 
 
+def attr_array(value):
+    """A tensor passed as a keyword attribute (a target, a weight, a condition: not an input,
+    so not an edge) as its array; anything else (None, a number) as it is. The forward gets
+    keywords as given, and CuPy, unlike NumPy, takes no Tensor in place of an array."""
+    return value._data if isinstance(value, Tensor) else value
+
+
 def c_div(a: int, b: int) -> int:
     """C++'s integer division (it truncates toward zero), as torch's checks compute it."""
     q = abs(a) // abs(b)
