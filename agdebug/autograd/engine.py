@@ -23,6 +23,8 @@ import heapq
 import itertools
 import warnings
 
+import numpy as np
+
 from ..backend import xp_of
 from ..events import WATCH, probe
 from ..graph.anomaly_flag import ANOMALY
@@ -207,11 +209,18 @@ def _execute(task: GraphTask, graph_root) -> None:
     buffers: dict = {}
     bare = set()   # nodes whose input buffer holds a sum as a bare array (see the add below)
     tie = itertools.count()
-    ready = [(0, 0, graph_root)]
+    # The ready queue: a heap, and ``next_node`` beside it for the commonest case, a node
+    # that became ready while the heap was empty (every step of a chain): it is the
+    # highest-priority ready node, so it runs next without a trip through the heap.
+    ready = []
+    next_node = graph_root
     buffers[graph_root] = []
-    pop, push = heapq.heappop, heapq.heappush
-    while ready:
-        node = pop(ready)[2]
+    pop = heapq.heappop
+    while next_node is not None or ready:
+        if next_node is not None:
+            node, next_node = next_node, None
+        else:
+            node = pop(ready)[2]
         grads = buffers.pop(node)
         if bare and node in bare:
             bare.discard(node)
@@ -268,10 +277,20 @@ def _execute(task: GraphTask, graph_root) -> None:
             if WATCH.on:
                 probe.buffer_accumulated(node, fn, nr, grad, remaining)
             if remaining == 0:
-                # Highest sequence number first; accumulators have the largest (torch's
-                # UINT64_MAX), so they run as soon as they are ready, in the order they became so.
-                key = _FIRST if type(fn) is AccumulateGrad else -fn._id
-                push(ready, (key, next(tie), fn))
+                if next_node is None and not ready:
+                    next_node = fn
+                else:
+                    if next_node is not None:   # two ready at once: both go by priority
+                        _push_ready(ready, next_node, tie)
+                        next_node = None
+                    _push_ready(ready, fn, tie)
+
+
+def _push_ready(ready: list, fn, tie) -> None:
+    # Highest sequence number first; accumulators have the largest (torch's UINT64_MAX),
+    # so they run as soon as they are ready, in the order they became so.
+    key = _FIRST if type(fn) is AccumulateGrad else -fn._id
+    heapq.heappush(ready, (key, next(tie), fn))
 
 
 _FIRST = -float("inf")
@@ -399,8 +418,14 @@ def _conform(node, i: int, grad, shape: tuple, dtype) -> Tensor:
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {i} - got "
                 f"{list(data.shape)} but expected shape compatible with {list(shape)}")
-        # Unrecorded, the reduction op itself: Tensor.sum_to_size's checks are done above.
-        grad = grad.sum_to_size(shape) if MODE.grad_enabled else sum_to_size(grad, size=shape)
+        if MODE.grad_enabled:
+            grad = grad.sum_to_size(shape)
+        elif type(data) is np.ndarray:
+            # Unrecorded on the host: the reduction's own forward on the array (a bias's
+            # gradient in every Linear layer; the op's call costs several times the sum).
+            grad = Tensor._wrap(sum_to_size.forward(np, data, shape))
+        else:   # the op itself: Tensor.sum_to_size's checks are done above
+            grad = sum_to_size(grad, size=shape)
     if grad._data.dtype != dtype:
         grad = to_dtype(grad, dtype=dtype)
     return grad

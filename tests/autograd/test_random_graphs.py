@@ -113,6 +113,38 @@ def test_random_graph_backward_equals_grad(recipe):
         _same(a, b)
 
 
+def _torch_order(torch, recipe) -> list:
+    """Node names in the order torch's engine runs them (a pre-hook on every node)."""
+    _, _, out = build(torch, recipe)
+    order, seen, stack = [], set(), [out.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        fn.register_prehook(lambda grads, name=fn.name(): order.append(name))
+        stack.extend(next_fn for next_fn, _ in fn.next_functions)
+    out.backward()
+    return order
+
+
+def _agdebug_order(recipe) -> list:
+    """Node names in the order agdebug's engine runs them (its node_started events; no
+    hooks, so every node takes the engine's common path)."""
+    from agdebug.debug import record
+    _, _, out = build(ag, recipe)
+    with record() as trace:
+        out.backward()
+    return [e.name for e in trace.events if e.kind == "node_started"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(recipe=recipe_strategy)
+def test_random_graph_runs_its_nodes_in_torchs_order(recipe):
+    torch = pytest.importorskip("torch")
+    assert _agdebug_order(recipe) == _torch_order(torch, recipe)
+
+
 def test_fixed_recipe_with_reuse():
     recipe = ([0, 1], [("b", "mul", 0, 1), ("u", "exp", 2), ("b", "add", 2, 3),
                        ("u", "sum_last", 4), ("b", "sub", 5, 0), ("u", "tanh", 2)], 7)
