@@ -269,10 +269,11 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
     if op.save_specs:
         node._saved = _save(op, node, args, wrapped, extras)
     if WATCH.on:
-        # This frame and its two callers are the registry's (``_record_one`` or ``_record``,
-        # called from ``Op.run`` or ``run_direct``): the user's line is past them, and the
-        # probe skips them unread.
-        probe.node_created(node, args, wrapped, engine_frames=3)
+        # This frame and its three callers are agdebug's: ``_record_one`` or ``_record``,
+        # called from ``Op.run`` or ``run_direct``, which only agdebug calls (``Op.__call__``,
+        # the operators in ``methods``, ``run_direct``). The user's line is past them, and
+        # the probe skips them unread: looking at a frame costs most of finding the line.
+        probe.node_created(node, args, wrapped, engine_frames=4)
 
 
 def run_direct(op: Op, args: tuple) -> Tensor:
