@@ -24,6 +24,7 @@ from ..ops import activation as act
 from ..ops import binary_math
 from ..ops.bilinear import bilinear
 from ..ops import elementwise as ew
+from ..ops import linalg
 from ..ops import loss as loss_ops
 from ..ops import nn as ops
 from ..ops import norm as norm_ops
@@ -252,19 +253,18 @@ def linear(input, weight, bias=None):
     >>> ag.nn.functional.linear(x, w, b).grad_fn.name()
     'AddmmBackward0'
     """
-    from .. import functions as fn
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
     if input.ndim == 2 and bias is not None:
-        return fn.addmm(bias, input, weight.t())
+        return linalg.addmm(bias, input, weight.t())
     if input.ndim == 2 and weight.ndim == 2:   # torch's matmul: mm here, mv for a 1D weight
-        return fn.mm(input, weight.t())
+        return linalg.mm(input, weight.t())
     if bias is not None:
         flat = input.reshape(-1, input.shape[-1])
-        out = fn.addmm(bias, flat, weight.t())
+        out = linalg.addmm(bias, flat, weight.t())
         return out.view(tuple(input.shape[:-1]) + (weight.shape[0],))
-    return fn.matmul(input, weight.t())
+    return linalg.matmul(input, weight.t())
 
 
 # ----------------------------------------------------------------------------- embedding
