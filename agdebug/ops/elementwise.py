@@ -640,7 +640,9 @@ def relu(xp, x):
 
 @relu.vjp
 def relu_vjp(ctx, grad):
-    return (threshold_backward(grad, ctx.result, threshold=0),)
+    # threshold 0 is the op's default: called without the keyword, the call takes the
+    # registry's short path (``run_direct``), and a recorded node reads the default.
+    return (threshold_backward(grad, ctx.result),)
 
 
 @defop("threshold_backward", node="ThresholdBackwardBackward0", saves=("self",))
