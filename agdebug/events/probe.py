@@ -186,8 +186,8 @@ def summarize(t) -> r.TensorSummary | None:
     if type(data) is not _NDARRAY or WATCH.values:
         return _summary(tid, data)
     summary = _SHARED.get(tid)
-    # Still true while the shape and dtype are (an array's nbytes is its size times its
-    # itemsize, strides aside).
+    # It holds while the shape and dtype do: an array's nbytes is its size times its
+    # itemsize, whatever its strides.
     if (summary is None or summary.shape != data.shape
             or summary.dtype != _DTYPE_NAMES.get(data.dtype)):
         if len(_SHARED) >= 4096:   # bounded: ids never repeat, old entries are just dropped
