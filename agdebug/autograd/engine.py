@@ -33,6 +33,7 @@ from ..graph.node import AccumulateGrad, GraphRoot, OpNode
 from ..graph.saved import SAVED_FREED_MESSAGE
 from ..ops.elementwise import to_dtype
 from ..ops.reduce import sum_to_size
+from ..ops.util import unrecorded_host
 from ..tensor import Tensor
 
 __all__ = ["run_backward"]
@@ -418,13 +419,13 @@ def _conform(node, i: int, grad, shape: tuple, dtype) -> Tensor:
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {i} - got "
                 f"{list(data.shape)} but expected shape compatible with {list(shape)}")
-        if MODE.grad_enabled:
-            grad = grad.sum_to_size(shape)
-        elif type(data) is np.ndarray:
-            # Unrecorded on the host: the reduction's own forward on the array (a bias's
-            # gradient in every Linear layer; the op's call costs several times the sum).
+        if unrecorded_host(grad):
+            # The reduction's own forward on the array (a bias's gradient in every Linear
+            # layer; the op's call costs several times the sum).
             grad = Tensor._wrap(sum_to_size.forward(np, data, shape))
-        else:   # the op itself: Tensor.sum_to_size's checks are done above
+        elif MODE.grad_enabled:
+            grad = grad.sum_to_size(shape)
+        else:   # the op itself (on a GPU): Tensor.sum_to_size's checks are done above
             grad = sum_to_size(grad, size=shape)
     if grad._data.dtype != dtype:
         grad = to_dtype(grad, dtype=dtype)

@@ -1,5 +1,6 @@
-"""Derivatives computed on arrays when nothing records them (``derivative_formula``) give
-the same bits as the same formula run as ops, and torch's values."""
+"""Derivatives computed on arrays when nothing records them (``derivative_formula``, and
+the engine's sum of a broadcast gradient) give the same bits as the same formula run as
+ops, and torch's values."""
 
 from __future__ import annotations
 
@@ -115,3 +116,28 @@ def test_only_host_arrays_of_one_dtype_unrecorded_are_computed_directly(fake_cud
         product = ag.mm(ag.ones(2, 3, device="cuda:1"), ag.ones(3, 2, device="cuda:1"))
     assert not unrecorded_host(ag.ones(3), ag.ones(3))   # grad mode on: the ops record it
     assert str(out.device) == str(product.device) == "cuda:1"
+
+
+@pytest.mark.parametrize("bias_shape", [(3,), (4, 1), (1, 4, 3), (1, 1, 1)])
+def test_a_broadcast_gradient_is_summed_on_its_array(bias_shape, monkeypatch):
+    from agdebug.ops import reduce
+    rng = np.random.default_rng(1)
+    grad = rng.standard_normal((5, 4, 3)).astype(np.float32)
+    b = ag.zeros(bias_shape, requires_grad=True)
+    want = reduce.sum_to_size(ag.tensor(grad), size=bias_shape).numpy()   # the op itself
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the reduction went through the op")
+    # The engine reduces on the array, without calling the op (its forward is still used).
+    monkeypatch.setattr(reduce.sum_to_size, "run", refuse)
+    (ag.ones(5, 4, 3) * b).backward(ag.tensor(grad))
+    np.testing.assert_array_equal(b.grad.numpy(), want)
+    assert b.grad.grad_fn is None and b.grad.shape == bias_shape
+
+
+def test_a_broadcast_gradient_is_recorded_under_create_graph():
+    a, b = ag.ones(2, 3, requires_grad=True), ag.zeros(3, requires_grad=True)
+    (g,) = ag.autograd.grad((a * b).sum(), b, create_graph=True)
+    # torch's nodes for the engine's reduction (sum_to: a sum keeping dims, then a view)
+    assert [g.grad_fn.name(), g.grad_fn.next_functions[0][0].name()] == [
+        "ViewBackward0", "SumBackward1"]
