@@ -105,12 +105,15 @@ def max_pool_with_indices(op, input: Tensor, attrs: dict, return_indices: bool):
     """``op(input)`` (max_pool2d's or max_pool3d's op), and with ``return_indices`` the
     indices of the maxima as well: when the call is recorded, the very tensor its node saved
     (as torch returns it: writing into it makes backward refuse, as in torch), so a training
-    step pools once; unrecorded, nothing saved them, and the forward runs again for them."""
+    step pools once. Unrecorded, nothing saved them; under saved-tensor hooks the node holds
+    only what the pack hook made of them (unpacking would run the user's unpack hook in the
+    forward). In both cases the forward runs again for them."""
     if not return_indices:
         return op(input, **attrs)
     result = op(input, **attrs)
-    if result.grad_fn is not None:
-        return result, result.grad_fn.indices
+    saved = result.grad_fn._saved.get("indices") if result.grad_fn is not None else None
+    if saved is not None and saved._tensor is not None:
+        return result, saved._tensor
     _, indices = op.forward(backend.xp_of(input._data), input._data, **attrs)
     return result, Tensor._wrap(indices)
 

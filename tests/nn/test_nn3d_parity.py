@@ -347,3 +347,24 @@ def test_max_pool_indices_are_the_saved_ones(torch, fn, shape):
             return same, indices.requires_grad, str(e).split(" is at version")[0]
         return same, indices.requires_grad, "no error"
     assert outcome(ag) == outcome(torch)
+
+
+@pytest.mark.parametrize("fn,shape", [("max_pool2d", (1, 1, 4, 4)),
+                                      ("max_pool3d", (1, 1, 4, 4, 4))])
+def test_max_pool_indices_under_saved_tensor_hooks(torch, fn, shape):
+    """Under saved-tensor hooks the node keeps only what the pack hook made: the indices
+    come from the forward, and the unpack hook runs in the backward alone, as in torch."""
+    def outcome(lib):
+        functional = ag.nn.functional if lib is ag else lib.nn.functional
+        x = lib.arange(float(np.prod(shape))).reshape(shape).requires_grad_()
+        unpacked = []
+
+        def unpack(packed):
+            unpacked.append(len(unpacked))
+            return packed
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+            y, indices = getattr(functional, fn)(x, 2, return_indices=True)
+        in_forward = len(unpacked)
+        y.sum().backward()
+        return in_forward, bool(unpacked), indices.flatten().tolist(), x.grad.flatten().tolist()
+    assert outcome(ag) == outcome(torch)
