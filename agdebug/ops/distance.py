@@ -28,7 +28,8 @@ def _norm_grad(diff: Tensor, norm: Tensor, p: float) -> Tensor:
         return diff.sign()
     zero = norm._data == 0
     keep = _const((~zero).astype(norm._data.dtype), norm)
-    if p == math.inf:   # the largest |entries| share the gradient, as torch's amax backward
+    if abs(p) == math.inf:   # the largest (smallest) |entries| share the gradient, as
+        # torch's amax (amin) backward
         hits = diff.abs() == norm
         return diff.sign() * hits / hits.sum(-1, keepdim=True)
     safe = norm + _const(zero.astype(norm._data.dtype), norm)   # no gradient where the norm is 0
@@ -93,8 +94,10 @@ def dist_op(xp, self, other, p=2.0):
     diff = xp.abs(self - other).reshape(-1)
     if p == 0:
         return xp.asarray((diff != 0).sum(), dtype=diff.dtype)
-    if p == math.inf:   # (CuPy's max takes no ``initial``: an empty difference is 0)
-        return diff.max() if diff.size else xp.zeros((), dtype=diff.dtype)
+    if p == math.inf:   # (``dist`` refuses an empty difference, as torch)
+        return diff.max()
+    if p == -math.inf:
+        return diff.min()
     if p == 1:
         return diff.sum()
     return xp.asarray((diff ** p).sum() ** (1 / p), dtype=diff.dtype)
@@ -120,7 +123,11 @@ def dist(input, other, p=2):
     if input._data.dtype.kind not in "fc":
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
                            f"Got {_name(input)} instead.")
-    return dist_op(input, other, p=float(p))
+    p = float(p)
+    if abs(p) == math.inf and math.prod(broadcast_shape(input.shape, other.shape)) == 0:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on an empty tensor "
+                           "because the operation does not have an identity")
+    return dist_op(input, other, p=p)
 
 
 # ----------------------------------------------------------------------------- cdist

@@ -115,6 +115,7 @@ CASES += [
     Case("dist", lambda t, a, b: t.dist(a, b, 1), [X, V], id="dist_p1_broadcast"),
     Case("dist", lambda t, a, b: a.dist(b, 3.5), [X, V * 2], id="dist_p3_5"),
     Case("dist", lambda t, a, b: a.dist(b, float("inf")), [X, V], id="dist_inf"),
+    Case("dist", lambda t, a, b: a.dist(b, -float("inf")), [X, V], id="dist_minus_inf"),
     Case("cdist", lambda t, a, b: t.cdist(a, b), [R34, S54], grad_fn="CdistBackward0"),
     Case("cdist", lambda t, a, b: t.cdist(a, b, p=1), [R34, S54], id="cdist_p1"),
     Case("cdist", lambda t, a, b: t.cdist(a, b, p=3), [B34, S54[None]], id="cdist_p3_batched"),
