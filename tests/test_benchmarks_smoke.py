@@ -139,10 +139,13 @@ def test_probe_costs_names_each_probe_and_puts_the_probe_back():
     assert all(us > 0 for us in costs.values())
 
 
-def test_bench_gpu_runs_on_cupys_test_double(fake_cuda, capsys):
+def test_bench_gpu_runs_on_cupys_test_double(fake_cuda, capsys, monkeypatch):
     # The GPU comparison runs only where a GPU is; here CuPy's test double stands in, so the
-    # script's own code (variants, synchronization, report) is run in CI too.
+    # script's own code (variants, synchronization, report) is run in CI too, with the
+    # fewest repeats.
     from benchmarks import bench_gpu
+    from benchmarks.harness import Config
+    monkeypatch.setattr(bench_gpu, "CONFIG", Config("smoke", threads=1))
     bench_gpu.main()
     out = capsys.readouterr().out
     assert "W1 chain of 1,000 ops" in out and "agdebug / cupy = " in out
