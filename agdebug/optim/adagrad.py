@@ -23,7 +23,7 @@ class Adagrad(Optimizer):
     """torch.optim.Adagrad: scale each coordinate by the root of its summed squared gradients.
 
     State is made at construction, as torch does (``state[p]["sum"]`` starts at
-    ``initial_accumulator_value``).
+    ``initial_accumulator_value``), and at the first step of a parameter added later.
 
     >>> import agdebug as ag
     >>> w = ag.nn.Parameter(ag.tensor([1.0]))
@@ -48,13 +48,23 @@ class Adagrad(Optimizer):
                     "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
         check_fused_options(defaults)
-        self._need_device_dtype_check_for_fused = bool(fused)
         for group in self.param_groups:
             for p in group["params"]:
-                if group["fused"]:
-                    check_fused_param(p)
-                self.state[p]["step"] = step_state(p, group)
-                self.state[p]["sum"] = zeros_state(p, initial_accumulator_value)
+                self._new_state(p, group, self.state[p])
+
+    _need_device_dtype_check_for_fused = True
+
+    def _new_state(self, p, group, state) -> None:
+        # torch reads initial_accumulator_value from the defaults, not from the group
+        state["step"] = step_state(p, group)
+        state["sum"] = zeros_state(p, self.defaults["initial_accumulator_value"])
+
+    def _init_state(self, p, group, state) -> None:
+        """torch's lazy state for a parameter added by ``add_param_group`` (the dtype is checked
+        there when fused, not in ``__init__``)."""
+        if group["fused"]:
+            check_fused_param(p)
+        self._new_state(p, group, state)
 
     def _update(self, p, grad, group, state) -> None:
         step = next_step(state)

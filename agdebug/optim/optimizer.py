@@ -125,27 +125,22 @@ class Optimizer:
         """
         # torch's _use_grad_for_differentiable: grad mode is the `differentiable` default
         with set_grad_enabled(bool(self.defaults.get("differentiable"))):
-            return self._step(closure)
-
-    def _step(self, closure):
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is not None:
-                    self._update_one(p, group)
-        return loss
+            loss = None
+            if closure is not None:
+                with enable_grad():
+                    loss = closure()
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is not None:
+                        self._update_one(p, group)
+            return loss
 
     def _update_one(self, p: Tensor, group: dict) -> None:
-        # torch keeps no entry for a parameter whose optimizer has nothing to remember
-        # (SGD without momentum): an empty dict is stored only once it is filled.
         if group.get("capturable"):
             self._refuse_capturable(p)
         if group.get("fused") and self._need_device_dtype_check_for_fused:
-            # torch checks the first parameter with a gradient at the first step (Adagrad's
-            # __init__ has checked them all already)
+            # SGD and Adagrad check the first parameter with a gradient at their first step
+            # (and again after a copy or unpickling, which drop the instance's False)
             check_fused_param(p)
             self._need_device_dtype_check_for_fused = False
         if group.get("differentiable"):
@@ -154,19 +149,20 @@ class Optimizer:
             update, grad = self._update_differentiable, p._grad
         else:
             update, grad = self._update, p._grad._data
-        state = self.state.get(p)
-        fresh = state is None
-        if fresh:
-            state = {}
+        # torch keeps no entry for a parameter whose optimizer has nothing to remember
+        # (SGD without momentum): a new dict is stored only once it is filled (an entry made
+        # by reading ``self.state[p]`` is filled in place).
+        state = self.state.get(p, {})
         if not state:
             self._init_state(p, group, state)
         update(p, grad, group, state)
-        if fresh and state:
+        if state:
             self.state[p] = state
 
     # torch's multi-tensor kernels refuse differentiable=True (SGD's alone accepts it)
     _foreach_refuses_autograd = True
-    # set by the optimizers with a fused kernel (SGD, Adagrad) when ``fused=True``
+    # True in SGD and Adagrad, whose ``fused=True`` step checks one parameter's dtype, as torch's
+    # getattr(self, "_need_device_dtype_check_for_fused", True); __getstate__ leaves it out
     _need_device_dtype_check_for_fused = False
 
     def _init_state(self, p: Tensor, group: dict, state: dict) -> None:

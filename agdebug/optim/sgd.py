@@ -35,10 +35,10 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
         check_fused_options(defaults)
-        self._need_device_dtype_check_for_fused = bool(fused)
 
     # SGD's multi-tensor kernel records the graph, so foreach is taken as the for-loop
     _foreach_refuses_autograd = False
+    _need_device_dtype_check_for_fused = True
 
     def _update(self, p, grad, group, state) -> None:
         d = followed_gradient(p, grad, group)

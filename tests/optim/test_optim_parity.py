@@ -12,7 +12,7 @@ import pytest
 import agdebug as ag
 from agdebug import nn, optim
 
-from .parity import error_of, loss, model, run
+from .parity import error_of, loss, model, run, set_grads
 
 CONFIGS = [
     ("SGD", {"lr": 0.1}),
@@ -160,6 +160,20 @@ def test_param_groups_and_add_param_group(lib):
         opt.add_param_group({"params": [a]})
     with pytest.raises(TypeError, match="param_group must be a dict"):
         opt.add_param_group([a])
+
+
+def test_adagrad_makes_the_state_of_a_param_added_later(torch):
+    # torch makes it at the param's first step, from the defaults' initial_accumulator_value
+    def added(lib):
+        w, b = model(lib, lib.float64)
+        opt = lib.optim.Adagrad([w], lr=0.1, initial_accumulator_value=0.5)
+        opt.add_param_group({"params": [b], "initial_accumulator_value": 2.0})
+        for step in range(2):
+            set_grads(lib, [w, b], step)
+            opt.step()
+        return [b.detach().numpy().copy()] + [v.numpy().copy() for v in opt.state[b].values()]
+    for t, a in zip(added(torch), added(ag), strict=True):
+        np.testing.assert_allclose(a, t, rtol=1e-12)
 
 
 def test_named_parameters_keep_names(lib):
