@@ -13,7 +13,6 @@ tensor(5.)
 
 from __future__ import annotations
 
-import collections
 import math
 import warnings
 
@@ -28,7 +27,7 @@ from .ops.linalg import matmul
 from .ops.matrix import diagonal as _diagonal
 from .ops.matrix_functions import householder_product, matrix_exp
 from .ops.reduce import vector_norm
-from .ops.util import broadcast_shape, dims_of, kernel_missing
+from .ops.util import broadcast_shape, dims_of, kernel_missing, return_type
 
 __all__ = ["matmul", "multi_dot", "cross", "norm", "vector_norm", "matrix_norm", "diagonal",
            "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
@@ -547,17 +546,7 @@ def _svd_norm(A, ord, dims: tuple, keepdim: bool, dtype):
     return result
 
 
-def _return_type(name: str, fields: tuple):
-    """torch.return_types.<name>: a named tuple printed as torch prints it."""
-    def __repr__(self):
-        items = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
-        return f"torch.return_types.{name}(\n{items})"
-    base = collections.namedtuple(name, fields)
-    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
-                                "__module__": "torch.return_types"})
-
-
-_RETURN_TYPES = {name: _return_type(name, tuple(fields.split())) for name, fields in {
+_RETURN_TYPES = {name: return_type(name, tuple(fields.split())) for name, fields in {
     "linalg_inv_ex": "inverse info", "linalg_slogdet": "sign logabsdet",
     "slogdet": "sign logabsdet", "linalg_solve_ex": "result info",
     "linalg_cholesky_ex": "L info", "linalg_qr": "Q R", "linalg_eigh": "eigenvalues eigenvectors",

@@ -23,7 +23,6 @@ diagonal, the reflectors below it and their ``tau``. As torch's, it has no deriv
 
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
@@ -31,7 +30,7 @@ import numpy as np
 from ..backend import xp_of
 from ..tensor import Tensor
 from .registry import defop
-from .util import kernel_missing, needs
+from .util import kernel_missing, needs, no_derivative, return_type
 
 _THETAS_FLOAT = (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
                  5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00)
@@ -268,20 +267,11 @@ def geqrf_op(xp, A):
     return geqrf_arrays(xp, A)
 
 
-@geqrf_op.vjp
-def geqrf_vjp(ctx, *grads):
-    # torch has no derivative for geqrf: its node raises when the backward reaches it.
-    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
-
-
-def _geqrf_repr(self) -> str:
-    return f"torch.return_types.geqrf(\na={self.a!r},\ntau={self.tau!r})"
-
+# torch has no derivative for geqrf: its node raises when the backward reaches it.
+geqrf_op.vjp(no_derivative("geqrf"))
 
 # torch.return_types.geqrf: the named tuple ``(a, tau)``, named and printed as torch's.
-_GeqrfResult = type("geqrf", (collections.namedtuple("geqrf", ["a", "tau"]),),
-                    {"__slots__": (), "__repr__": _geqrf_repr,
-                     "__module__": "torch.return_types"})
+_GeqrfResult = return_type("geqrf", ("a", "tau"))
 
 
 def geqrf(input):

@@ -14,7 +14,7 @@ from .gather import scatter_add_op
 from .reduce import values_indices
 from ..tensor import Tensor
 from .registry import defop
-from .util import dims_of, input_shape, zeros_grad
+from .util import dims_of, input_shape, no_derivative, zeros_grad
 
 
 def _order(xp, x, axis: int, descending: bool):
@@ -275,15 +275,9 @@ def _runs(xp, items, keys, shape):
     return items[first], inverse.reshape(shape).astype(np.int64), counts.astype(np.int64)
 
 
-def _no_derivative(name: str):
-    def vjp(ctx, *grads):
-        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
-    return vjp
-
-
 def _unique_op(name: str, node: str, derivative: str):
     op = defop(name, node=node, outputs=3, nondiff_outputs=(1, 2))(_unique_forward)
-    op.vjp(_no_derivative(derivative))
+    op.vjp(no_derivative(derivative))
     return op
 
 

@@ -5,6 +5,24 @@ that owns the memory), not from the input's first element: ``x[1:].as_strided((2
 reads the storage from the element ``x[1:]`` starts at, ``x[1:].as_strided((2,), (1,), 0)``
 from the storage's first element.
 
+Storage here is the NumPy (or CuPy) array that owns the tensor's memory: the last array
+down its chain of ``.base`` references (``util.storage_root``), read in memory order. It is
+torch's storage wherever agdebug makes the same views and copies torch makes, but not
+always (a known limitation, not reproduced):
+
+- a result that agdebug cuts out of a larger buffer, where torch allocates just the result
+  (conv input gradients are crops of a padded buffer: here their storage is the whole
+  buffer, so their ``stride()``, ``storage_offset()`` and what ``as_strided`` reads differ);
+- a result that agdebug copies where torch returns a view (``unsafe_split``'s pieces are
+  each their own storage here, the input's storage in torch);
+- on a GPU, CuPy's strided views (``as_strided``, ``diagonal``, ``unfold``) keep no link to
+  their base: such a view is its own storage.
+
+Where the storages agree (slices, transposes, ``view``, ``expand``, ``detach`` of
+a slice, results of elementwise ops), sizes, strides, offsets, values and gradients are
+torch's; where they differ, ``as_strided`` reads other elements than torch does (or raises
+torch's out-of-bounds error where torch would not), and so does its gradient.
+
 The derivative is torch's ``as_strided_backward``: the gradient of each view element is
 added into a zero buffer shaped like the storage (several view elements may read one
 storage element: their gradients add up), and the input's own elements are read back out
@@ -101,10 +119,10 @@ def geometry(x: Tensor) -> tuple:
     return tuple(data.shape), tuple(_strides(data)), _storage_offset(data)
 
 
-def _where(argument: str, position) -> str:
+def _where(name: str, argument: str, position) -> str:
     """torch names the position of an argument given positionally, not of a keyword."""
     at = "" if position is None else f" (position {position})"
-    return f"as_strided(): argument '{argument}'{at}"
+    return f"{name}(): argument '{argument}'{at}"
 
 
 def _as_int(value):
@@ -117,9 +135,9 @@ def _as_int(value):
     return None
 
 
-def _int_list(argument: str, position, value) -> tuple:
+def _int_list(name: str, argument: str, position, value) -> tuple:
     """A tuple or list of ints (a torch.Size is one); torch's TypeError otherwise."""
-    where = f"{_where(argument, position)} must be tuple of ints"
+    where = f"{_where(name, argument, position)} must be tuple of ints"
     if not isinstance(value, (tuple, list)):
         raise TypeError(f"{where}, not {type(value).__name__}")
     ints = tuple(_as_int(v) for v in value)
@@ -130,14 +148,21 @@ def _int_list(argument: str, position, value) -> tuple:
     return ints
 
 
-def _check_offset(position, storage_offset):
-    if storage_offset is None:
+def _check_offset(name: str, argument: str, position, storage_offset):
+    if storage_offset is None:   # (None is the default, given or not)
         return None
     offset = _as_int(storage_offset)
     if offset is None:
-        raise TypeError(f"{_where('storage_offset', position)} must be int, not "
+        raise TypeError(f"{_where(name, argument, position)} must be int, not "
                         f"{type(storage_offset).__name__}")
     return offset
+
+
+def _check_input(name: str, argument: str, position, value) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{_where(name, argument, position)} must be Tensor, not "
+                        f"{type(value).__name__}")
+    return value
 
 
 def check_geometry(x: Tensor, size: tuple, stride: tuple, offset: int) -> None:
@@ -174,30 +199,49 @@ def _storage_elements(size: tuple, stride: tuple, offset: int) -> int:
     return offset + extent
 
 
-_NAMES = ("size", "stride", "storage_offset")
+_CHECKS = {"input": _check_input, "size": _int_list, "stride": _int_list,
+           "storage_offset": _check_offset}
+_METHOD = ("size", "stride", "storage_offset")   # the method's parameters, after self
+_FUNCTION = ("input",) + _METHOD
+_ABSENT = object()
 
 
-def _arguments(x: Tensor, args: tuple, kwargs: dict, first: int) -> dict:
-    """The op's keywords from ``as_strided``'s arguments, checked as torch checks them
-    (``first``: the position torch gives ``size``, after ``self`` in the function only)."""
-    if len(args) > len(_NAMES) or set(kwargs) - set(_NAMES):
-        raise TypeError("as_strided() received an invalid combination of arguments")
-    given = {name: (value, first + i) for i, (name, value) in enumerate(zip(_NAMES, args))}
-    given.update((name, (value, None)) for name, value in kwargs.items())
-    missing = [name for name in _NAMES[:2] if name not in given]
-    if missing:
-        raise missing_arguments("as_strided", *missing)
-    size = _int_list("size", given["size"][1], given["size"][0])
-    stride = _int_list("stride", given["stride"][1], given["stride"][0])
-    value, position = given.get("storage_offset", (None, None))
-    storage_offset = _check_offset(position, value)
+def _parse(name: str, params: tuple, args: tuple, kwargs: dict) -> dict:
+    """``params``' values from ``args`` and ``kwargs`` as torch's argument parser takes them
+    (``FunctionSignature::parse``, one signature), its errors in its order and words: too
+    many positional arguments; then, parameter by parameter, a required one missing (torch
+    lists every required one from there on, given or not) or of the wrong type; last, a
+    keyword that names no parameter or one already given by position."""
+    if len(args) > len(params):
+        raise TypeError(f"{name}() takes from {len(params) - 1} to {len(params)} positional "
+                        f"arguments but {len(args)} were given")
+    values = {}
+    for i, param in enumerate(params):
+        value, position = (args[i], i + 1) if i < len(args) else \
+            (kwargs.get(param, _ABSENT), None)
+        if value is _ABSENT and param != "storage_offset":
+            raise missing_arguments(name, *(p for p in params[i:] if p != "storage_offset"))
+        values[param] = _CHECKS[param](name, param, position,
+                                       None if value is _ABSENT else value)
+    for key in kwargs:
+        if key not in params:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+        if params.index(key) < len(args):
+            raise TypeError(f"{name}() got multiple values for argument '{key}'")
+    return values
+
+
+def _arguments(x: Tensor, values: dict) -> dict:
+    """The op's keywords from the parsed arguments, the geometry checked against ``x``'s
+    storage as torch checks it."""
+    size, stride, storage_offset = (values[name] for name in _METHOD)
     shape = geometry(x)
     check_geometry(x, size, stride, _offset(shape, storage_offset))
     return {"size": size, "stride": stride, "storage_offset": storage_offset,
             "self_geometry": shape}
 
 
-def as_strided(input: Tensor, *args, **kwargs) -> Tensor:
+def as_strided(*args, **kwargs) -> Tensor:
     """``as_strided(input, size, stride, storage_offset=None)``: a view of ``input``'s
     storage with the given sizes, strides and storage offset (all in elements; the offset
     defaults to ``input``'s own).
@@ -207,19 +251,28 @@ def as_strided(input: Tensor, *args, **kwargs) -> Tensor:
     tensor([[1, 3],
             [2, 4]])
     """
-    return as_strided_op(input, **_arguments(input, args, kwargs, 2))
+    values = _parse("as_strided", _FUNCTION, args, kwargs)
+    return as_strided_op(values["input"], **_arguments(values["input"], values))
 
 
 def as_strided_method(self: Tensor, *args, **kwargs) -> Tensor:
     """``x.as_strided(size, stride, storage_offset=None)``: see :func:`as_strided`."""
-    return as_strided_op(self, **_arguments(self, args, kwargs, 1))
+    return as_strided_op(self, **_arguments(self, _parse("as_strided", _METHOD, args, kwargs)))
 
 
 def as_strided_(self: Tensor, *args, **kwargs) -> Tensor:
     """``x.as_strided_(size, stride, storage_offset=None)``: in place, ``x`` becomes the
     view of its storage with this geometry."""
-    return apply_shape_inplace(as_strided_inplace_op, self, _arguments(self, args, kwargs, 1))
+    values = _parse("as_strided_", _METHOD, args, kwargs)
+    return apply_shape_inplace(as_strided_inplace_op, self, _arguments(self, values))
 
 
-FUNCTIONS = {"as_strided": as_strided}
+def as_strided_function(*args, **kwargs) -> Tensor:
+    """``as_strided_(input, size, stride, storage_offset=None)``: see :meth:`as_strided_`."""
+    values = _parse("as_strided_", _FUNCTION, args, kwargs)
+    x = values["input"]
+    return apply_shape_inplace(as_strided_inplace_op, x, _arguments(x, values))
+
+
+FUNCTIONS = {"as_strided": as_strided, "as_strided_": as_strided_function}
 METHODS = {"as_strided": as_strided_method, "as_strided_": as_strided_}

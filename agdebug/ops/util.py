@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from .. import backend
@@ -151,6 +153,24 @@ def kernel_missing(kernel: str, dtype) -> NotImplementedError:
     if not isinstance(dtype, backend.dtype):
         dtype = backend.get_dtype(dtype)
     return NotImplementedError(f'"{kernel}" not implemented for \'{dtype._legacy}\'')
+
+
+def no_derivative(name: str):
+    """The derivative of an op torch has none for: its node raises, in torch's words, when a
+    backward reaches it (``name``: the op in torch's message, e.g. ``'_unique2'``)."""
+    def vjp(ctx, *grads):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return vjp
+
+
+def return_type(name: str, fields: tuple):
+    """torch.return_types.<name>: a named tuple of ``fields`` printed as torch prints it."""
+    def __repr__(self):
+        items = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        return f"torch.return_types.{name}(\n{items})"
+    base = collections.namedtuple(name, fields)
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                                "__module__": "torch.return_types"})
 
 
 def broadcast_shape(*shapes) -> tuple:

@@ -18,6 +18,12 @@ def _in_place(t, x):
     return y * y
 
 
+def _in_place_function(t, x):
+    y = x * 1
+    t.as_strided_(y, size=(3, 2), stride=(1, 5), storage_offset=2)   # the function form
+    return y ** 3
+
+
 CASES = [
     Case("as_strided", lambda t, x: x.as_strided((2, 3), (1, 2), 1), [A],
          grad_fn="AsStridedBackward0"),
@@ -42,4 +48,6 @@ CASES = [
          id="as_strided_of_an_expand"),
     Case("as_strided", lambda t, x: x.as_strided((0, 3), (1, 1)), [A], id="as_strided_empty"),
     Case("as_strided_", _in_place, [A], grad_fn="MulBackward0"),
+    Case("as_strided_", _in_place_function, [A], grad_fn="PowBackward0",
+         id="as_strided__function"),
 ]
