@@ -164,6 +164,8 @@ def _solve_ex(A, B, left, check_errors, fn: str) -> tuple:
         shape = f"{n}x{n} and {rows}x{cols}"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({shape})")
+    # torch's error where the batch dimensions do not broadcast (B's first, as torch)
+    broadcast_shape(B.shape[:-1] if vector else B.shape[:-2], A.shape[:-2])
     result, info = dec.linalg_solve_ex_op(A, B, left=bool(left))
     if check_errors:
         raise_info(fn, info._data, "The solver failed because the input matrix is singular.")

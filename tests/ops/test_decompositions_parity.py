@@ -52,6 +52,11 @@ EXPRESSIONS = [
     "lib.linalg.solve(a, lib.ones(2))", "lib.linalg.solve(a, v, left=False)",
     "lib.linalg.solve(r, v)", "lib.linalg.solve(i, i)", "lib.linalg.solve(a, d)",
     "lib.linalg.solve(h, h)", "lib.linalg.solve(e, lib.zeros(0, 3))",
+    # batches that do not broadcast: torch's error, B's batch named first
+    "lib.linalg.solve(lib.eye(3).expand(2, 3, 3) + 0, lib.ones(4, 3, 1))",
+    "lib.linalg.solve(lib.eye(3).expand(2, 3, 3) + 0, lib.ones(4, 1, 3, 1), left=False)",
+    "lib.linalg.solve(lib.eye(3).expand(2, 3, 3) + 0, lib.ones(5, 4, 1, 3, 1))",
+    "lib.linalg.solve(lib.eye(3).expand(2, 3, 3) + 0, lib.ones(4, 3))",
     "lib.linalg.solve_triangular(a, r, upper=True)",
     "lib.linalg.solve_triangular(b, r, upper=False)",
     "lib.linalg.solve_triangular(a, r.mT, upper=True, left=False)",
