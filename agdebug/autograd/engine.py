@@ -207,6 +207,7 @@ def _execute(task: GraphTask, graph_root) -> None:
     captures = task.captures
     create_graph = task.create_graph
     keep_graph = task.keep_graph
+    every_node = needed is None and not captures   # (``inputs=`` prunes and captures)
     buffers: dict = {}
     bare = set()   # nodes whose input buffer holds a sum as a bare array (see the add below)
     tie = itertools.count()
@@ -227,7 +228,8 @@ def _execute(task: GraphTask, graph_root) -> None:
             bare.discard(node)
             grads = [g if g is None or isinstance(g, Tensor) else Tensor._wrap(g) for g in grads]
         if (node._hooks is None and isinstance(node, OpNode) and not ANOMALY.enabled
-                and not (captures and node in captures) and (needed is None or node in needed)):
+                and (every_node or (needed is None or node in needed)
+                     and not (captures and node in captures))):
             # The common case, without the calls that hooks, captures and anomaly mode need
             # (most nodes have none); its outputs are validated as they are sent, or before
             # an event shows them.
@@ -369,27 +371,28 @@ def _apply(node, grads: list) -> list:
 def _call_backward(node, grads: list) -> tuple:
     """The node's gradients for its inputs, one per edge (not yet validated)."""
     nexts = node._next
-    if nexts and nexts[0] is None and isinstance(node, OpNode) and \
-            all(fn is None for fn in nexts):
+    op_node = isinstance(node, OpNode)
+    if op_node and nexts and nexts[0] is None and all(fn is None for fn in nexts):
         # No input takes a gradient (a view that requires grad only through its base has no
         # edge): torch's built-in nodes compute none, and input_shape() would find no node
         # to read. (Custom and Error nodes still run, as in torch.)
         return (None,) * len(nexts)
     if len(grads) == 1:
         if grads[0] is None:
-            return (None,) * len(node._next)
+            return (None,) * len(nexts)
     else:
         missing = [g is None for g in grads]
         if all(missing):
-            return (None,) * len(node._next)
+            return (None,) * len(nexts)
         if any(missing) and getattr(node, "materialize_grads", True):
             grads = _materialize(node, grads)
-    outputs = node.apply(grads)
+    # An op's node runs its derivative itself (``OpNode.apply``, without the call).
+    outputs = node.op.backward(node, *grads) if op_node else node.apply(grads)
     if not isinstance(outputs, tuple):
         outputs = tuple(outputs) if isinstance(outputs, list) else (outputs,)
-    if len(outputs) != len(node._next):
+    if len(outputs) != len(nexts):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(node._next)}, got {len(outputs)})")
+                           f"(expected {len(nexts)}, got {len(outputs)})")
     return outputs
 
 

@@ -29,7 +29,6 @@ __all__ = ["Node", "OpNode", "AccumulateGrad", "GraphRoot", "next_id", "LEAVES",
            "shared_nrs"]
 
 _ids = itertools.count(1)
-_MISSING = object()
 next_id = _ids.__next__
 
 _NRS: dict[tuple, tuple] = {}
@@ -126,26 +125,6 @@ class Node:
 
     # -- saved state -------------------------------------------------------------------------
 
-    def __getattr__(self, name: str):
-        # Only reached when normal lookup fails: saved tensors and attributes by name,
-        # also under torch's ``_saved_<name>`` spelling.
-        value = self._own(name, _MISSING)
-        if value is not _MISSING:
-            return value
-        bare = name
-        if name.startswith("_saved_"):
-            bare = name[7:]
-            bare = getattr(type(self), "torch_names", {}).get(bare, bare)
-            value = self._own(bare, _MISSING)
-            if value is not _MISSING:
-                return value
-        defaults = getattr(type(self), "defaults", None)
-        if defaults is not None and bare in defaults:
-            return defaults[bare]
-        if bare in getattr(type(self), "save_names", ()):
-            return None   # declared, but not needed by any gradient this node computes
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def _own(self, name: str, missing):
         """The saved value (unpacked) or attribute called ``name``; else ``missing``."""
         # ``_saved`` and ``_attrs`` are slots always set in __init__: plain access is safe.
@@ -218,11 +197,11 @@ class OpNode(Node):
 
     @staticmethod
     def field(name: str, fallback) -> property:
-        """``ctx.<name>`` for one of the op's saved values or attributes, looked up directly:
-        derivatives read them on every backward, and the ``__getattr__`` route starts with
-        a failed lookup, which costs more than the rest of the read. ``fallback`` is the
-        forward's default, or None for a value saved only when a gradient needs it.
-        A saved tensor, the usual case, is unpacked here without ``_own``'s two calls."""
+        """``ctx.<name>`` for one of the op's saved values or attributes (nodes have no
+        ``__getattr__``: each op's node class has a property per name it declares).
+        ``fallback`` is the forward's default, or None for a value saved only when a
+        gradient needs it. A saved tensor, the usual case, is unpacked here without
+        ``_own``'s two calls."""
         def get(self):
             saved = self._saved
             if saved is not None and type(value := saved.get(name)) is SavedTensor:

@@ -189,7 +189,7 @@ def to_float(x):
 
 # ----------------------------------------------------------------------------- arithmetic
 
-@defop("add", node="AddBackward0", broadcasts=True)
+@defop("add", node="AddBackward0", broadcasts=True, same_dtype_kernel=np.add)
 def add(xp, x, y, alpha=1):
     x, y = promote(x, y)
     return x + y if alpha == 1 else x + _times_alpha(y, alpha, x)
@@ -228,7 +228,8 @@ def rsub_vjp(ctx, grad):
     return -grad, None
 
 
-@defop("mul", node="MulBackward0", broadcasts=True, saves=("x@1", "y@0"))
+@defop("mul", node="MulBackward0", broadcasts=True, saves=("x@1", "y@0"),
+       same_dtype_kernel=np.multiply)
 def mul(xp, x, y):
     x, y = promote(x, y)
     return x * y

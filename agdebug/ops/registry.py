@@ -46,7 +46,7 @@ class Op:
 
     def __init__(self, name: str, forward, node: str, saves=(), view=False, outputs=1,
                  nondiff_outputs=(), extras=(), differentiable=True, broadcasts=False,
-                 any_device=False):
+                 any_device=False, same_dtype_kernel=None):
         self.name = name
         # How the inputs' arrays are read: all on one device (nearly every op), or moved to
         # the first input's device (``copy_`` from another device).
@@ -54,6 +54,10 @@ class Op:
         self.broadcasts = broadcasts        # elementwise: shapes that do not broadcast fail
         self.differentiable = differentiable  # False: comparisons, argmax... never recorded
         self.forward = forward
+        # The forward for two NumPy arrays of one dtype, declared where it is the forward's
+        # own arithmetic to the bit (nothing to promote): ``run_direct`` calls it and skips
+        # the forward's call and its dtype checks, which cost as much as a small array's add.
+        self.same_dtype_kernel = same_dtype_kernel
         self.backward = None
         self.view = view
         self.outputs = outputs              # an int, or "many" for a list (split, chunk)
@@ -74,9 +78,15 @@ class Op:
         # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``),
         # unless the op names an input ``self`` itself (``threshold_backward(grad, self)``).
         torch_names = {} if "self" in params else dict(zip(("self", "other"), params))
-        fields = {n: OpNode.field(n, defaults.get(n)) if n in save_names
-                  else OpNode.attr_field(n, defaults[n])
-                  for n in (*save_names, *defaults) if not hasattr(OpNode, n)}
+        declared = {n: OpNode.field(n, defaults.get(n)) if n in save_names
+                    else OpNode.attr_field(n, defaults[n]) for n in (*save_names, *defaults)}
+        fields = {n: p for n, p in declared.items() if not hasattr(OpNode, n)}
+        # torch's spellings as properties too (``_saved_self``, ``_saved_dim``): nodes have no
+        # ``__getattr__`` to find them by name, as that slows every attribute read of every
+        # node (the engine's included) by half.
+        fields.update({f"_saved_{n}": p for n, p in declared.items()})
+        fields.update({f"_saved_{t}": declared[n] for t, n in torch_names.items()
+                       if n in declared})
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
                                                  "defaults": defaults,
                                                  "torch_names": torch_names,
@@ -305,7 +315,14 @@ def run_direct(op: Op, args: tuple) -> Tensor:
     if recording and indirect:
         return op.run(args, {})
     try:
-        result = op.forward(np, data, other) if binary else op.forward(np, data)
+        if binary:
+            kernel = op.same_dtype_kernel
+            if kernel is not None and type(other) is _NDARRAY and other.dtype is data.dtype:
+                result = kernel(data, other)
+            else:
+                result = op.forward(np, data, other)
+        else:
+            result = op.forward(np, data)
     except ValueError:
         op.explain_failure((data, other) if binary else (data,))
         raise

@@ -75,6 +75,48 @@ def test_binary_ops_record_what_the_general_path_records(name, case):
         assert type(a.grad_fn) is type(b.grad_fn)   # the derivative is recorded the same way
 
 
+KERNEL_OPERANDS = {
+    "int8 (wraps)": ([100, -128, 7], [100, -1, 9], np.int8),
+    "uint8 (wraps)": ([250, 3, 0], [10, 255, 0], np.uint8),
+    "int64": ([2**40, -5, 0], [3, 7, 2**20], np.int64),
+    "bool": ([True, False, True], [True, True, False], np.bool_),
+    "float16": ([65000.0, 1e-4, -2.5], [1000.0, 3.0, 0.5], np.float16),
+    "float32, 0-d": (1.25, -3.5, np.float32),
+}
+
+
+@pytest.mark.parametrize("operands", list(KERNEL_OPERANDS))
+@pytest.mark.parametrize("name", ["add", "mul"])
+def test_same_dtype_kernels_give_the_forwards_result(name, operands):
+    # Two arrays of one dtype skip the forward for its ufunc: the bits, dtype and shape must
+    # be the forward's (integer wrap-around, bool, half, 0-d results included).
+    a, b, dtype = KERNEL_OPERANDS[operands]
+    x, y = ag.tensor(np.asarray(a, dtype)), ag.tensor(np.asarray(b, dtype))
+    direct = OPS[name](x, y)
+    general = OPS[name].run((ag.tensor(np.asarray(a, dtype)), ag.tensor(np.asarray(b, dtype))),
+                            {})
+    _same(direct, general)
+
+
+def test_same_dtype_operands_take_the_kernel_and_others_the_forward(monkeypatch):
+    x, y = _leaf([0.5, -1.0]), _leaf([2.0, 3.0])
+    forward = OPS["add"].forward
+    calls = []
+    monkeypatch.setattr(OPS["add"], "forward", lambda *a: calls.append(a) or forward(*a))
+    (x + y).sum().backward()
+    assert calls == []
+    x + 1.0
+    x + _leaf([1.0, 2.0], np.float32)
+    assert len(calls) == 2   # a number and another dtype are promoted by the forward
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
+
+
+def test_a_same_dtype_kernel_raises_torchs_error_for_shapes_that_do_not_broadcast():
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of "
+                                           r"tensor b \(3\) at non-singleton dimension 0"):
+        _leaf([1.0, 2.0]) + _leaf([1.0, 2.0, 3.0])
+
+
 @pytest.mark.parametrize("name", UNARY)
 @pytest.mark.parametrize("make", [lambda: _leaf([0.5, -1.25, 2.0]),
                                   lambda: _leaf([0.5, -1.25], np.float32) * 2.0],
