@@ -245,7 +245,7 @@ def _execute(task: GraphTask, graph_root) -> None:
             outputs = _evaluate(task, node, grads, captures, needed)
             if outputs is None:
                 continue
-        for i, (fn, nr, grad) in enumerate(zip(node._next, node._next_nr, outputs)):
+        for fn, nr, grad in zip(node._next, node._next_nr, outputs):
             if fn is None or (needed is not None and fn not in needed
                               and fn not in captures):
                 continue
@@ -258,7 +258,8 @@ def _execute(task: GraphTask, graph_root) -> None:
                 # ``is`` first: dtypes are nearly always the same object, and ``!=`` is a
                 # rich comparison in C that costs several times more.
                 if data.shape != shape or (data.dtype is not dtype and data.dtype != dtype):
-                    grad = _conform(node, i, grad, shape, dtype)
+                    grad = _conform(node, _position(node, outputs, fn, nr, grad), grad, shape,
+                                    dtype)
                     data = grad._data
                 old = buf[nr]
                 if old is None:
@@ -287,6 +288,16 @@ def _execute(task: GraphTask, graph_root) -> None:
                         _push_ready(ready, next_node, tie)
                         next_node = None
                     _push_ready(ready, fn, tie)
+
+
+def _position(node, outputs, fn, nr, grad) -> int:
+    """Which of ``node``'s edges sent ``grad`` (for an error message; the loop over the edges
+    keeps no count, which costs every node). The first edge with the same node, slot and
+    gradient object: any earlier one would have been reached, and failed, first."""
+    for i, edge in enumerate(zip(node._next, node._next_nr, outputs)):
+        if edge[0] is fn and edge[1] == nr and edge[2] is grad:
+            return i
+    raise AssertionError("the gradient came from none of the node's edges")
 
 
 def _push_ready(ready: list, fn, tie) -> None:

@@ -182,17 +182,20 @@ def summarize(t) -> r.TensorSummary | None:
     if t is None:
         return None
     data = t._data
-    tid = t._id or _new_id(t)
+    tid = t._id
     if type(data) is not _NDARRAY or WATCH.values:
-        return _summary(tid, data)
-    summary = _SHARED.get(tid)
-    # It holds while the shape and dtype do: an array's nbytes is its size times its
-    # itemsize, whatever its strides.
-    if (summary is None or summary.shape != data.shape
-            or summary.dtype != _DTYPE_NAMES.get(data.dtype)):
-        if len(_SHARED) >= 4096:   # bounded: ids never repeat, old entries are just dropped
-            _SHARED.clear()
-        summary = _SHARED[tid] = _summary(tid, data)
+        return _summary(tid or _new_id(t), data)
+    if tid:   # seen before: its last summary, while the shape and dtype it gives still hold
+        summary = _SHARED.get(tid)
+        # (an array's nbytes is its size times its itemsize, whatever its strides)
+        if (summary is not None and summary.shape == data.shape
+                and summary.dtype == _DTYPE_NAMES.get(data.dtype)):
+            return summary
+    else:     # first seen (most gradients): nothing to look up
+        tid = _new_id(t)
+    if len(_SHARED) >= 4096:   # bounded: ids never repeat, old entries are just dropped
+        _SHARED.clear()
+    summary = _SHARED[tid] = _summary(tid, data)
     return summary
 
 
@@ -233,6 +236,9 @@ def _num(v) -> float:
 # two items each. Lists, not generators: tuple() of a short list is several times cheaper.
 
 def _summaries(tensors) -> tuple:
+    if len(tensors) == 1:   # most outputs and gradients: no list
+        t = tensors[0]
+        return (summarize(t) if hasattr(t, "_data") else None,)
     out = []
     for t in tensors:
         out.append(summarize(t) if hasattr(t, "_data") else None)
@@ -241,9 +247,9 @@ def _summaries(tensors) -> tuple:
 
 def _edges(node) -> tuple:
     out = []
-    for fn, nr in zip(node._next, node._next_nr):
+    for fn, nr in zip(node._next, node._next_nr):   # (output numbers are ints: ``_output_nr``)
         # ``(0, 0)`` is a constant: no new tuple for an input that needs no gradient.
-        out.append((fn._id, int(nr)) if fn is not None else (0, int(nr)) if nr else (0, 0))
+        out.append((fn._id, nr) if fn is not None else (0, nr) if nr else (0, 0))
     return tuple(out)
 
 
@@ -516,7 +522,7 @@ def node_started(node, grads, runs: bool = True) -> None:
     (stack[-1] if stack else _run()).current = node_id
     ref = _LIFE.refs.get(node_id)   # a watched node's name is known: no call into the node
     name = ref.name if ref is not None else node.name()
-    _send(_NodeStarted(0, node_id, name, _summaries(grads), bool(runs)))
+    _send(_NodeStarted(0, node_id, name, _summaries(grads), runs))
 
 
 def node_finished(node, outputs) -> None:
@@ -527,14 +533,13 @@ def buffer_accumulated(source, fn, nr: int, grad, remaining: int) -> None:
     """``grad`` (from ``source``) went into slot ``nr`` of ``fn``'s input buffer."""
     stack = _CTX.stack
     counts = (stack[-1] if stack else _run()).contributions
-    node_id, nr = fn._id, int(nr)
+    node_id = fn._id
     key = (node_id, nr) if nr else node_id   # most slots are 0: no key tuple for those
     count = counts.get(key, 0)
     if grad is not None:
         count = counts[key] = count + 1
     # seq, node, slot, source, grad, contributions, remaining
-    _send(_BufferAccumulated(0, node_id, nr, source._id, summarize(grad), count,
-                              int(remaining)))
+    _send(_BufferAccumulated(0, node_id, nr, source._id, summarize(grad), count, remaining))
 
 
 def grad_accumulated(acc, leaf, old) -> None:

@@ -546,3 +546,24 @@ def test_inputs_via_gradient_edge():
     edge = ag.autograd.graph.get_gradient_edge(x)
     (h * h).sum().backward(inputs=[edge])
     np.testing.assert_allclose(grad_of(x), [18.0, 36.0])
+
+
+@pytest.mark.parametrize("bad", [0, 1])
+def test_an_op_derivatives_bad_gradient_is_named_by_its_edge(monkeypatch, bad):
+    # The engine's loop over a node's edges keeps no count; the index in the error is found
+    # again (AddBackward0 sends one gradient object to both edges: the second must say 1).
+    from agdebug.ops import OPS
+    add = OPS["add"]
+    good = add.backward
+
+    def broken(ctx, grad):
+        grads = list(good(ctx, grad))
+        grads[bad] = grads[bad][:1]
+        return tuple(grads)
+    monkeypatch.setattr(add, "backward", broken)
+    x, y = ag.ones(3, requires_grad=True), ag.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape(
+            f"Function AddBackward0 returned an invalid gradient at index {bad} - got [1] but "
+            "expected shape compatible with [3]")):
+        (x + y).sum().backward()
+    assert x.grad is None and y.grad is None
