@@ -96,24 +96,25 @@ def _send(event) -> None:
     # a subscriber (the live stepper) until that very thread (a UI) says go on, so the
     # event is queued for the deliverer; the loop re-checks after giving the turn back.
     # The common case (nothing queued, nobody delivering) skips the queue.
-    state = _EMITTING
-    if state.pending or _TURN.pop("turn", None) is None:
-        state.pending.append((event, threading.current_thread()))
+    if _PENDING or _TURN.pop("turn", None) is None:
+        _PENDING.append((event, threading.current_thread()))
         _deliver_pending()
         return
     try:
-        _stamp(event, next(_bus_seq))
+        _stamp(event, _next_seq())
         for callback in _bus._callbacks:
             callback(event)
-        if state.pending:
+        if _PENDING:
             _drain()
     finally:
         _TURN["turn"] = True
-    if state.pending:
+    if _PENDING:
         _deliver_pending()
 
 
 _stamp = r.Event.seq.__set__   # the slot's own setter: records are frozen to everyone else
+_next_seq = _bus_seq.__next__
+_PENDING = _EMITTING.pending   # (one deque for the life of the process)
 
 
 def _deliver_pending() -> None:
@@ -131,7 +132,7 @@ def _drain() -> None:
     try:
         while pending:
             event, state.origin = pending.popleft()
-            _stamp(event, next(_bus_seq))
+            _stamp(event, _next_seq())
             publish(event)
     finally:
         state.origin = None
@@ -201,15 +202,21 @@ def summarize(t) -> r.TensorSummary | None:
 
 def _summary(tid: int, data) -> r.TensorSummary:
     device = "cpu" if type(data) is _NDARRAY else str(device_of_array(data))
-    shape = data.shape   # a new tuple on each read: keep one per distinct shape
-    shape = _SHAPES.setdefault(shape, shape) if len(_SHAPES) < 4096 else shape
-    return _TensorSummary(tid, shape, _dtype_name(data.dtype), device, data.nbytes,
+    key = (data.shape, data.dtype)
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        layout = (key[0], _dtype_name(key[1]), data.nbytes)
+        if len(_LAYOUTS) < 4096:
+            _LAYOUTS[key] = layout
+    shape, dtype, nbytes = layout
+    return _TensorSummary(tid, shape, dtype, device, nbytes,
                           _stats(data) if WATCH.values else None)
 
 
-# Shapes and name tuples kept once each: every object an event holds is one more for the
-# cyclic GC to track and scan while the trace lives, and most runs repeat a few shapes.
-_SHAPES: dict[tuple, tuple] = {}
+# (shape, array dtype) -> (shape, dtype name, nbytes) as summaries give them, each shape
+# tuple kept once: every object an event holds is one more for the cyclic GC to track and
+# scan while the trace lives, and most runs repeat a few shapes. Name tuples, the same way.
+_LAYOUTS: dict[tuple, tuple] = {}
 _NAMES: dict[tuple, tuple] = {}
 
 
