@@ -211,6 +211,67 @@ def test_mixing_devices_cuda_first(fake_cuda):
     assert str(info.value) == MISMATCH
 
 
+def test_a_0d_cpu_tensor_joins_an_elementwise_op_on_the_gpu(fake_cuda):
+    # torch's TensorIterator takes a 0-d CPU tensor among CUDA tensors, as a number
+    w = ag.ones(3, device="cuda", requires_grad=True)
+    scale = ag.tensor(3.0)
+    y = w * scale + ag.tensor(1.0) - scale / ag.tensor(2.0)
+    assert _on_fake(y) and y.tolist() == [2.5] * 3
+    first = ag.tensor(2.0) * ag.ones(2, device="cuda")   # the CPU scalar first
+    assert _on_fake(first) and first.tolist() == [2.0, 2.0]
+    y.sum().backward()
+    assert _on_fake(w.grad) and w.grad.tolist() == [3.0] * 3
+    assert scale.device.type == "cpu" and scale.grad is None
+
+
+def test_a_0d_cpu_tensor_as_an_in_place_operand_on_the_gpu(fake_cuda):
+    x = ag.ones(2, device="cuda")
+    x.add_(ag.tensor(1.5)).mul_(ag.tensor(2.0))
+    assert _on_fake(x) and x.tolist() == [5.0, 5.0]
+    with pytest.raises(RuntimeError) as info:   # but never as the tensor written
+        ag.tensor(1.0).add_(ag.ones((), device="cuda"))
+    assert str(info.value) == MISMATCH
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ag.ones(3, device="cuda") + ag.ones(1),            # 1-d, not 0-d
+    lambda: ag.stack([ag.tensor(1.0), ag.ones((), device="cuda")]),   # not elementwise
+])
+def test_other_cpu_tensors_among_gpu_tensors_are_refused(fake_cuda, call):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == MISMATCH
+
+
+def test_a_0d_cpu_tensor_that_requires_grad_is_refused_while_recording(fake_cuda):
+    w = ag.ones(2, device="cuda")
+    s = ag.tensor(2.0, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"cannot yet differentiate a 0-d CPU tensor used "
+                                           r"with tensors on cuda:0"):
+        w * s
+    with ag.no_grad():
+        assert (w * s).tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "NAdam", "RAdam"])
+def test_differentiable_optimizers_with_a_cpu_step_on_the_gpu(fake_cuda, name):
+    # Their bias corrections are 0-d CPU tensors of the step, used with the GPU parameters
+    # (a meta-learning run: the parameter is a non-leaf clone, its gradient a function of it).
+    results = []
+    for device in ("cpu", "cuda"):
+        w0 = ag.tensor([1.0, -2.0, 0.5], dtype=ag.float64, device=device, requires_grad=True)
+        w = w0.clone()
+        opt = getattr(ag.optim, name)([w], lr=0.1, differentiable=True)
+        for step in range(3):
+            w.grad = w.tanh() * 3 + 0.5 * w - 0.2 * step
+            opt.step()
+        (grad,) = ag.autograd.grad((w * w).sum(), w0)
+        assert _on_fake(w) == _on_fake(grad) == (device == "cuda")
+        results.append((w.detach().cpu().numpy(), grad.cpu().numpy()))
+    for on_gpu, on_cpu in zip(results[1], results[0]):
+        np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-12)
+
+
 def test_setitem_on_the_gpu(fake_cuda):
     """CuPy arrays have no ``writeable`` flag: writing into one must not ask for it."""
     x = ag.ones(2, 3, device="cuda", requires_grad=True)

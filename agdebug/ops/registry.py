@@ -50,7 +50,9 @@ class Op:
         self.name = name
         # How the inputs' arrays are read: all on one device (nearly every op), or moved to
         # the first input's device (``copy_`` from another device).
-        self.unwrap = _unwrap_to_first if any_device else _unwrap
+        # Elementwise ops also take a 0-d CPU tensor among GPU tensors, as torch's do.
+        self.unwrap = _unwrap_to_first if any_device else \
+            _unwrap_elementwise if broadcasts else _unwrap
         self.broadcasts = broadcasts        # elementwise: shapes that do not broadcast fail
         self.differentiable = differentiable  # False: comparisons, argmax... never recorded
         self.forward = forward
@@ -204,6 +206,32 @@ def _unwrap(args: tuple):
     return arrays, needs_grad, backend.cupy_module()
 
 
+def _unwrap_elementwise(args: tuple):
+    """``_unwrap`` for an elementwise op: as torch's TensorIterator, it also takes a 0-d CPU
+    tensor among GPU tensors, as a number, and computes on their GPU."""
+    try:
+        return _unwrap(args)
+    except RuntimeError:
+        pass   # (a mismatch: whether it is one torch accepts is worked out off the hot path)
+    gpu = [a for a in args if isinstance(a, Tensor) and type(a._data) is not _NDARRAY]
+    scalars = [a for a in args if isinstance(a, Tensor) and type(a._data) is _NDARRAY]
+    _check_devices(gpu)
+    if any(a._data.ndim for a in scalars):
+        _raise_device_mismatch(args)
+    if MODE.grad_enabled and any(a.requires_grad for a in scalars):
+        # torch moves such a scalar's gradient back to the CPU in its engine, which knows
+        # each input's device; agdebug's nodes record shapes and dtypes only.
+        raise RuntimeError(
+            f"agdebug cannot yet differentiate a 0-d CPU tensor used with tensors on "
+            f"{gpu[0].device}: move it there first (.to('{gpu[0].device}'))")
+    cp = backend.cupy_module()
+    with cp.cuda.Device(_gpu_id(gpu[0]._data)):
+        moved = tuple(Tensor._wrap(cp.asarray(a._data))
+                      if isinstance(a, Tensor) and type(a._data) is _NDARRAY else a
+                      for a in args)
+    return _unwrap(moved)
+
+
 def _unwrap_to_first(args: tuple):
     """``_unwrap``, with every tensor's array moved to the first tensor's device."""
     device = args[0].device
@@ -213,7 +241,9 @@ def _unwrap_to_first(args: tuple):
 
 
 def _cuda_index(args) -> int:
-    return next(_gpu_id(a._data) for a in args if isinstance(a, Tensor))
+    # (the first GPU tensor's: a 0-d CPU tensor may come first, see _unwrap_elementwise)
+    return next(_gpu_id(a._data) for a in args
+                if isinstance(a, Tensor) and type(a._data) is not _NDARRAY)
 
 
 def _check_devices(args) -> None:
@@ -511,13 +541,16 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
         except ValueError:
             op.explain_failure(arrays)
             raise
-        write_into(target, result[0] if op.extras else result)
+        result = result[0] if op.extras else result
+        _check_written_device(target, result)
+        write_into(target, result)
         return target
     first = target
     if any(spec[1] == "arg" and spec[2] == 0 for spec in op.save_specs):  # may save old self
         first = Tensor._wrap(target._data.copy(), target._grad_fn, target._output_nr)
         first._requires_grad = target._requires_grad
     result = op(first, *args, **attrs)
+    _check_written_device(target, result._data)
     node = result._grad_fn
     if target._base is not None:
         from .views import rebase_view   # CopySlices: the write changes the base too
@@ -528,6 +561,13 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
     if node._saved is not None and "result" in node._saved:
         node._saved["result"] = SavedTensor(target, True)
     return target
+
+
+def _check_written_device(target: Tensor, array) -> None:
+    """A 0-d CPU tensor may join a GPU op as an input (see ``_unwrap_elementwise``), never
+    as the tensor written: ``cpu_scalar.add_(gpu_tensor)`` is torch's device error."""
+    if type(target._data) is _NDARRAY and not backend.is_cpu_array(array):
+        _raise_device_mismatch((target, Tensor._wrap(array)))
 
 
 def _inplace_recording(op: Op, target: Tensor, args: tuple) -> bool:
