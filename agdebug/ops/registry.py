@@ -273,8 +273,11 @@ def _raise_device_mismatch(args) -> None:
                        f"two devices, {first} and {other}!")
 
 
+_wrap = Tensor._wrap   # bound once: every op's result is wrapped here (a lookup fewer)
+
+
 def _as_tensor(array, xp) -> Tensor:
-    t = Tensor._wrap(array if type(array) is _NDARRAY else _as_array(array, xp))
+    t = _wrap(array if type(array) is _NDARRAY else _as_array(array, xp))
     if OPEN_BLOCKS.inference and MODE.inference:
         t._inference = True
     return t
@@ -286,7 +289,7 @@ def _record_one(op: Op, args: tuple, attrs, result, xp, nodes: tuple, nrs: tuple
     if type(result) is not _NDARRAY:   # checked inline: the call would cost more than it
         result = _as_array(result, xp)
     node = op.node_class(nodes, nrs, _meta_one(result))
-    out = Tensor._wrap(result, node, 0)
+    out = _wrap(result, node, 0)
     _complete(op, node, args, attrs, (out,), None)
     return out
 
