@@ -7,6 +7,7 @@ autograd attributes (``grad``, ``grad_fn``, ``requires_grad``, hooks...).
 
 from __future__ import annotations
 
+import copy
 import warnings
 import weakref
 
@@ -458,6 +459,21 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (backend.move_array(self._data, backend.CPU), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        """torch's: a leaf's copy on the same device, with ``requires_grad`` and a deep copy
+        of ``.grad``; a tensor with history refuses, in torch's words."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        copied = memo[id(self)] = Tensor._wrap(self._data.copy())
+        copied._requires_grad = self._requires_grad
+        if self._grad is not None:
+            copied._grad = copy.deepcopy(self._grad, memo)
+        return copied
 
 
 def _rebuild(array, requires_grad):

@@ -565,3 +565,39 @@ def test_linspace_in_float64_is_not_rounded_through_float32():
     got = ag.linspace(0, 1, 7, dtype=ag.float64).numpy()
     np.testing.assert_allclose(got, np.linspace(0, 1, 7), rtol=0, atol=1e-15)
     assert ag.linspace(0, 1, 7).dtype == ag.float32
+
+
+# ----------------------------------------------------------------------------- deepcopy
+
+def _deepcopied(lib):
+    import copy
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    (x * 3).sum().backward()
+    plain = lib.tensor([4.0])
+    y, z, again = copy.deepcopy([x, plain, x])
+    y.data.add_(1)   # its own memory
+    return {"values": (x.tolist(), y.tolist(), z.tolist()), "grad": y.grad.tolist(),
+            "requires_grad": (y.requires_grad, z.requires_grad), "leaf": y.is_leaf,
+            "shared in one copy": again is y, "grad copied": y.grad is not x.grad}
+
+
+def test_deepcopy_of_a_leaf_is_torchs(torch):
+    assert _deepcopied(ag) == _deepcopied(torch)
+
+
+def test_deepcopy_of_a_tensor_with_history_is_refused_in_torchs_words(torch):
+    import copy
+    texts = []
+    for lib in (ag, torch):
+        with pytest.raises(RuntimeError) as info:
+            copy.deepcopy(lib.ones(2, requires_grad=True) * 2)
+        texts.append(str(info.value))
+    assert texts[0] == texts[1]
+
+
+def test_deepcopy_stays_on_the_gpu(fake_cuda):
+    import copy
+    x = ag.ones(2, device="cuda", requires_grad=True)
+    (x * 2).sum().backward()
+    y = copy.deepcopy(x)
+    assert y.device == x.device and y.grad.device == x.device and y.grad.tolist() == [2.0, 2.0]
