@@ -207,7 +207,7 @@ def _execute(task: GraphTask, graph_root) -> None:
     captures = task.captures
     create_graph = task.create_graph
     keep_graph = task.keep_graph
-    every_node = needed is None and not captures   # (``inputs=`` prunes and captures)
+    every_node = needed is None and not captures   # no ``inputs=`` pruning, no captures
     buffers: dict = {}
     bare = set()   # nodes whose input buffer holds a sum as a bare array (see the add below)
     tie = itertools.count()
