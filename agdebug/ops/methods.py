@@ -22,7 +22,7 @@ from . import reduce as rd
 from . import shape as sh
 from .binary_math import check_bound_cast
 from .registry import apply_inplace, can_cast, run_direct
-from .util import storage_root
+from .util import data_pointer, storage_root
 
 
 def operand(value):
@@ -397,13 +397,7 @@ def _strides(array) -> list:
 
 def _storage_offset(array) -> int:
     """Elements from the start of the array's storage (its last base) to its first one."""
-    return (_address(array) - _address(storage_root(array))) // array.itemsize
-
-
-def _address(array) -> int:
-    if isinstance(array, np.ndarray):
-        return array.__array_interface__["data"][0]
-    return array.data.ptr   # CuPy
+    return (data_pointer(array) - data_pointer(storage_root(array))) // array.itemsize
 
 
 def _viewable(array, target) -> bool:

@@ -23,7 +23,7 @@ from . import reduce as rd
 from .blas import _same_dtype, addbmm_op, addmv_op, addr_op, baddbmm_op
 from .linalg import _check_bmm, _check_mm_shapes, _name, addmm_op
 from .registry import apply_inplace, check_inplace, defop, write_into
-from .util import zero_grads
+from .util import data_pointer, zero_grads
 
 # ----------------------------------------------------------------------------- comparisons
 
@@ -334,7 +334,7 @@ def is_same_size(self, other) -> bool:
 
 def data_ptr(self) -> int:
     """The address of the tensor's first element."""
-    return m._address(self._data)
+    return data_pointer(self._data)
 
 
 def storage_offset(self) -> int:

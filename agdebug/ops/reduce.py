@@ -8,7 +8,6 @@ full reductions and ``amax``, and sends it to the returned index for ``max(dim)`
 
 from __future__ import annotations
 
-import collections
 import math
 import warnings
 
@@ -17,7 +16,7 @@ import numpy as np
 from ..tensor import Tensor
 from .elementwise import where
 from .registry import defop
-from .util import dims_of, expand_reduced, input_shape
+from .util import dims_of, expand_reduced, input_shape, return_type
 
 
 def _axes(dim, ndim: int):
@@ -542,16 +541,9 @@ def _cumprod_with_zeros(grad: Tensor, x: Tensor, dim: int) -> Tensor:
 
 # ----------------------------------------------------------------------------- signatures
 
-def _return_type(name: str):
-    """torch.return_types.<name>: a (values, indices) named tuple printed as torch prints it."""
-    def __repr__(self):
-        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
-    base = collections.namedtuple(name, ["values", "indices"])
-    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
-                                "__module__": "torch.return_types"})
-
-
-values_indices = {name: _return_type(name) for name in ("max", "min", "sort", "topk")}
+# torch.return_types of the (values, indices) results; selection.py adds its own names
+values_indices = {name: return_type(name, ("values", "indices"))
+                  for name in ("max", "min", "sort", "topk")}
 
 
 def _correction(name: str, unbiased, correction) -> int:

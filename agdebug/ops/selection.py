@@ -12,12 +12,12 @@ import numpy as np
 
 from . import tie_order
 from .gather import scatter_add_op
-from .reduce import _evenly, _return_type, _to_index, missing_arguments, values_indices
+from .reduce import _evenly, _to_index, missing_arguments, values_indices
 from .registry import defop
-from .util import dims_of, input_shape, kernel_missing, zeros_grad
+from .util import dims_of, input_shape, kernel_missing, return_type, zeros_grad
 
 for _name in ("median", "nanmedian", "mode", "kthvalue", "cummax", "cummin"):
-    values_indices.setdefault(_name, _return_type(_name))
+    values_indices.setdefault(_name, return_type(_name, ("values", "indices")))
 
 
 def _host(array) -> np.ndarray:

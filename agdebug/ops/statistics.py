@@ -7,7 +7,6 @@ as torch does; ``nanmean`` is torch's composite (a nansum divided by a count).
 
 from __future__ import annotations
 
-import collections
 import math
 import warnings
 
@@ -19,7 +18,7 @@ from .elementwise import where
 from .reduce import (NO_DIM, _axes, _const, _correction, _count, _evenly, _np_dtype,
                      _var_backward, missing_arguments)
 from .registry import _unwrap, defop
-from .util import dims_of, expand_reduced, kernel_missing
+from .util import dims_of, expand_reduced, kernel_missing, return_type
 
 # ----------------------------------------------------------------------------- var_mean
 
@@ -103,15 +102,7 @@ std_mean = _moments_function(std_mean_op, "std_mean")
 
 # ----------------------------------------------------------------------------- aminmax
 
-def _aminmax_type():
-    def __repr__(self):
-        return f"torch.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
-    base = collections.namedtuple("aminmax", ["min", "max"])
-    return type("aminmax", (base,), {"__slots__": (), "__repr__": __repr__,
-                                     "__module__": "torch.return_types"})
-
-
-AMINMAX = _aminmax_type()
+AMINMAX = return_type("aminmax", ("min", "max"))
 
 
 @defop("aminmax", node="AminmaxBackward0", outputs=2, saves=("x",))

@@ -126,6 +126,13 @@ def check_divisor_override(function: str, divisor) -> None:
         raise RuntimeError("divisor must be not zero")
 
 
+def data_pointer(array) -> int:
+    """The address of an array's first element (a device pointer for a CuPy array)."""
+    if isinstance(array, np.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr   # CuPy
+
+
 def storage_root(array):
     """The array that owns ``array``'s memory (torch: its storage): the last array of
     ``array``'s kind down its chain of ``.base`` references, which may pass through other

@@ -20,7 +20,7 @@ from ..events import WATCH, probe
 from ..graph.node import Node, shared_nrs
 from ..tensor import Tensor
 from .registry import defop, write_into
-from .util import element_offsets
+from .util import data_pointer, element_offsets
 
 
 @defop("copy_slices_region", node="CopySlices")
@@ -111,15 +111,8 @@ def region_of(view, base):
     """Flat row-major indices in ``base`` of each element of ``view`` (which aliases it)."""
     item = base.dtype.itemsize
     base_offsets = element_offsets(base.shape, [s // item for s in base.strides], 0)
-    start = (_pointer(view) - _pointer(base)) // item
+    start = (data_pointer(view) - data_pointer(base)) // item
     view_offsets = element_offsets(view.shape, [s // item for s in view.strides], start)
     order = np.argsort(base_offsets, kind="stable")
     found = order[np.searchsorted(base_offsets[order], view_offsets)]
     return backend.move_array(found.reshape(view.shape), backend.device_of_array(base))
-
-
-def _pointer(array) -> int:
-    interface = getattr(array, "__array_interface__", None)   # numpy
-    if interface is None:
-        interface = array.__cuda_array_interface__             # CuPy
-    return interface["data"][0]
