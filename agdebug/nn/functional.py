@@ -35,7 +35,7 @@ from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d, expand_param
 from .embedding_bag import embedding_bag
-from .functional_conv3d import _by, conv3d, conv_transpose3d
+from .functional_conv3d import conv3d, conv_transpose3d, sizes_by
 from .functional_ctc import ctc_loss
 from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
@@ -688,9 +688,9 @@ def check_conv_shape(input, weight, bias, groups, padding, stride, dilation) -> 
     padded = [n + lo + hi for n, lo, hi in zip(input.shape[2:], padding[0::2], padding[1::2])]
     kernel = [d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation)]
     if any(p < k for p, k in zip(padded, kernel)):
-        raise RuntimeError(f"Calculated padded input size per channel: ({_by(padded)}). Kernel "
-                           f"size: ({_by(kernel)}). Kernel size can't be greater than actual "
-                           "input size")
+        raise RuntimeError(f"Calculated padded input size per channel: ({sizes_by(padded)}). "
+                           f"Kernel size: ({sizes_by(kernel)}). Kernel size can't be greater "
+                           "than actual input size")
 
 
 def _check_conv(input, weight, bias, groups, padding, stride, dilation) -> None:

@@ -78,7 +78,7 @@ def _check_conv(input, weight, bias, groups, padding, stride, dilation) -> None:
     _check_kernel(input, weight, dilation)
 
 
-def _by(sizes) -> str:
+def sizes_by(sizes) -> str:
     """``4 x 5 x 6``: sizes as torch's messages write them."""
     return " x ".join(str(s) for s in sizes)
 
@@ -92,7 +92,7 @@ def _check_kernel(input, weight, dilation) -> None:
         if any(d <= 0 for d in dilation):
             raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     elif any(k <= 0 for k in kernel):
-        raise RuntimeError(f"kernel size should be greater than zero, but got: {_by(kernel)} "
+        raise RuntimeError(f"kernel size should be greater than zero, but got: {sizes_by(kernel)} "
                            "(TxHxW)")
     if input._data.dtype.kind == "b":
         raise kernel_missing("compute_columns3d", input.dtype)
@@ -166,8 +166,8 @@ def _check_transposed_kernel(input, weight, bias, stride, padding, output_paddin
     size = input.shape[2:]
     out = ops.transposed3d_out_size(size, kernel, stride, padding, output_padding, dilation)
     if any(o < 1 for o in out):
-        raise RuntimeError(f"Given input size per channel: ({_by(size)}). Calculated output size "
-                           f"per channel: ({_by(out)}). Output size is too small")
+        raise RuntimeError(f"Given input size per channel: ({sizes_by(size)}). Calculated output "
+                           f"size per channel: ({sizes_by(out)}). Output size is too small")
     dtype = input._data.dtype
     _check_onednn_dtypes(input, weight, bias)
     for t in (weight, bias):
