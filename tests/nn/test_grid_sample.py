@@ -48,6 +48,7 @@ def assert_second_derivatives(torch, call: str, setup: dict, node: str) -> None:
     derivative ``node`` with torch's values, and a combination of them must have torch's
     gradients in the output gradient ``v``, the input ``x`` and the grid ``g``."""
     first = evaluate(ag, call, setup)[1], evaluate(torch, call, setup)[1]
+    assert len(first[0]) == len(first[1])   # zip would stop at the shorter
     for got, want in zip(*first):
         assert got.grad_fn.name() == want.grad_fn.name() == node
         assert got.requires_grad and got.dtype == ag.float64
@@ -58,6 +59,7 @@ def assert_second_derivatives(torch, call: str, setup: dict, node: str) -> None:
               f"(({call})[0] * x.detach().cos()).sum() + (({call})[1] * g.detach().sin()).sum(),"
               f" (v, x, g), allow_unused=True)]")
     got, want = evaluate(ag, second, setup)[1], evaluate(torch, second, setup)[1]
+    assert len(got) == len(want)
     for a, b in zip(got, want):
         assert (a is None) == (b is None)
         if b is not None:
