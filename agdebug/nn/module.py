@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ..graph.grad_mode import no_grad
+from ..ops.utility import typename
 from ..tensor import Tensor
 from ._hooks import (_BOTH_KINDS, RemovableHandle, _Globals, add_module_hook, call_with_hooks,
                      register_module_backward_hook, register_module_forward_hook,
@@ -125,7 +126,7 @@ class Module(StateDictMixin):
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_type_name(value)}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             params[name] = None
         elif isinstance(value, Module):
@@ -136,12 +137,12 @@ class Module(StateDictMixin):
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{_type_name(value)}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             modules[name] = None
         elif name in self.__dict__.get("_buffers", {}):
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
             self._buffers[name] = value
         else:
@@ -191,7 +192,7 @@ class Module(StateDictMixin):
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         self._check_new_name("parameter", name, self._parameters)
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
         self._parameters[name] = param
 
@@ -202,7 +203,7 @@ class Module(StateDictMixin):
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._check_new_name("buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
@@ -213,7 +214,7 @@ class Module(StateDictMixin):
     def add_module(self, name: str, module) -> None:
         """Add (or replace) the child ``name``, with torch's errors for bad names and values."""
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{_type_name(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         self._check_new_name("module", name, self._modules)
         self._modules[name] = module
 
@@ -436,12 +437,6 @@ class Module(StateDictMixin):
         if not lines:
             return f"{type(self).__name__}()"
         return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
-
-
-def _type_name(value) -> str:
-    if isinstance(value, Tensor):
-        return "torch.FloatTensor" if value.dtype._legacy == "Float" else type(value).__name__
-    return type(value).__name__
 
 
 def _is_float(t: Tensor) -> bool:

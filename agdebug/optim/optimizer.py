@@ -19,6 +19,7 @@ import numpy as np
 from ..backend import float32, xp_of
 from ..graph.grad_mode import enable_grad, set_grad_enabled
 from ..tensor import Tensor
+from ..ops.utility import typename
 from .modes import FOREACH_AUTOGRAD, check_fused_param, number, refuse_capturable
 
 __all__ = ["Optimizer", "required"]
@@ -240,15 +241,6 @@ class Optimizer:
 
 # -- helpers shared by the optimizers ------------------------------------------------------------
 
-def typename(obj) -> str:
-    """torch.typename: ``'torch.FloatTensor'`` for a tensor, the qualified class name else."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in (None, "builtins") else f"{module}.{name}"
-
-
 def _unpack_params(param_group: dict) -> None:
     params = param_group["params"]
     if isinstance(params, Tensor):
@@ -321,10 +313,12 @@ def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
 
 
 def next_step(state: dict) -> float:
-    """``state["step"] += 1`` (in its own dtype); returns the new count as a Python float."""
-    step = state["step"]._data
-    step += 1
-    return float(step)
+    """``state["step"] += 1`` (in its own dtype, bumping its version as torch's ``add_``);
+    returns the new count as a Python float."""
+    step = state["step"]
+    step._data += 1
+    step._bump_version()
+    return float(step._data)
 
 
 def lerp_(start, end, weight: float) -> None:
@@ -346,17 +340,23 @@ def param_mul_(p: Tensor, factor: float) -> None:
     p._bump_version()
 
 
-def followed_gradient(p: Tensor, grad, group: dict):
+def followed_gradient(p: Tensor, grad, group: dict, tensor_weight_decay: bool = False):
     """The gradient an update follows: negated for ``maximize``, with ``weight_decay``
     added to it (L2, torch's default) or, under ``decoupled_weight_decay`` (AdamW), taken
-    off the parameter itself first."""
+    off the parameter itself first. A ``weight_decay`` tensor is read as a number, as torch's
+    ``alpha=``, and one that needs grad is refused in torch's words, except by SGD
+    (``tensor_weight_decay``), which takes it as torch does."""
     g = -grad if group["maximize"] else grad
     wd = group["weight_decay"]
     if wd != 0:
         if group.get("decoupled_weight_decay"):
             param_mul_(p, 1 - scalar(group["lr"]) * scalar(wd))
-        else:
-            g = g + scalar(wd) * p._data
+        elif tensor_weight_decay and isinstance(wd, Tensor) and wd.requires_grad:
+            # torch's ``grad.addcmul_(p.clone(), wd)``: into the gradient itself (``p.grad``,
+            # unless ``maximize`` negated it into a new array)
+            g += wd._data * p._data
+        else:   # torch's ``alpha=``: a Number, or a tensor that needs no grad
+            g = g + number(wd, "add", "alpha") * p._data
     return g
 
 

@@ -70,7 +70,7 @@ class Rprop(Optimizer):
         into the recorded ``sign`` by masked assignment (index_put_)."""
         etaminus, etaplus = group["etas"]
         grad = -grad if group["maximize"] else grad   # (Rprop has no weight decay)
-        state["step"].add_(1)
+        next_step(state)
         prev, step_size = state["prev"], state["step_size"]
         sign = grad.mul(prev.clone()).sign()
         sign[sign.gt(0)] = etaplus

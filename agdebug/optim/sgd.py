@@ -41,7 +41,7 @@ class SGD(Optimizer):
     _need_device_dtype_check_for_fused = True
 
     def _update(self, p, grad, group, state) -> None:
-        d = followed_gradient(p, grad, group)
+        d = followed_gradient(p, grad, group, tensor_weight_decay=True)
         momentum = group["momentum"]
         if momentum != 0:
             buf = state.get("momentum_buffer")

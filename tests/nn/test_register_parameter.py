@@ -75,3 +75,19 @@ def test_parametrized_name_refuses_a_parameter():
             lin.weight = lib.nn.Parameter(lib.ones(2, 2))
         errors.append(str(info.value))
     assert errors[0] == errors[1] == "\"attribute 'weight' already exists\""
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, m: m.add_module("x", lib.ones(2, dtype=lib.float64)),
+    lambda lib, m: m.add_module("x", 3),
+    lambda lib, m: setattr(m, "weight", lib.ones(2, dtype=lib.float64)),
+    lambda lib, m: m.register_buffer("b", [1.0]),
+])
+def test_type_errors_name_the_value_as_torch_typename(call):
+    # torch.typename: 'torch.DoubleTensor' for a float64 tensor, the qualified class else
+    texts = []
+    for lib in (ag, torch):
+        with pytest.raises(TypeError) as info:
+            call(lib, lib.nn.Linear(2, 2))
+        texts.append(str(info.value))
+    assert texts[0] == texts[1]

@@ -340,3 +340,43 @@ def test_steps_with_a_tensor_weight_decay_match_torch(name):
         return parity.run(lib, name, {"weight_decay": lib.tensor(0.1, dtype=lib.float64)})[1]
     for t, a in zip(params(torch), params(agdebug)):
         np.testing.assert_allclose(a, t, rtol=1e-10, atol=1e-12)
+
+
+STEPPED = ["Adam", "Adagrad", "RMSprop", "RAdam", "NAdam", "Adamax", "ASGD", "Adadelta", "Rprop"]
+
+
+@pytest.mark.parametrize("differentiable", [False, True])
+@pytest.mark.parametrize("name", STEPPED)
+def test_the_step_counts_its_versions_as_torch(name, differentiable):
+    # torch's ``state["step"] += 1`` is an in-place op: a saved step would be caught changed
+    def versions(lib):
+        leaf = lib.tensor([1.0, -2.0], dtype=lib.float64, requires_grad=True)
+        p = leaf.clone() if differentiable else leaf
+        opt = getattr(lib.optim, name)([p], lr=0.01, differentiable=differentiable)
+        for _ in range(2):
+            p.grad = p.detach() * 3
+            opt.step()
+        return opt.state[p]["step"]._version
+    assert versions(agdebug) == versions(torch)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "Adagrad", "RMSprop", "NAdam", "Adadelta"])
+def test_a_weight_decay_tensor_that_needs_grad_outside_differentiable_mode(name):
+    # torch's ``alpha=`` refuses it (TypeError); SGD adds it into the gradient in place
+    def run(lib):
+        p = lib.tensor([1.0, -2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        wd = lib.tensor(0.1, dtype=lib.float64, requires_grad=True)
+        opt = getattr(lib.optim, name)([p], lr=0.01, weight_decay=wd)
+        try:
+            for _ in range(2):
+                (p * p).sum().backward()   # (no zero_grad: what SGD wrote into .grad stays)
+                opt.step()
+        except TypeError as error:
+            return str(error)
+        return p.detach().numpy().tolist()
+    got, want = run(agdebug), run(torch)
+    assert type(got) is type(want)
+    if isinstance(want, str):
+        assert got == want
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-12)
