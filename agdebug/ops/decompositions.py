@@ -48,7 +48,9 @@ def lu_factor_arrays(xp, A):
 def _scaled_column(xp, column, pivot):
     """getrf's multipliers ``column / pivot``: times the reciprocal where ``|pivot|`` is at
     least the smallest normal number (LAPACK's ``sfmin``), divided otherwise (the reciprocal
-    of a subnormal pivot overflows to inf)."""
+    of a subnormal pivot overflows to inf). This is reference LAPACK's dgetf2, and what
+    torch's CPU build does for 2x2 and non-square matrices; for square ones from 3x3 up its
+    blocked getrf multiplies by the reciprocal anyway and gives inf (see the README)."""
     small = ~(xp.abs(pivot) >= np.finfo(column.dtype).tiny)[:, None]   # NaN divides too
     return xp.where(small, column / pivot[:, None], column * (1 / pivot)[:, None])
 

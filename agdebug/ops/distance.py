@@ -11,6 +11,7 @@ import math
 from ..backend import xp_of
 from ..tensor import Tensor
 from .linalg import _name
+from .reduce import check_inf_norm
 from .registry import defop
 from .util import broadcast_shape, dims_of, needs
 
@@ -124,9 +125,8 @@ def dist(input, other, p=2):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
                            f"Got {_name(input)} instead.")
     p = float(p)
-    if abs(p) == math.inf and math.prod(broadcast_shape(input.shape, other.shape)) == 0:
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on an empty tensor "
-                           "because the operation does not have an identity")
+    if abs(p) == math.inf:
+        check_inf_norm(p, broadcast_shape(input.shape, other.shape), None)
     return dist_op(input, other, p=p)
 
 

@@ -245,7 +245,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                                f"and {_name(mat2)}")
     _check_mm_shapes(mat1, mat2)
     _check_expandable(input._data.shape, (a.shape[0], b.shape[1]))
-    if beta == 1 and alpha == 1:   # the defaults, which the node reads without a keyword dict
+    # The defaults (int 1, as torch gives them back), read by the node without a keyword dict;
+    # ``beta=1.0`` or ``alpha=True`` are kept as given (``grad_fn._saved_beta``).
+    if type(beta) is int and type(alpha) is int and beta == alpha == 1:
         return addmm_op(input, mat1, mat2)
     return addmm_op(input, mat1, mat2, beta=beta, alpha=alpha)
 

@@ -442,6 +442,8 @@ def norm(xp, x, ord=2.0, dim=None, keepdim=False):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {get_dtype(x.dtype)._legacy}")
     axes = _axes(dim, x.ndim)
+    if abs(ord) == math.inf:
+        check_inf_norm(ord, x.shape, dim if axes is not None else None)
     size = abs(x)
     if ord == math.inf:
         return xp.max(size, axis=axes, keepdims=keepdim)
@@ -451,6 +453,21 @@ def norm(xp, x, ord=2.0, dim=None, keepdim=False):
         return xp.sum(size != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
     total = xp.sum(size ** ord, axis=axes, keepdims=keepdim)
     return xp.sqrt(total) if ord == 2 else total ** (1.0 / ord)
+
+
+def check_inf_norm(ord: float, shape: tuple, dim) -> None:
+    """torch refuses the inf and -inf norms (a max, a min) over an empty dimension, or of an
+    empty tensor (``dim`` None): they have no identity."""
+    if dim is None:
+        if math.prod(shape) == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
+                               "tensor because the operation does not have an identity")
+        return
+    for d in dim if isinstance(dim, (tuple, list)) else (dim,):
+        if shape[d] == 0:   # (torch's words, without the space after the dimension)
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
+                               f"dimension {d}because this dimension is empty and the operation "
+                               "does not have an identity")
 
 
 @norm.vjp

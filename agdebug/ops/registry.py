@@ -569,7 +569,9 @@ def apply_inplace(op: Op, target: Tensor, args: tuple, attrs: dict) -> Tensor:
 def _check_written_device(target: Tensor, array) -> None:
     """A 0-d CPU tensor may join a GPU op as an input (see ``_unwrap_elementwise``), never
     as the tensor written: ``cpu_scalar.add_(gpu_tensor)`` is torch's device error."""
-    if type(target._data) is _NDARRAY and not backend.is_cpu_array(array):
+    # (exact types first: every in-place op passes here, and nearly all stay on the host)
+    if type(array) is not _NDARRAY and type(target._data) is _NDARRAY \
+            and not backend.is_cpu_array(array):
         _raise_device_mismatch((target, Tensor._wrap(array)))
 
 

@@ -25,6 +25,10 @@ CASES = [
     ("x.pow(3)", "_saved_self"),
     ("x.tanh()", "_saved_result"),
     ("x.relu()", "_saved_result"),
+    ("lib.addmm(x[None], x[None], lib.ones(3, 3, dtype=lib.float64))", "_saved_beta"),
+    ("lib.addmm(x[None], x[None], lib.ones(3, 3, dtype=lib.float64), beta=1.0)", "_saved_beta"),
+    ("lib.addmm(x[None], x[None], lib.ones(3, 3, dtype=lib.float64), alpha=True)",
+     "_saved_alpha"),
     # names the node does not have: AttributeError in torch's words
     ("x + x", "_saved_self"),
     ("x + x", "_saved_other"),
@@ -44,7 +48,7 @@ def _read(lib, expr: str, attr: str):
         return "the input", None
     if hasattr(value, "detach"):
         return "tensor", value.detach().numpy().tolist()
-    return "value", value
+    return "value", repr(value)   # (repr: 1 and 1.0 and True differ, as torch keeps them)
 
 
 @pytest.mark.parametrize(("expr", "attr"), CASES)

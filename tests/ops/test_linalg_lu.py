@@ -194,3 +194,15 @@ def test_lu_graph_names():
                                                 .requires_grad_(), "r": lib.ones(3, 1)}))
                  for lib in (ag, torch)]
         assert names[0] == names[1]
+
+
+def test_a_subnormal_pivot_of_a_3x3_is_divided_by():
+    # A README difference: reference LAPACK divides (finite multipliers); torch's CPU build
+    # multiplies 3x3 and larger square matrices by the reciprocal and gets inf.
+    a = [[1e-310, 1.0, 2.0], [5e-311, 2.0, 1.0], [7e-311, 1.0, 5.0]]
+    lu, pivots = ag.linalg.lu_factor(ag.tensor(a, dtype=ag.float64))
+    assert pivots.tolist() == [1, 2, 3]
+    np.testing.assert_allclose(lu.numpy()[1:, 0], [0.5, 0.7])
+    assert np.isfinite(lu.numpy()).all()
+    theirs = torch.linalg.lu_factor(torch.tensor(a, dtype=torch.float64))[0].numpy()
+    assert not np.isfinite(theirs[1:, 0]).any()   # the difference the README states

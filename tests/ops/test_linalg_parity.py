@@ -22,6 +22,13 @@ SETUP = {
 }
 
 EXPRESSIONS = [
+    # inf and -inf norms over an empty dimension have no identity: torch's words
+    "lib.linalg.vector_norm(lib.ones(0, 3), float('inf'))",
+    "lib.linalg.vector_norm(lib.ones(0, 3), -float('inf'), dim=0)",
+    "lib.linalg.vector_norm(lib.ones(0, 3), float('inf'), dim=(1, 0))",
+    "lib.linalg.vector_norm(lib.ones(0, 3), float('inf'), dim=-2)",
+    "lib.linalg.vector_norm(lib.ones(0, 3), float('inf'), dim=1)",
+    "lib.linalg.vector_norm(lib.tensor(3.0), float('inf'), dim=0)",
     # addmm and linear: dtypes compared (self first) before shapes, in addmm's words
     "lib.addmm(lib.ones(4), lib.ones(2, 3, dtype=lib.float64), lib.ones(2, 4))",
     "lib.addmm(lib.ones(4, dtype=lib.float64), lib.ones(2, 3, dtype=lib.float64), lib.ones(2, 4))",
