@@ -255,21 +255,13 @@ def test_a_0d_cpu_tensor_that_requires_grad_is_refused_while_recording(fake_cuda
 
 @pytest.mark.parametrize("name", ["Adam", "AdamW", "NAdam", "RAdam"])
 def test_differentiable_optimizers_with_a_cpu_step_on_the_gpu(fake_cuda, name):
-    # Their bias corrections are 0-d CPU tensors of the step, used with the GPU parameters
-    # (a meta-learning run: the parameter is a non-leaf clone, its gradient a function of it).
-    results = []
-    for device in ("cpu", "cuda"):
-        w0 = ag.tensor([1.0, -2.0, 0.5], dtype=ag.float64, device=device, requires_grad=True)
-        w = w0.clone()
-        opt = getattr(ag.optim, name)([w], lr=0.1, differentiable=True)
-        for step in range(3):
-            w.grad = w.tanh() * 3 + 0.5 * w - 0.2 * step
-            opt.step()
-        (grad,) = ag.autograd.grad((w * w).sum(), w0)
-        assert _on_fake(w) == _on_fake(grad) == (device == "cuda")
-        results.append((w.detach().cpu().numpy(), grad.cpu().numpy()))
-    for on_gpu, on_cpu in zip(results[1], results[0]):
-        np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-12)
+    # Their bias corrections are 0-d CPU tensors of the step, used with the GPU parameters.
+    from .optim import parity
+    on_cpu, cpu_nodes = parity.meta_run(ag, name, {}, device="cpu")
+    on_gpu, gpu_nodes = parity.meta_run(ag, name, {}, device="cuda")
+    assert gpu_nodes == cpu_nodes
+    for got, want in zip(on_gpu, on_cpu, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 def test_setitem_on_the_gpu(fake_cuda):

@@ -1062,10 +1062,7 @@ def _conv1d(input, weight, bias, stride, padding, dilation, groups):
     if isinstance(padding, str):
         if padding not in ("same", "valid"):
             raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if padding == "same" and s != 1:
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        total = d * (weight.shape[2] - 1) if padding == "same" else 0
-        low, high = total // 2, total - total // 2   # the extra pad of an odd total goes after
+        low, high = mode_padding(padding, input, weight, (s,), (d,))
     else:
         (low,) = _conv1_param(padding, "padding")
         high = low

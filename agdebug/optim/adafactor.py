@@ -41,11 +41,21 @@ class Adafactor(Optimizer):
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize}
         super().__init__(params, defaults)
 
+    def _init_state(self, p, group, state) -> None:
+        """``step``, and a row and a column factor for a matrix (or a full ``variance`` else)."""
+        grad = p._grad._data
+        xp = xp_of(grad)
+        state["step"] = scalar_state(0.0)
+        if grad.ndim > 1:
+            state["row_var"] = Tensor._wrap(xp.zeros(grad.shape[:-1] + (1,), dtype=grad.dtype))
+            col_shape = grad.shape[:-2] + (1,) + grad.shape[-1:]
+            state["col_var"] = Tensor._wrap(xp.zeros(col_shape, dtype=grad.dtype))
+        else:
+            state["variance"] = Tensor._wrap(xp.zeros_like(grad))
+
     def _update(self, p, grad, group, state) -> None:
         if p.is_complex():
             raise RuntimeError("Adafactor does not support complex parameters")
-        if not state:
-            _init_state(state, grad)
         xp, lr = xp_of(p._data), scalar(group["lr"])
         eps1, eps2 = group["eps"]
         if eps1 is None:
@@ -82,17 +92,6 @@ def _check(lr, beta2_decay, eps, d, weight_decay) -> None:
     if not 0.0 <= weight_decay:
         raise ValueError(f"weight_decay should be >= 0 but is: {weight_decay}")
 
-
-def _init_state(state: dict, grad) -> None:
-    """``step``, and a row and a column factor for a matrix (or a full ``variance`` else)."""
-    xp = xp_of(grad)
-    state["step"] = scalar_state(0.0)
-    if grad.ndim > 1:
-        state["row_var"] = Tensor._wrap(xp.zeros(grad.shape[:-1] + (1,), dtype=grad.dtype))
-        col_shape = grad.shape[:-2] + (1,) + grad.shape[-1:]
-        state["col_var"] = Tensor._wrap(xp.zeros(col_shape, dtype=grad.dtype))
-    else:
-        state["variance"] = Tensor._wrap(xp.zeros_like(grad))
 
 
 def _group_eps(group: dict) -> float:

@@ -113,9 +113,12 @@ def test_only_host_arrays_of_one_dtype_unrecorded_are_computed_directly(fake_cud
         assert not unrecorded_host(ag.ones(3), ag.ones(3, dtype=ag.float64))
         assert not unrecorded_host(on_gpu, on_gpu)
         out = derivative_formula(lambda a, b: a * b, on_gpu, on_gpu)
-        product = ag.mm(ag.ones(2, 3, device="cuda:1"), ag.ones(3, 2, device="cuda:1"))
     assert not unrecorded_host(ag.ones(3), ag.ones(3))   # grad mode on: the ops record it
-    assert str(out.device) == str(product.device) == "cuda:1"
+    # mm's derivatives (mat1_grad, mat2_grad) ask unrecorded_host too
+    a = ag.ones(2, 3, device="cuda:1", requires_grad=True)
+    b = ag.ones(3, 2, device="cuda:1", requires_grad=True)
+    ag.mm(a, b).backward(ag.ones(2, 2, device="cuda:1"))
+    assert str(out.device) == str(a.grad.device) == str(b.grad.device) == "cuda:1"
 
 
 @pytest.mark.parametrize("bias_shape", [(3,), (4, 1), (1, 4, 3), (1, 1, 1)])

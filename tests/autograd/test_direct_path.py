@@ -17,27 +17,34 @@ def _leaf(values, dtype=np.float64):
     return ag.tensor(np.asarray(values, dtype=dtype), requires_grad=True)
 
 
-def _inputs(case: str):
-    """Fresh inputs for one case (each path gets its own, so accumulators are not shared)."""
-    x = _leaf([0.5, -1.25, 2.0])
-    y = _leaf([1.5, 0.75, -0.5]) * 1.0    # a non-leaf
-    return {
-        "leaf, leaf": (x, _leaf([1.0, 2.0, 3.0])),
-        "non-leaf, leaf": (y, x),
-        "leaf, float": (x, 1.0001),
-        "non-leaf, int": (y, 3),
-        "leaf, constant tensor": (x, ag.tensor([2.0, 4.0, 8.0])),
-        "constant tensor, leaf": (ag.tensor([2.0, 4.0, 8.0]), x),
-        "float32, float64 (promoted)": (_leaf([1.0, 2.0, 3.0], np.float32), x),
-        "broadcast": (_leaf([[1.0], [2.0]]), x),
-        "0-d": (_leaf(1.5), _leaf(-2.0)),
-        "same tensor twice": (x, x),
-    }[case]
+def _non_leaf():
+    return _leaf([1.5, 0.75, -0.5]) * 1.0
 
 
-CASES = ["leaf, leaf", "non-leaf, leaf", "leaf, float", "non-leaf, int", "leaf, constant tensor",
-         "constant tensor, leaf", "float32, float64 (promoted)", "broadcast", "0-d",
-         "same tensor twice"]
+def _x():
+    return _leaf([0.5, -1.25, 2.0])
+
+
+def _twice():
+    x = _x()
+    return x, x
+
+
+# Each case makes fresh inputs when called (each path gets its own, so accumulators are not
+# shared).
+INPUTS = {
+    "leaf, leaf": lambda: (_x(), _leaf([1.0, 2.0, 3.0])),
+    "non-leaf, leaf": lambda: (_non_leaf(), _x()),
+    "leaf, float": lambda: (_x(), 1.0001),
+    "non-leaf, int": lambda: (_non_leaf(), 3),
+    "leaf, constant tensor": lambda: (_x(), ag.tensor([2.0, 4.0, 8.0])),
+    "constant tensor, leaf": lambda: (ag.tensor([2.0, 4.0, 8.0]), _x()),
+    "float32, float64 (promoted)": lambda: (_leaf([1.0, 2.0, 3.0], np.float32), _x()),
+    "broadcast": lambda: (_leaf([[1.0], [2.0]]), _x()),
+    "0-d": lambda: (_leaf(1.5), _leaf(-2.0)),
+    "same tensor twice": _twice,
+}
+CASES = list(INPUTS)
 BINARY = ["add", "sub", "mul", "div", "atan2"]
 UNARY = ["tanh", "exp", "neg", "sigmoid"]
 
@@ -66,7 +73,7 @@ def _same(a, b):
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_ops_record_what_the_general_path_records(name, case):
     op = OPS[name]
-    direct_in, general_in = _inputs(case), _inputs(case)
+    direct_in, general_in = INPUTS[case](), INPUTS[case]()
     direct, general = op(*direct_in), op.run(general_in, {})
     _same(direct, general)
     assert _node_view(direct) == _node_view(general)

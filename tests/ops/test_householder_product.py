@@ -161,22 +161,14 @@ def test_geqrf_result_type():
         assert type(result).__name__ == "geqrf" and isinstance(result, tuple)
         assert result.a is result[0] and result.tau is result[1]
         assert result.a.grad_fn is result.tau.grad_fn
-        assert repr(result).startswith("torch.return_types.geqrf(\na=tensor(")
         assert type(result).__module__ == "torch.return_types"
 
 
-def test_geqrf_repr_and_backward_error_match_torch():
-    """geqrf's result type and derivative come from the shared helpers (util.return_type,
-    util.no_derivative): torch's repr and torch's error, word for word."""
-    seen = []
-    for lib in (ag, torch):
-        a = lib.tensor([[3.0, 1.0], [4.0, 2.0]], dtype=lib.float64, requires_grad=True)
-        result = lib.geqrf(a)
-        with pytest.raises(NotImplementedError) as error:
-            result.tau.sum().backward()
-        seen.append((repr(result), str(error.value).splitlines()[0]))
-    assert seen[0] == seen[1]
-    assert seen[0][1] == "the derivative for 'geqrf' is not implemented."
+def test_geqrf_repr_matches_torch():
+    """(its backward error is a GEQRF_EXPRESSIONS case)"""
+    reprs = [repr(lib.geqrf(lib.tensor([[3.0, 1.0], [4.0, 2.0]], dtype=lib.float64,
+                                       requires_grad=True))) for lib in (ag, torch)]
+    assert reprs[0] == reprs[1]
 
 
 def test_geqrf_float32_batch():

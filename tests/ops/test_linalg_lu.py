@@ -106,7 +106,8 @@ EXPRESSIONS = [
 
 @pytest.mark.parametrize("expr", EXPRESSIONS)
 def test_lu_matches_torch(expr):
-    assert_same_as_torch(torch, expr, SETUP)
+    # (a float32 solve's exact zeros come out as -2.4e-7 in torch and -3.6e-7 in LAPACK)
+    assert_same_as_torch(torch, expr, SETUP, ulps=4)
 
 
 GRADIENTS = [

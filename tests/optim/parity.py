@@ -18,7 +18,7 @@ def model(lib, dtype):
 
 
 def loss(lib, w, b, step):
-    x = lib.tensor(X0 * (1 + 0.1 * step), dtype=w.dtype)
+    x = lib.tensor(X0 * (1 + 0.1 * step), dtype=w.dtype, device=w.device)
     return ((x @ w).tanh() * 2 + b - 0.5).pow(2).sum()
 
 
@@ -56,13 +56,13 @@ def error_of(lib, make):
     return None
 
 
-def meta_run(lib, name, kwargs, steps=3, lr_tensor=False):
+def meta_run(lib, name, kwargs, steps=3, lr_tensor=False, device="cpu"):
     """Meta-learning through ``steps`` differentiable steps: the parameters are non-leaf
     clones of ``w0``/``b0`` (and ``lr`` a tensor that needs grad, if asked), each gradient
     is a differentiable function of the parameter; returns the final parameters, the
     gradients of a post-step loss w.r.t. the initial tensors, and the parameters' node names."""
-    w0 = lib.tensor(W0.copy(), dtype=lib.float64, requires_grad=True)
-    b0 = lib.tensor(B0.copy(), dtype=lib.float64, requires_grad=True)
+    w0 = lib.tensor(W0.copy(), dtype=lib.float64, device=device, requires_grad=True)
+    b0 = lib.tensor(B0.copy(), dtype=lib.float64, device=device, requires_grad=True)
     lr = lib.tensor(0.05, dtype=lib.float64, requires_grad=True) if lr_tensor else 0.05
     w, b = w0.clone(), b0.clone()
     opt = getattr(lib.optim, name)([w, b], lr=lr, differentiable=True, **kwargs)
@@ -72,6 +72,6 @@ def meta_run(lib, name, kwargs, steps=3, lr_tensor=False):
         opt.step()
     inputs = [w0, b0] + ([lr] if lr_tensor else [])
     grads = lib.autograd.grad(loss(lib, w, b, 0), inputs, allow_unused=True)
-    arrays = [t.detach().numpy().copy() for t in (w, b)]
-    arrays += [None if g is None else g.numpy().copy() for g in grads]
+    arrays = [t.detach().cpu().numpy().copy() for t in (w, b)]
+    arrays += [None if g is None else g.cpu().numpy().copy() for g in grads]
     return arrays, [type(p.grad_fn).__name__ for p in (w, b)]
