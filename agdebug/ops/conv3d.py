@@ -16,30 +16,12 @@ Six ops, closed under differentiation (each derivative is one of them):
 
 from __future__ import annotations
 
-from .nn import _crop, _pad, _padded_size, _unwindow, _windows, conv_out_size
+from .nn import _conv_input_grad, _conv_weight_grad, _convolve, _geometry, conv_out_size
 from .registry import defop
 from .util import needs
 
 _ONES = (1, 1, 1)
 _NO_PAD = (0, 0, 0, 0, 0, 0)
-
-
-def _columns(xp, x, kernel, stride, padding, dilation, groups, out):
-    """(N, groups, C / groups * kd * kh * kw, Do * Ho * Wo): the windows as matrices."""
-    cols = _windows(xp, _pad(xp, x, padding), kernel, stride, dilation, out)
-    per_group = x.shape[1] // groups * kernel[0] * kernel[1] * kernel[2]
-    return cols.reshape(x.shape[0], groups, per_group, out[0] * out[1] * out[2])
-
-
-def _convolve(xp, x, w, stride, padding, dilation, groups, out):
-    cols = _columns(xp, x, w.shape[2:], stride, padding, dilation, groups, out)
-    wm = w.reshape(groups, w.shape[0] // groups, -1)
-    return xp.matmul(wm, cols).reshape((x.shape[0], w.shape[0]) + tuple(out))
-
-
-def _geometry(ctx) -> dict:
-    return {"stride": ctx.stride, "padding": ctx.padding, "dilation": ctx.dilation,
-            "groups": ctx.groups}
 
 
 def _size(t) -> tuple:
@@ -92,13 +74,7 @@ conv_transpose3d_input_grad.vjp(conv3d_vjp)
 def conv3d_input_grad(xp, g, w, input_size=_ONES, stride=_ONES, padding=_NO_PAD,
                       dilation=_ONES, groups=1):
     """A convolution's input gradient (a transposed convolution), sized ``input_size``."""
-    n, out = g.shape[0], g.shape[2:]
-    wm = w.reshape(groups, w.shape[0] // groups, -1)
-    gm = g.reshape(n, groups, w.shape[0] // groups, out[0] * out[1] * out[2])
-    cols = xp.matmul(wm.transpose(0, 2, 1), gm)
-    cols = cols.reshape((n, w.shape[1] * groups) + tuple(w.shape[2:]) + tuple(out))
-    volume = _unwindow(xp, cols, _padded_size(input_size, padding), stride, dilation)
-    return _crop(volume, padding, input_size)
+    return _conv_input_grad(xp, g, w, input_size, stride, padding, dilation, groups)
 
 
 @conv3d_input_grad.vjp
@@ -116,10 +92,7 @@ def conv3d_weight_grad(xp, x, g, weight_size=(1, 1, 1, 1, 1), stride=_ONES, padd
                        dilation=_ONES, groups=1):
     """A convolution's weight gradient for input ``x`` and output gradient ``g`` (windows
     past ``g``'s size unused)."""
-    n, out = x.shape[0], tuple(g.shape[2:])
-    cols = _columns(xp, x, weight_size[2:], stride, padding, dilation, groups, out)
-    gm = g.reshape(n, groups, weight_size[0] // groups, out[0] * out[1] * out[2])
-    return xp.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(weight_size)
+    return _conv_weight_grad(xp, x, g, weight_size, stride, padding, dilation, groups)
 
 
 @conv3d_weight_grad.vjp

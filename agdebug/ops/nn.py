@@ -358,19 +358,48 @@ def conv_out_size(size, kernel, stride, padding, dilation) -> tuple:
 
 # ----------------------------------------------------------------------------- conv2d
 
-def _conv_cols(xp, x, kernel, stride, padding, dilation, groups, out_hw):
-    cols = _windows(xp, _pad(xp, x, padding), kernel, stride, dilation, out_hw)
-    n, per_group = x.shape[0], x.shape[1] // groups * kernel[0] * kernel[1]
+# The arrays of a convolution and its two gradients, for any number of spatial dims (conv2d's
+# here, conv3d's in .conv3d): windows gathered as matrices, multiplied with ``matmul``.
+
+def _conv_cols(xp, x, kernel, stride, padding, dilation, groups, out):
+    """(N, groups, C / groups * prod(kernel), prod(out)): the windows as matrices."""
+    cols = _windows(xp, _pad(xp, x, padding), kernel, stride, dilation, out)
+    n, per_group = x.shape[0], x.shape[1] // groups * math.prod(kernel)
     # explicit sizes, not -1: an empty batch has no size to infer from
-    return cols.reshape(n, groups, per_group, out_hw[0] * out_hw[1])
+    return cols.reshape(n, groups, per_group, math.prod(out))
+
+
+def _convolve(xp, x, w, stride, padding, dilation, groups, out):
+    """The convolution of ``x`` with ``w`` (no bias) at its ``out`` output positions."""
+    cols = _conv_cols(xp, x, w.shape[2:], stride, padding, dilation, groups, out)
+    wm = w.reshape(groups, w.shape[0] // groups, -1)
+    return xp.matmul(wm, cols).reshape((x.shape[0], w.shape[0]) + tuple(out))
+
+
+def _conv_input_grad(xp, g, w, input_size, stride, padding, dilation, groups):
+    """A convolution's input gradient (a transposed convolution), sized ``input_size``."""
+    n, out = g.shape[0], g.shape[2:]
+    wm = w.reshape(groups, w.shape[0] // groups, -1)
+    gm = g.reshape(n, groups, w.shape[0] // groups, math.prod(out))
+    cols = xp.matmul(wm.transpose(0, 2, 1), gm)
+    cols = cols.reshape((n, w.shape[1] * groups) + tuple(w.shape[2:]) + tuple(out))
+    padded = _unwindow(xp, cols, _padded_size(input_size, padding), stride, dilation)
+    return _crop(padded, padding, input_size)
+
+
+def _conv_weight_grad(xp, x, g, weight_size, stride, padding, dilation, groups):
+    """A convolution's weight gradient for input ``x`` and output gradient ``g`` (windows
+    past ``g``'s size unused)."""
+    n, out = x.shape[0], tuple(g.shape[2:])
+    cols = _conv_cols(xp, x, weight_size[2:], stride, padding, dilation, groups, out)
+    gm = g.reshape(n, groups, weight_size[0] // groups, math.prod(out))
+    return xp.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(weight_size)
 
 
 @defop("conv2d", node="ConvolutionBackward0", saves=("x", "w"))
 def conv2d(xp, x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
     out_hw = conv_out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)
-    cols = _conv_cols(xp, x, w.shape[2:], stride, padding, dilation, groups, out_hw)
-    wm = w.reshape(groups, w.shape[0] // groups, -1)
-    out = xp.matmul(wm, cols).reshape((x.shape[0], w.shape[0]) + out_hw)
+    out = _convolve(xp, x, w, stride, padding, dilation, groups, out_hw)
     if b is not None:
         out = out + b.reshape(1, -1, 1, 1)
     return out.astype(x.dtype, copy=False)
@@ -427,13 +456,7 @@ def conv2d_input_grad(xp, g, w, input_hw=(1, 1), stride=(1, 1), padding=(0, 0, 0
     if g.ndim == 3:   # conv1d's, on the 2D views of its arrays
         return conv2d_input_grad.forward(xp, lift(g), lift(w), input_hw, stride, padding,
                                          dilation, groups)[:, :, 0, :]
-    n, out_hw = g.shape[0], g.shape[2:]
-    wm = w.reshape(groups, w.shape[0] // groups, -1)
-    gm = g.reshape(n, groups, w.shape[0] // groups, out_hw[0] * out_hw[1])
-    cols = xp.matmul(wm.transpose(0, 2, 1), gm)
-    cols = cols.reshape((n, w.shape[1] * groups) + tuple(w.shape[2:]) + tuple(out_hw))
-    padded = _unwindow(xp, cols, _padded_size(input_hw, padding), stride, dilation)
-    return _crop(padded, padding, input_hw)
+    return _conv_input_grad(xp, g, w, input_hw, stride, padding, dilation, groups)
 
 
 @conv2d_input_grad.vjp
@@ -453,10 +476,7 @@ def conv2d_weight_grad(xp, x, g, weight_size=(1, 1, 1, 1), stride=(1, 1), paddin
         lifted = tuple(weight_size[:2]) + (1,) + tuple(weight_size[2:])
         return conv2d_weight_grad.forward(xp, lift(x), lift(g), lifted, stride, padding,
                                           dilation, groups).reshape(weight_size)
-    n, out_hw = x.shape[0], tuple(g.shape[2:])
-    cols = _conv_cols(xp, x, weight_size[2:], stride, padding, dilation, groups, out_hw)
-    gm = g.reshape(n, groups, weight_size[0] // groups, out_hw[0] * out_hw[1])
-    return xp.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(weight_size)
+    return _conv_weight_grad(xp, x, g, weight_size, stride, padding, dilation, groups)
 
 
 @conv2d_weight_grad.vjp
