@@ -32,7 +32,7 @@ from ..events import WATCH, probe
 from ..graph.anomaly_flag import ANOMALY
 from ..graph.grad_mode import MODE
 from ..graph.node import AccumulateGrad, GraphRoot, OpNode
-from ..graph.saved import SAVED_FREED_MESSAGE
+from ..graph.saved import SAVED_FREED_MESSAGE, hooks_state, restore_hooks
 from ..ops.elementwise import to_dtype
 from ..ops.reduce import sum_to_size
 from ..ops.util import unrecorded_host
@@ -89,6 +89,7 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
     # (Reference counting still frees everything as it runs.)
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    saved_hooks = hooks_state()
     try:
         _execute(task, graph_root)
     except BaseException as exc:
@@ -97,6 +98,7 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
         raise
     finally:
         MODE.grad_enabled = prev_mode
+        restore_hooks(saved_hooks)
         if gc_was_enabled:
             gc.enable()
     if WATCH.on:
@@ -491,8 +493,8 @@ def _call_tensor_pre_hooks(task: GraphTask, node, grads: list) -> list:
 
 
 def _run_tensor_hooks(task: GraphTask, hooks: dict, grad):
-    if grad is None:
-        return None
+    # A node that runs calls its tensor hooks even for an output that got no gradient
+    # (an unused output of unbind or split): with None, as torch does.
     for hook in list(hooks.values()):
         _share(task, (grad,))
         result = hook(grad)
