@@ -12,8 +12,10 @@ One backward (a ``GraphTask``) runs in four steps:
    buffer before it runs, and releasing saved tensors after each node unless
    the graph is retained.
 
-If a node still fails (a hook or a custom backward raising), every ``.grad``
-the run touched is put back as it was. Nothing here recurses over the graph.
+If a node still fails (a hook or a custom backward raising), what the run did
+stays done, as in torch: gradients already accumulated into ``.grad`` are kept
+and the nodes that ran have freed their saved tensors. Nothing here recurses
+over the graph.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ..events import WATCH, probe
 from ..graph.anomaly_flag import ANOMALY
 from ..graph.grad_mode import MODE
 from ..graph.node import AccumulateGrad, GraphRoot, OpNode
-from ..graph.saved import SAVED_FREED_MESSAGE
+from ..graph.saved import SAVED_FREED_MESSAGE, hooks_state, restore_hooks
 from ..ops.elementwise import to_dtype
 from ..ops.reduce import sum_to_size
 from ..ops.util import unrecorded_host
@@ -43,7 +45,7 @@ class GraphTask:
     """The state of one backward()/grad() call."""
 
     __slots__ = ("keep_graph", "create_graph", "needed", "captures", "captured", "shared",
-                 "journal", "deps")
+                 "deps")
 
     def __init__(self, keep_graph: bool, create_graph: bool):
         self.keep_graph = keep_graph
@@ -52,7 +54,6 @@ class GraphTask:
         self.captures = None    # node -> [(output_nr, result index)] for autograd.grad
         self.captured = []
         self.shared = set()     # ids of memory owners user code can see: never stolen
-        self.journal = []       # (tensor, previous .grad, previous array) to undo on failure
         self.deps = {}
 
 
@@ -88,15 +89,16 @@ def run_backward(roots: list, grads: list, keep_graph: bool, create_graph: bool,
     # (Reference counting still frees everything as it runs.)
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    saved_hooks = hooks_state()
     try:
         _execute(task, graph_root)
     except BaseException as exc:
         if WATCH.on:
             probe.backward_failed(exc)
-        _rollback(task)
         raise
     finally:
         MODE.grad_enabled = prev_mode
+        restore_hooks(saved_hooks)
         if gc_was_enabled:
             gc.enable()
     if WATCH.on:
@@ -491,8 +493,8 @@ def _call_tensor_pre_hooks(task: GraphTask, node, grads: list) -> list:
 
 
 def _run_tensor_hooks(task: GraphTask, hooks: dict, grad):
-    if grad is None:
-        return None
+    # A node that runs calls its tensor hooks even for an output that got no gradient
+    # (an unused output of unbind or split): with None, as torch does.
     for hook in list(hooks.values()):
         _share(task, (grad,))
         result = hook(grad)
@@ -522,7 +524,6 @@ def _check_hook_value(hook, original, result) -> None:
 
 
 def _retain(task: GraphTask, tensor: Tensor, grad: Tensor) -> None:
-    task.journal.append((tensor, tensor._grad, None))
     if tensor._grad is None:
         tensor._grad = grad.clone()
     else:
@@ -579,12 +580,10 @@ def accumulate_grad(task: GraphTask, acc: AccumulateGrad, grad) -> None:
         return
     leaf = acc.variable
     old = leaf._grad
-    task.journal.append((leaf, old, None if old is None else old._data))
     if old is None:
         leaf._grad = _first_grad(task, grad)
     elif not MODE.grad_enabled:
-        # In place for the user (the .grad object is kept); a fresh array underneath,
-        # so that a failed backward can put the old one back without a copy.
+        # In place for the user (the .grad object is kept; a fresh array underneath).
         old._data = _add_arrays(old._data, grad._data)
         old._bump_version()
     else:
@@ -618,13 +617,6 @@ def _owner_id(array) -> int:
     """The id of the array that owns the memory (numpy's ``base`` is always the owner)."""
     base = array.base
     return id(array if base is None else base)
-
-
-def _rollback(task: GraphTask) -> None:
-    for tensor, previous, array in reversed(task.journal):
-        tensor._grad = previous
-        if previous is not None and array is not None:
-            previous._data = array
 
 
 def _warn_forward_trace(node) -> None:

@@ -344,9 +344,12 @@ class Error(Node):
 
     __slots__ = ("_message",)
 
-    def __init__(self, message: str, out_meta: tuple):
-        super().__init__((), (), out_meta)
+    def __init__(self, message: str, edges: tuple, out_meta: tuple):
+        super().__init__(*split_edges(edges), out_meta)
         self._message = message
+
+    def name(self) -> str:
+        return "torch::autograd::Error"
 
     def apply(self, grads):
         raise RuntimeError(self._message)
@@ -384,7 +387,11 @@ def once_differentiable(fn):
         outs = (outputs,) if single else outputs
         meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor)
                      else ((), _default_dtype()) for o in outs)
-        err = Error(_ONCE_DIFFERENTIABLE, meta)
+        # torch's inputs of the error node: each output detached as a new leaf that requires
+        # grad, so the node has an AccumulateGrad edge per tensor output (None elsewhere).
+        edges = tuple(o.detach().requires_grad_()._gradient_edge() if isinstance(o, Tensor)
+                      else (None, 0) for o in outs)
+        err = Error(_ONCE_DIFFERENTIABLE, edges, meta)
         wrapped = tuple(Tensor._wrap(o._data, err, i) if isinstance(o, Tensor) else o
                         for i, o in enumerate(outs))
         if WATCH.on:

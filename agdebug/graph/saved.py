@@ -48,6 +48,17 @@ class _HookStack(threading.local):
 _HOOKS = _HookStack()
 
 
+def hooks_state() -> list:
+    """The active saved_tensors_hooks pairs, for ``restore_hooks`` after a backward."""
+    return list(_HOOKS.stack)
+
+
+def restore_hooks(state: list) -> None:
+    """Put the pairs back: a block entered inside a hook run by the engine (an unpack hook)
+    ends with the backward, as torch's engine restores its thread-local state."""
+    _HOOKS.stack = state
+
+
 class _Disabled(threading.local):
     value = None   # set by autograd.graph.disable_saved_tensors_hooks
 

@@ -38,6 +38,25 @@ def promote(a, b):
     return a, b
 
 
+def scaled(t, number):
+    """``t * number`` as torch's C++ derivative formulas record it: aten's ``mul.Scalar``
+    (MulBackward1, one edge), where Python's ``t * number`` is MulBackward0."""
+    from .attention import mul_scalar   # (that module imports this one)
+    return mul_scalar(t, other=number)
+
+
+def shifted(t, number):
+    """``t + number`` as a C++ formula records it: ``add.Scalar`` (AddBackward1)."""
+    from .loss import add_scalar   # (that module imports this one)
+    return add_scalar(t, other=number)
+
+
+def minus(t, number):
+    """``t - number`` as a C++ formula records it: ``sub.Scalar`` (SubBackward1)."""
+    from .loss import sub_scalar   # (that module imports this one)
+    return sub_scalar(t, other=number)
+
+
 _WEAK_KINDS = {"f": (float, int, bool), "i": (int, bool), "u": (int, bool), "b": (bool,)}
 
 
@@ -269,7 +288,7 @@ def div(xp, x, y):
 def div_vjp(ctx, grad):
     y = ctx.y
     grad_x = grad / y if needs(ctx, 0) else None
-    grad_y = -grad * ctx.x / (y * y) if needs(ctx, 1) else None
+    grad_y = -grad * ((ctx.x / y) / y) if needs(ctx, 1) else None   # torch's grouping
     return grad_x, grad_y
 
 
@@ -325,7 +344,7 @@ def reciprocal(xp, x):
 @reciprocal.vjp
 def reciprocal_vjp(ctx, grad):
     r = ctx.result
-    return (-grad * r * r,)
+    return (-grad * (r * r),)
 
 
 @defop("pow", node="PowBackward0", saves=("x",))
@@ -341,9 +360,12 @@ def pow_scalar(xp, x, exponent=1.0):
 @pow_scalar.vjp
 def pow_scalar_vjp(ctx, grad):
     e = ctx.exponent
-    if e == 0:
-        return (grad * 0,)
-    return (grad * e * ctx.x ** (e - 1),)
+    if e == 0:   # torch: zeros_like(self), a constant (grad * 0 would make -inf NaN)
+        return (zeros_grad(grad, tuple(grad.shape)),)
+    x = ctx.x
+    if isinstance(e, complex):
+        return (grad * (e * x ** (e - 1)),)
+    return (grad * scaled(x ** (e - 1), e),)
 
 
 @defop("pow_tensor", node="PowBackward1", broadcasts=True, saves=("x", "y", "result"))
@@ -365,13 +387,15 @@ def int_power(xp, x, y):
 @pow_tensor.vjp
 def pow_tensor_vjp(ctx, grad):
     x, y = ctx.x, ctx.y
+    zero = zeros_grad(grad, ())
     # torch: 0 where the exponent is 0 (0 * 0 ** -1 would be NaN)
-    grad_x = (grad * y * x ** (y - 1)).where(y != 0, 0.0) if needs(ctx, 0) else None
+    grad_x = where(zero, grad * (y * x ** minus(y, 1)), condition=y == 0) \
+        if needs(ctx, 0) else None
     # torch: d/dy x**y = x**y * log(x), defined as 0 where x == 0 and y >= 0
     grad_y = None
     if needs(ctx, 1):
-        keep = (x == 0).logical_and(y >= 0).logical_not()
-        grad_y = (grad * ctx.result * x.log()).where(keep, 0.0)
+        grad_y = grad * where(zero, ctx.result * x.log(),
+                              condition=(x == 0).logical_and(y >= 0))
     return grad_x, grad_y
 
 
@@ -387,14 +411,14 @@ def rpow(xp, x, base=1.0):
 def rpow_vjp(ctx, grad):
     base = ctx.base
     if base > 0:
-        return (grad * ctx.result * math.log(base),)
+        return (grad * scaled(ctx.result, math.log(base)),)
     if base < 0:   # torch: result * log(base) is NaN (math.log raises)
-        return (grad * ctx.result * math.nan,)
+        return (grad * scaled(ctx.result, math.nan),)
     # base 0: torch masks result * log(0) to 0 where the exponent is >= 0 (the result is 0
     # or 1 there); where it is < 0 the result is inf and the gradient -inf. Written as torch
     # writes it, through the result, so that its own derivative matches too.
     result = ctx.result
-    return (grad * (result * -math.inf).where((result <= 1).logical_not(), 0.0),)
+    return (grad * where(zeros_grad(grad, ()), scaled(result, -math.inf), condition=result <= 1),)
 
 
 # ----------------------------------------------------------------------------- unary math
@@ -416,7 +440,7 @@ def expm1(xp, x):
 
 @expm1.vjp
 def expm1_vjp(ctx, grad):
-    return (grad * (ctx.result + 1),)
+    return (grad * shifted(ctx.result, 1),)
 
 
 @defop("log", node="LogBackward0", saves=("x",))
@@ -436,7 +460,7 @@ def log2(xp, x):
 
 @log2.vjp
 def log2_vjp(ctx, grad):
-    return (grad / (ctx.x * math.log(2.0)),)
+    return (grad / scaled(ctx.x, math.log(2.0)),)
 
 
 @defop("log1p", node="Log1PBackward0", saves=("x",))
@@ -446,7 +470,7 @@ def log1p(xp, x):
 
 @log1p.vjp
 def log1p_vjp(ctx, grad):
-    return (grad / (ctx.x + 1),)
+    return (grad / shifted(ctx.x, 1),)
 
 
 @defop("sqrt", node="SqrtBackward0", saves=("result",))
@@ -456,7 +480,7 @@ def sqrt(xp, x):
 
 @sqrt.vjp
 def sqrt_vjp(ctx, grad):
-    return (grad / (2 * ctx.result),)
+    return (grad / scaled(ctx.result, 2),)
 
 
 @defop("rsqrt", node="RsqrtBackward0", saves=("result",))
@@ -466,8 +490,7 @@ def rsqrt(xp, x):
 
 @rsqrt.vjp
 def rsqrt_vjp(ctx, grad):
-    r = ctx.result
-    return (grad * -0.5 * r * r * r,)
+    return (grad * -0.5 * ctx.result ** 3,)
 
 
 @defop("abs", node="AbsBackward0", saves=("x",))
@@ -479,12 +502,13 @@ def abs_(xp, x):
 
 @abs_.vjp
 def abs_vjp(ctx, grad):
-    return (grad * ctx.x.sign(),)
+    return (grad * ctx.x.sgn(),)
 
 
 def zero_vjp(ctx, grad):
-    """Piecewise-constant ops: the gradient is zero everywhere it is defined."""
-    return (grad * 0,)
+    """Piecewise-constant ops: torch's ``zeros_like(grad)``, a constant (no graph; grad * 0
+    would require grad under create_graph and make an incoming -inf NaN)."""
+    return (zeros_grad(grad, tuple(grad.shape)),)
 
 
 @defop("sign", node="SignBackward0")
@@ -547,8 +571,7 @@ def tan(xp, x):
 
 @tan.vjp
 def tan_vjp(ctx, grad):
-    r = ctx.result
-    return (grad * (r * r + 1),)
+    return (grad * shifted(ctx.result ** 2, 1),)
 
 
 @defop("tanh", node="TanhBackward0", saves=("result",))
@@ -742,8 +765,7 @@ def erf_op(xp, x):
 
 @erf_op.vjp
 def erf_vjp(ctx, grad):
-    x = ctx.x
-    return (grad * (2 / math.sqrt(math.pi)) * (-(x * x)).exp(),)
+    return (scaled((-(ctx.x ** 2)).exp(), 2 / math.sqrt(math.pi)) * grad,)
 
 
 def erf(xp, x):

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .elementwise import _not_implemented, to_float
+from .elementwise import _not_implemented, scaled, shifted, to_float
 from ..graph.grad_mode import MODE
 from .registry import defop
 from .util import per_element, zeros_grad
@@ -137,7 +137,7 @@ def asin(xp, x):
 @asin.vjp
 def asin_vjp(ctx, grad):
     x = ctx.x
-    return (grad * (1 - x * x).rsqrt(),)
+    return (grad * shifted(-x * x, 1).rsqrt(),)
 
 
 @defop("acos", node="AcosBackward0", saves=("x",))
@@ -148,7 +148,7 @@ def acos(xp, x):
 @acos.vjp
 def acos_vjp(ctx, grad):
     x = ctx.x
-    return (grad * -(1 - x * x).rsqrt(),)
+    return (grad * -shifted(-x * x, 1).rsqrt(),)
 
 
 @defop("atan", node="AtanBackward0", saves=("x",))
@@ -159,7 +159,7 @@ def atan(xp, x):
 @atan.vjp
 def atan_vjp(ctx, grad):
     x = ctx.x
-    return (grad / (x * x + 1),)
+    return (grad / shifted(x * x, 1),)
 
 
 # ----------------------------------------------------------------------------- logs and exps
@@ -171,7 +171,7 @@ def log10(xp, x):
 
 @log10.vjp
 def log10_vjp(ctx, grad):
-    return (grad / (ctx.x * _LN10),)
+    return (grad / scaled(ctx.x, _LN10),)
 
 
 @defop("exp2", node="Exp2Backward0", saves=("result",))
@@ -181,7 +181,7 @@ def exp2(xp, x):
 
 @exp2.vjp
 def exp2_vjp(ctx, grad):
-    return (grad * ctx.result * _LN2,)
+    return (scaled(grad * ctx.result, _LN2),)
 
 
 @defop("logit", node="LogitBackward0", saves=("x",))
