@@ -35,6 +35,7 @@ from ..graph.node import AccumulateGrad, GraphRoot, OpNode
 from ..graph.saved import SAVED_FREED_MESSAGE, hooks_state, restore_hooks
 from ..ops.elementwise import to_dtype
 from ..ops.reduce import sum_to_size
+from ..ops.registry import write_into
 from ..ops.util import unrecorded_host
 from ..tensor import Tensor
 
@@ -319,6 +320,15 @@ def _add_arrays(a, b):
     return total
 
 
+def _add_in_place(tensor: Tensor, array) -> None:
+    data = tensor._data
+    if getattr(data.flags, "writeable", True) and data.dtype == array.dtype:
+        xp_of(data).add(data, array, out=data)
+        tensor._bump_version()
+    else:   # torch's in-place add, with its error for a broadcast (read-only) .grad
+        write_into(tensor, _add_arrays(data, array))
+
+
 def _evaluate(task: GraphTask, node, grads: list, captures, needed):
     """Run one node: hooks, capture, apply, release. None if the node is not to run."""
     if type(node) is GraphRoot:
@@ -583,9 +593,8 @@ def accumulate_grad(task: GraphTask, acc: AccumulateGrad, grad) -> None:
     if old is None:
         leaf._grad = _first_grad(task, grad)
     elif not MODE.grad_enabled:
-        # In place for the user (the .grad object is kept; a fresh array underneath).
-        old._data = _add_arrays(old._data, grad._data)
-        old._bump_version()
+        # In place, as torch's ``variable_grad += new_grad``: views of .grad see the sum.
+        _add_in_place(old, grad._data)
     else:
         leaf._grad = old + grad
     if WATCH.on:

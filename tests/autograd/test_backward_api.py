@@ -39,7 +39,8 @@ def leaf(values, lib=ag, dtype=None):
 
 
 def grad_of(t):
-    return None if t.grad is None else np.asarray(t.grad.detach().numpy())
+    # a copy: .grad.numpy() shares the memory a later backward adds into, as in torch
+    return None if t.grad is None else t.grad.detach().numpy().copy()
 
 
 # ------------------------------------------------------------------------- grad_tensors
