@@ -1,14 +1,16 @@
 """Which of several tied elements torch's CPU kernels return, as plain Python.
 
-Where values tie, the index that ``mode``, ``kthvalue`` and ``nanmedian`` report (and so
-the element the gradient reaches) is whatever the selection algorithm leaves in place:
-libstdc++'s ``std::sort`` (introsort) and ``std::nth_element`` (introselect), or
-TH's quickselect (Sedgewick's). These ports replay the same swaps on a list of indices,
-so the same tie wins. They run per slice in Python, so callers use them only for the
-slices where a tie decides the answer.
+Where values tie, the index that ``sort`` (unstable), ``topk``, ``mode``, ``kthvalue`` and
+``nanmedian`` report (and so the element the gradient reaches) is whatever the algorithm
+leaves in place: libstdc++'s ``std::sort`` (introsort), ``std::nth_element`` (introselect)
+and ``std::partial_sort`` (heap select), or TH's quickselect (Sedgewick's). These ports
+replay the same swaps on a list of indices, so the same tie wins. They run per slice in
+Python, so callers use them only for the slices where a tie decides the answer.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 _THRESHOLD = 16   # libstdc++'s _S_threshold: below it, introsort leaves insertion sort
 
@@ -230,3 +232,20 @@ def topk_indices(keys: list, k: int, sort: bool) -> list:
     nth_element(order, k - 1, less)
     head = std_sort(order[:k - 1], less) if sort else order[:k - 1]
     return head + [order[k - 1]]
+
+
+def pooled_max(xp, windows, axis: int):
+    """Where torch's CPU max pooling finds each window's maximum along ``axis``: its loop
+    takes a value when ``val > max || isnan(val)``, so the first of tied maxima, but the
+    last NaN (argmax alone gives the first NaN)."""
+    best = xp.argmax(windows, axis=axis)
+    if windows.dtype.kind != "f":
+        return best
+    # On the CPU, argmax picks a NaN exactly where a window has one: test those few values
+    # first (on a GPU that test would cost a device sync).
+    if xp is np and not np.isnan(np.take_along_axis(windows, np.expand_dims(best, axis),
+                                                    axis=axis)).any():
+        return best
+    nan = xp.isnan(windows)
+    last = windows.shape[axis] - 1 - xp.argmax(xp.flip(nan, axis=axis), axis=axis)
+    return xp.where(nan.any(axis=axis), last, best)

@@ -155,3 +155,36 @@ def test_long_integer_sort_as_torch(torch, shape, descending):
     ours = ag.tensor(data).sort(descending=descending).indices.numpy()
     theirs = torch.tensor(data).sort(descending=descending).indices.numpy()
     np.testing.assert_array_equal(ours, theirs)
+
+
+POOLS = {
+    "max_pool1d": lambda F, x: F.max_pool1d(x.flatten(2), 3, 2, return_indices=True),
+    "max_pool2d": lambda F, x: F.max_pool2d(x, 2, 1, return_indices=True),
+    "max_pool2d_padded": lambda F, x: F.max_pool2d(x, 3, 2, 1, return_indices=True),
+    "max_pool2d_dilated": lambda F, x: F.max_pool2d(x, 2, 1, dilation=2, ceil_mode=True,
+                                                    return_indices=True),
+    "max_pool3d": lambda F, x: F.max_pool3d(x.unsqueeze(0), 2, 1, return_indices=True),
+    "adaptive_max_pool1d": lambda F, x: F.adaptive_max_pool1d(x.flatten(2), 4,
+                                                              return_indices=True),
+    "adaptive_max_pool2d": lambda F, x: F.adaptive_max_pool2d(x, (2, 4), return_indices=True),
+}
+
+
+@pytest.mark.parametrize("nan", [False, True], ids=["ties", "ties-nan"])
+@pytest.mark.parametrize("name", list(POOLS))
+def test_max_pooling_picks_torchs_index(torch, name, nan):
+    """torch's CPU pooling loops take ``val > max || isnan(val)``: the first of tied maxima,
+    the last NaN of a window."""
+    data = _tied((2, 3, 6, 6), nan, seed=11)
+    outs, grads = [], []
+    for lib in (ag, torch):
+        functional = ag.nn.functional if lib is ag else torch.nn.functional
+        x = lib.tensor(data, requires_grad=True)
+        values, indices = POOLS[name](functional, x)
+        upstream = lib.arange(1, values.numel() + 1, dtype=lib.float64).reshape(values.shape)
+        (grad,) = lib.autograd.grad((values * upstream).sum(), x)
+        outs.append((values.detach().numpy(), indices.numpy()))
+        grads.append(grad.numpy())
+    for got, want in zip(*outs):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(*grads)
