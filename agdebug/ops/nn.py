@@ -17,6 +17,7 @@ import numpy as np
 from ..backend import xp_of
 from ..tensor import Tensor
 from .elementwise import promote, softplus
+from . import tie_order
 from .gather import index_add_op, masked_fill_op
 from .reduce import NO_DIM, missing_arguments
 from .registry import defop
@@ -537,7 +538,7 @@ def max_pool(xp, x, kernel, stride, padding, dilation, ceil_mode) -> tuple:
     cols = _windows(xp, _pad(xp, x, pads, fill), kernel, stride, dilation, out)
     cols = cols.reshape(lead + (math.prod(kernel),) + out)   # not -1: a batch may be empty
     axis = -dims - 1
-    best = xp.argmax(cols, axis=axis)
+    best = tie_order.pooled_max(xp, cols, axis)
     values = xp.take_along_axis(cols, xp.expand_dims(best, axis), axis=axis).squeeze(axis)
     indices = 0
     for d in range(dims):   # the window's start plus the maximum's offset in it, per dim

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
+from . import tie_order
 from .nn import max_pool2d_scatter
 from .registry import defop
 from .util import needs, zeros_grad
@@ -42,7 +43,7 @@ def adaptive_max_pool2d(xp, x, output_size=(1, 1)):
             left, right = _window(j, w, output_size[1])
             width = right - left
             window = x[..., top:bottom, left:right].reshape(lead + ((bottom - top) * width,))
-            best = xp.argmax(window, axis=-1)   # the first maximum, as torch's strict >
+            best = tie_order.pooled_max(xp, window, -1)
             values[..., i, j] = xp.take_along_axis(window, best[..., None], axis=-1)[..., 0]
             indices[..., i, j] = (top + best // width) * w + left + best % width
     return (values, indices), indices

@@ -156,9 +156,11 @@ def _mode_row(row: list) -> int:
 
 def _mode_rows(rows):
     rows = _host(rows)
-    if rows.shape[1] <= 16:   # std::sort is an insertion sort there: a stable sort
-        return [_mode_stable(r) for r in rows]
-    return [_mode_row(r.tolist()) for r in rows]
+    # Up to 16 elements std::sort is an insertion sort: a stable sort, unless a NaN (which
+    # ``<`` cannot order) stops an insertion short.
+    nan = np.isnan(rows).any(axis=1) if rows.dtype.kind == "f" else np.zeros(len(rows), bool)
+    return [_mode_stable(r) if rows.shape[1] <= 16 and not has_nan else _mode_row(r.tolist())
+            for r, has_nan in zip(rows, nan)]
 
 
 def _mode_stable(row) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import tie_order
 from .gather import scatter_add_op
 from .reduce import values_indices
 from ..tensor import Tensor
@@ -30,16 +31,62 @@ def _order(xp, x, axis: int, descending: bool):
     return x.shape[axis] - 1 - xp.flip(flipped, axis=axis)
 
 
-def _sorted(xp, x, dim: int, descending: bool, k=None):
-    """``((values, indices), indices)``: the first ``k`` (all if None) along ``dim``."""
+def _sorted(xp, x, dim: int, descending: bool, k=None, stable=True, sort=True):
+    """``((values, indices), indices)``: the first ``k`` (all if None) along ``dim``, ties
+    in index order if ``stable``, else where torch's CPU kernels leave them."""
     if x.ndim == 0:   # a scalar sorts to itself, at index 0
         index = xp.zeros((), dtype=np.int64)
         return (x.copy(), index), index
     index = _order(xp, x, dim, descending).astype(np.int64, copy=False)
-    if k is not None:
+    if xp is np and not stable:
+        index = _replayed(x, dim, index, descending, k, sort)
+    elif k is not None:
         index = index[(slice(None),) * dim + (slice(0, k),)]
     index = xp.ascontiguousarray(index)
     return (xp.take_along_axis(x, index, axis=dim), index), index
+
+
+def _replayed(x, dim: int, index, descending: bool, k, sort: bool):
+    """``index`` (a stable order) cut to ``k``, its slices where a tie decides the order
+    replayed as torch's CPU kernel: ``std::sort`` (sort) or ``topk_impl_loop`` (k given)."""
+    n = x.shape[dim]
+    if k is None and _sorts_stably(x, dim, descending):
+        return index
+    replay = tie_order.sort_indices if k is None else \
+        lambda keys: tie_order.topk_indices(keys, k, sort)
+    redo = _tied(x, index, dim) if sort else np.ones(index.shape[:dim] + index.shape[dim + 1:],
+                                                     bool)
+    index = np.moveaxis(index[(slice(None),) * dim + (slice(0, n if k is None else k),)],
+                        dim, -1).copy()
+    rows = np.moveaxis(x, dim, -1)
+    for position in map(tuple, np.argwhere(redo)):   # (argwhere: redo may be 0-d)
+        index[position] = replay(_keys(rows[position], descending))
+    return np.moveaxis(index, -1, dim)
+
+
+def _sorts_stably(x, dim: int, descending: bool) -> bool:
+    """Where torch's unstable CPU sort is stable all the same: up to 16 elements (an
+    insertion sort), a slice of one repeated element (stride 0: left as it is), and fbgemm's
+    radix sort (1-d integers, ascending, from GRAIN_SIZE = 32768 elements on)."""
+    radix = x.ndim == 1 and x.dtype.kind in "iu" and not descending and x.size >= 32768
+    return x.shape[dim] <= 16 or x.strides[dim] == 0 or radix
+
+
+def _tied(x, index, dim: int):
+    """For each slice along ``dim``: whether two of its elements tie (NaNs tie)."""
+    ranked = np.take_along_axis(x, index, axis=dim)
+    head = ranked[(slice(None),) * dim + (slice(1, None),)]
+    tail = ranked[(slice(None),) * dim + (slice(None, -1),)]
+    same = head == tail
+    if x.dtype.kind == "f":
+        same |= np.isnan(head) & np.isnan(tail)
+    return same.any(axis=dim)
+
+
+def _keys(row, descending: bool) -> list:
+    """``row`` as ranks that ``<`` orders as torch's comparator (NaN the largest, its ties)."""
+    ranks = np.unique(row, return_inverse=True)[1].reshape(-1)
+    return (-ranks if descending else ranks).tolist()
 
 
 def _to_positions(ctx, grad):
@@ -52,15 +99,19 @@ def _to_positions(ctx, grad):
 
 
 def _sort_forward(xp, x, dim=-1, descending=False):
-    return _sorted(xp, x, dim, descending)
+    return _sorted(xp, x, dim, descending, stable=False)
 
 
-# torch names the node after the overload: ``sort(dim, descending)`` is SortBackward0, the
-# ``stable=`` overload (whatever its value) SortBackward1. One forward, two node types.
+def _sort_stable_forward(xp, x, dim=-1, descending=False, stable=True):
+    return _sorted(xp, x, dim, descending, stable=stable)
+
+
+# torch names the node after the overload: ``sort(dim, descending)`` is SortBackward0 (never
+# stable), the ``stable=`` overload (whatever its value) SortBackward1.
 sort_op = defop("sort", node="SortBackward0", outputs=2, nondiff_outputs=(1,),
                 extras=("indices",), saves=("indices",))(_sort_forward)
 sort_stable_op = defop("sort_stable", node="SortBackward1", outputs=2, nondiff_outputs=(1,),
-                       extras=("indices",), saves=("indices",))(_sort_forward)
+                       extras=("indices",), saves=("indices",))(_sort_stable_forward)
 
 
 @sort_op.vjp
@@ -73,8 +124,8 @@ sort_stable_op.vjp(sort_vjp)
 
 @defop("topk", node="TopkBackward0", outputs=2, nondiff_outputs=(1,), extras=("indices",),
        saves=("indices",))
-def topk_op(xp, x, k=1, dim=-1, largest=True):
-    return _sorted(xp, x, dim, largest, k)
+def topk_op(xp, x, k=1, dim=-1, largest=True, sorted=True):
+    return _sorted(xp, x, dim, largest, k, stable=False, sort=sorted)
 
 
 @topk_op.vjp
@@ -92,7 +143,8 @@ def _dim(dim, ndim: int) -> int:
 
 
 def sort(input, *args, dim=-1, descending=False, stable=_UNSET):
-    """``(values, indices)`` of ``input`` sorted along ``dim``; ties keep their order.
+    """``(values, indices)`` of ``input`` sorted along ``dim``; ties keep their order with
+    ``stable=True``, else come as torch's CPU ``std::sort`` leaves them.
 
     >>> import agdebug as ag
     >>> ag.tensor([3.0, 1.0, 2.0]).sort()
@@ -106,9 +158,11 @@ def sort(input, *args, dim=-1, descending=False, stable=_UNSET):
         raise TypeError(f"sort() takes from 0 to 3 positional arguments but {len(args) + 1} "
                         "were given")
     dim, descending = args + (dim, descending)[len(args):]
-    op = sort_op if stable is _UNSET else sort_stable_op
-    return values_indices["sort"](*op(input, dim=_dim(dim, input.ndim),
-                                      descending=bool(descending)))
+    dim = _dim(dim, input.ndim)
+    if stable is _UNSET:
+        return values_indices["sort"](*sort_op(input, dim=dim, descending=bool(descending)))
+    return values_indices["sort"](*sort_stable_op(input, dim=dim, descending=bool(descending),
+                                                  stable=bool(stable)))
 
 
 def _sort_arguments(args: tuple) -> str:
@@ -123,13 +177,13 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     """The indices that sort ``input`` along ``dim`` (int64, never differentiable)."""
     from ..graph.grad_mode import no_grad
     with no_grad():   # only the indices are wanted: record no node for the values
-        return sort(input, dim, descending).indices
+        return sort(input, dim=dim, descending=descending, stable=stable).indices
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices.
 
-    They come sorted whatever ``sorted`` says (torch leaves the order unspecified then).
+    With ``sorted=False`` they come in the order torch's CPU kernel leaves them.
 
     >>> import agdebug as ag
     >>> ag.tensor([1.0, 5.0, 3.0]).topk(2).indices
@@ -142,7 +196,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     if input._data.dtype == np.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    return values_indices["topk"](*topk_op(input, k=k, dim=dim, largest=bool(largest)))
+    return values_indices["topk"](*topk_op(input, k=k, dim=dim, largest=bool(largest),
+                                           sorted=bool(sorted)))
 
 
 def msort(input):

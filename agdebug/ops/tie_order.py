@@ -1,16 +1,16 @@
 """Which of several tied elements torch's CPU kernels return, as plain Python.
 
-Where values tie, the index that ``mode``, ``kthvalue`` and ``nanmedian`` report (and so
-the element the gradient reaches) is whatever the selection algorithm leaves in place:
-libstdc++'s ``std::sort`` (introsort) and ``std::nth_element`` (introselect), or
-TH's quickselect (Sedgewick's). These ports replay the same swaps on a list of indices,
-so the same tie wins. They run per slice in Python, so callers use them only for the
-slices where a tie decides the answer.
+Where values tie, the index that ``sort`` (unstable), ``topk``, ``mode``, ``kthvalue`` and
+``nanmedian`` report (and so the element the gradient reaches) is whatever the algorithm
+leaves in place: libstdc++'s ``std::sort`` (introsort), ``std::nth_element`` (introselect)
+and ``std::partial_sort`` (heap select), or TH's quickselect (Sedgewick's). These ports
+replay the same swaps on a list of indices, so the same tie wins. They run per slice in
+Python, so callers use them only for the slices where a tie decides the answer.
 """
 
 from __future__ import annotations
 
-import math
+import numpy as np
 
 _THRESHOLD = 16   # libstdc++'s _S_threshold: below it, introsort leaves insertion sort
 
@@ -61,23 +61,62 @@ def _insertion_sort(a, first: int, last: int, less) -> None:
 def _linear_insert(a, i: int, less) -> None:
     value = a[i]
     j = i - 1
-    while less(value, a[j]):
+    # C++ has no ``j >= 0``: a strict weak order never needs it (NaN under ``<`` might, and
+    # reads out of bounds there); here it keeps a[-1] from wrapping round.
+    while j >= 0 and less(value, a[j]):
         a[j + 1] = a[j]
         j -= 1
     a[j + 1] = value
 
 
-def _heap_sort(a, first: int, last: int, less) -> None:
-    """The depth-limit fallback (rare: adversarial inputs); any correct order will do."""
-    import functools
-    key = functools.cmp_to_key(lambda u, v: -1 if less(u, v) else (1 if less(v, u) else 0))
-    a[first:last] = sorted(a[first:last], key=key)
+def _adjust_heap(a, first: int, hole: int, length: int, value, less) -> None:
+    """``std::__adjust_heap``: sift the hole at ``hole`` down to a leaf, then push ``value``."""
+    top, child = hole, hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if less(a[first + child], a[first + child - 1]):
+            child -= 1
+        a[first + hole] = a[first + child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        a[first + hole] = a[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and less(a[first + parent], value):
+        a[first + hole] = a[first + parent]
+        hole, parent = parent, (parent - 1) // 2
+    a[first + hole] = value
+
+
+def _heap_select(a, first: int, middle: int, last: int, less) -> None:
+    """``std::__heap_select``: the heap of [first, middle) ends up holding the smallest."""
+    length = middle - first
+    for parent in range((length - 2) // 2, -1, -1) if length >= 2 else ():
+        _adjust_heap(a, first, parent, length, a[first + parent], less)
+    for i in range(middle, last):
+        if less(a[i], a[first]):
+            value, a[i] = a[i], a[first]
+            _adjust_heap(a, first, 0, length, value, less)
+
+
+def partial_sort(a: list, middle: int, less) -> list:
+    """``std::partial_sort(a.begin(), a.begin() + middle, a.end(), less)`` (in place)."""
+    _partial_sort(a, 0, middle, len(a), less)
+    return a
+
+
+def _partial_sort(a, first: int, middle: int, last: int, less) -> None:
+    _heap_select(a, first, middle, last, less)
+    for end in range(middle - 1, first, -1):   # std::__sort_heap: pop the top to the end
+        value, a[end] = a[end], a[first]
+        _adjust_heap(a, first, 0, end - first, value, less)
 
 
 def _introsort_loop(a, first: int, last: int, depth: int, less) -> None:
     while last - first > _THRESHOLD:
         if depth == 0:
-            _heap_sort(a, first, last, less)
+            _partial_sort(a, first, last, last, less)
             return
         depth -= 1
         cut = _partition_pivot(a, first, last, less)
@@ -85,12 +124,16 @@ def _introsort_loop(a, first: int, last: int, depth: int, less) -> None:
         last = cut
 
 
+def _lg(n: int) -> int:
+    return n.bit_length() - 1
+
+
 def std_sort(a: list, less) -> list:
     """``std::sort(a.begin(), a.end(), less)`` as libstdc++ does it (in place, returned)."""
     n = len(a)
     if n < 2:
         return a
-    _introsort_loop(a, 0, n, 2 * int(math.log2(n)), less)
+    _introsort_loop(a, 0, n, 2 * _lg(n), less)
     if n > _THRESHOLD:
         _insertion_sort(a, 0, _THRESHOLD, less)
         for i in range(_THRESHOLD, n):
@@ -105,10 +148,11 @@ def nth_element(a: list, nth: int, less) -> list:
     first, last = 0, len(a)
     if first == last or nth == last:
         return a
-    depth = 2 * int(math.log2(last - first))
+    depth = 2 * _lg(last - first)
     while last - first > 3:
         if depth == 0:
-            _heap_sort(a, first, last, less)
+            _heap_select(a, first, nth + 1, last, less)
+            a[first], a[nth] = a[nth], a[first]
             return a
         depth -= 1
         cut = _partition_pivot(a, first, last, less)
@@ -166,3 +210,42 @@ def quick_select(values: list, k: int) -> int:
             lo = i
         if j >= k:
             hi = j - 1
+
+
+def sort_indices(keys: list) -> list:
+    """The order ``std::sort`` leaves ``range(len(keys))`` in, sorted by ``keys`` with ``<``
+    (torch's unstable CPU sort, its comparator reduced to ranks)."""
+    return std_sort(list(range(len(keys))), lambda i, j: keys[i] < keys[j])
+
+
+def topk_indices(keys: list, k: int, sort: bool) -> list:
+    """The ``k`` indices torch's CPU topk returns for ``keys``, best (smallest) first.
+
+    As ``topk_impl_loop``: a partial sort where ``k * 64 <= n``, else nth_element, then
+    (``sorted=True``) a sort of the ``k - 1`` ahead of the k-th.
+    """
+    order, less = list(range(len(keys))), lambda i, j: keys[i] < keys[j]
+    if k == 0:
+        return []
+    if k * 64 <= len(keys):
+        return partial_sort(order, k, less)[:k]
+    nth_element(order, k - 1, less)
+    head = std_sort(order[:k - 1], less) if sort else order[:k - 1]
+    return head + [order[k - 1]]
+
+
+def pooled_max(xp, windows, axis: int):
+    """Where torch's CPU max pooling finds each window's maximum along ``axis``: its loop
+    takes a value when ``val > max || isnan(val)``, so the first of tied maxima, but the
+    last NaN (argmax alone gives the first NaN)."""
+    best = xp.argmax(windows, axis=axis)
+    if windows.dtype.kind != "f":
+        return best
+    # On the CPU, argmax picks a NaN exactly where a window has one: test those few values
+    # first (on a GPU that test would cost a device sync).
+    if xp is np and not np.isnan(np.take_along_axis(windows, np.expand_dims(best, axis),
+                                                    axis=axis)).any():
+        return best
+    nan = xp.isnan(windows)
+    last = windows.shape[axis] - 1 - xp.argmax(xp.flip(nan, axis=axis), axis=axis)
+    return xp.where(nan.any(axis=axis), last, best)
