@@ -266,8 +266,9 @@ def _saved(saved: dict) -> tuple:
         # Asked of the value, not its type: a failed lookup on a type raises inside (slow).
         if hasattr(s, "release"):   # a SavedTensor
             out.append(_saved_tensor_summary(name, s))
-        else:                       # a saved Python value (a number, or None)
+        elif type(s) in _NUMBERS:   # a saved Python number (torch saves it as a tensor)
             out.append(_value_summary(name, type(s)))
+        # (None for an absent optional input, or a size: nothing torch saves as a tensor)
     return tuple(out)
 
 
@@ -282,6 +283,7 @@ def _saved_tensor_summary(name: str, s) -> r.SavedSummary:
     return _SavedSummary(name, tid, shape, dtype, int(s.nbytes))
 
 
+_NUMBERS = frozenset((bool, int, float, complex))
 _VALUE_SUMMARIES: dict[tuple[str, type], r.SavedSummary] = {}
 
 
@@ -586,7 +588,8 @@ def saved_released(node) -> None:
         return
     names, nbytes = [], 0
     for k, s in saved.items():
-        if not getattr(s, "released", False):   # a saved Python value has no flag of its own
+        # A saved Python number has no flag of its own; None or a size was never a tensor.
+        if not getattr(s, "released", type(s) not in _NUMBERS):
             names.append(k)
             nbytes += getattr(s, "nbytes", 0)
     if names:

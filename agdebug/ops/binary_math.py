@@ -38,7 +38,7 @@ def _both(ctx, grad_x, grad_y):
 
 # ----------------------------------------------------------------------------- float only
 
-@defop("hypot", node="HypotBackward0", broadcasts=True, saves=("x", "y", "result"))
+@defop("hypot", node="HypotBackward0", broadcasts=True, saves=("x@0", "y@1", "result"))
 def hypot(xp, x, y):
     x, y = _floating_result(xp, "hypot", x, y)
     return xp.hypot(x, y)
@@ -108,7 +108,7 @@ def _copysign_forward(xp, x, y):
 
 
 copysign = defop("copysign", node="CopysignBackward0", broadcasts=True,
-                 saves=("x@0", "result@0"))(_copysign_forward)
+                 saves=("x@0", "result"))(_copysign_forward)
 copysign_scalar = defop("copysign_scalar", node="CopysignBackward1", saves=("x", "result"))(
     lambda xp, x, other=1.0: _copysign_forward(xp, x, other))
 
@@ -313,7 +313,8 @@ def lerp_vjp(ctx, grad):
     return _both(ctx, lambda: grad * (1 - w), lambda: grad * w)
 
 
-@defop("lerp_tensor", node="LerpBackward1", broadcasts=True, saves=("x", "end", "weight"))
+@defop("lerp_tensor", node="LerpBackward1", broadcasts=True,
+       saves=("x@2", "end@2", "weight"))
 def lerp_tensor(xp, x, end, weight):
     _check_lerp(xp, x, end, weight, "lerp_kernel_tensor")
     return _lerp(xp, x, end, weight)
@@ -348,28 +349,28 @@ def _value(value, dt):
     return dt.type(value)
 
 
-@defop("addcmul", node="AddcmulBackward0", broadcasts=True, saves=("a@2", "b@1"))
-def addcmul(xp, x, a, b, value=1):
-    x, a, b = _promote3(x, a, b)
+@defop("addcmul", node="AddcmulBackward0", broadcasts=True, saves=("tensor1@2", "tensor2@1"))
+def addcmul(xp, x, tensor1, tensor2, value=1):
+    x, tensor1, tensor2 = _promote3(x, tensor1, tensor2)
     if x.dtype.kind == "b":   # (torch's CPU kernel is the ``out`` variant's)
         raise ew.kernel_missing("addcmul_cpu_out" if xp is np else "addcmul_cuda", x.dtype)
-    return x + _value(value, x.dtype) * a * b
+    return x + _value(value, x.dtype) * tensor1 * tensor2
 
 
 @addcmul.vjp
 def addcmul_vjp(ctx, grad):
     value = ctx.value
-    grad_a = grad * (ctx.b * value) if needs(ctx, 1) else None
-    grad_b = grad * (ctx.a * value) if needs(ctx, 2) else None
+    grad_a = grad * (ctx.tensor2 * value) if needs(ctx, 1) else None
+    grad_b = grad * (ctx.tensor1 * value) if needs(ctx, 2) else None
     return grad, grad_a, grad_b
 
 
-@defop("addcdiv", node="AddcdivBackward0", broadcasts=True, saves=("a@2", "b@1", "b@2"))
-def addcdiv(xp, x, a, b, value=1):
-    if a.dtype.kind in "biu" and b.dtype.kind in "biu":
+@defop("addcdiv", node="AddcdivBackward0", broadcasts=True, saves=("tensor1@2", "tensor2"))
+def addcdiv(xp, x, tensor1, tensor2, value=1):
+    if tensor1.dtype.kind in "biu" and tensor2.dtype.kind in "biu":
         raise RuntimeError(_ADDCDIV_INTEGER)
-    x, a, b = _promote3(x, a, b)
-    return x + _value(value, x.dtype) * a / b
+    x, tensor1, tensor2 = _promote3(x, tensor1, tensor2)
+    return x + _value(value, x.dtype) * tensor1 / tensor2
 
 
 _ADDCDIV_INTEGER = (
@@ -383,8 +384,8 @@ _ADDCDIV_INTEGER = (
 
 @addcdiv.vjp
 def addcdiv_vjp(ctx, grad):
-    value, b = ctx.value, ctx.b
+    value, b = ctx.value, ctx.tensor2
     grad_a = grad * (value / b) if needs(ctx, 1) else None
-    grad_b = -grad * value * ctx.a / (b * b) if needs(ctx, 2) else None
+    grad_b = -grad * value * ctx.tensor1 / (b * b) if needs(ctx, 2) else None
     return grad, grad_a, grad_b
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .linalg import _check_bmm, _check_expandable, _check_mv, _name, bmm_op, mv_op
 from .registry import defop
-from .util import needs
+from .util import input_shape, needs
 
 
 def _combine(product, input, beta, alpha):
@@ -29,8 +29,8 @@ def _input_grad(ctx, grad):
 
 
 @defop("addmv", node="AddmvBackward0", saves=("mat@2", "vec@1"))
-def addmv_op(xp, input, mat, vec, beta=1, alpha=1):
-    return _combine(mat @ vec, input, beta, alpha)
+def addmv_op(xp, self, mat, vec, beta=1, alpha=1):
+    return _combine(mat @ vec, self, beta, alpha)
 
 
 @addmv_op.vjp
@@ -42,8 +42,8 @@ def addmv_vjp(ctx, grad):
 
 
 @defop("addr", node="AddrBackward0", saves=("vec1@2", "vec2@1"))
-def addr_op(xp, input, vec1, vec2, beta=1, alpha=1):
-    return _combine(xp.outer(vec1, vec2), input, beta, alpha)
+def addr_op(xp, self, vec1, vec2, beta=1, alpha=1):
+    return _combine(xp.outer(vec1, vec2), self, beta, alpha)
 
 
 @addr_op.vjp
@@ -55,8 +55,8 @@ def addr_vjp(ctx, grad):
 
 
 @defop("baddbmm", node="BaddbmmBackward0", saves=("batch1@2", "batch2@1"))
-def baddbmm_op(xp, input, batch1, batch2, beta=1, alpha=1):
-    return _combine(xp.matmul(batch1, batch2), input, beta, alpha)
+def baddbmm_op(xp, self, batch1, batch2, beta=1, alpha=1):
+    return _combine(xp.matmul(batch1, batch2), self, beta, alpha)
 
 
 @baddbmm_op.vjp
@@ -67,18 +67,22 @@ def baddbmm_vjp(ctx, grad):
     return _input_grad(ctx, grad), grad_b1, grad_b2
 
 
-@defop("addbmm", node="AddbmmBackward0", saves=("batch1", "batch2"))
-def addbmm_op(xp, input, batch1, batch2, beta=1, alpha=1):
-    return _combine(xp.matmul(batch1, batch2).sum(axis=0), input, beta, alpha)
+@defop("addbmm", node="AddbmmBackward0", saves=("batch1@2", "batch2@1"))
+def addbmm_op(xp, self, batch1, batch2, beta=1, alpha=1):
+    return _combine(xp.matmul(batch1, batch2).sum(axis=0), self, beta, alpha)
 
 
 @addbmm_op.vjp
 def addbmm_vjp(ctx, grad):
     # Every batch's product received the same gradient.
-    batch = ctx.batch1.shape[0]
-    scaled = _scaled(grad, ctx.alpha).unsqueeze(0).expand(batch, *grad.shape)
-    grad_b1 = bmm_op(scaled, ctx.batch2.transpose(1, 2)) if needs(ctx, 1) else None
-    grad_b2 = bmm_op(ctx.batch1.transpose(1, 2), scaled) if needs(ctx, 2) else None
+    grad_b1 = grad_b2 = None
+    if needs(ctx, 1) or needs(ctx, 2):
+        batch = input_shape(ctx, 1 if needs(ctx, 1) else 2)[0]
+        scaled = _scaled(grad, ctx.alpha).unsqueeze(0).expand(batch, *grad.shape)
+    if needs(ctx, 1):
+        grad_b1 = bmm_op(scaled, ctx.batch2.transpose(1, 2))
+    if needs(ctx, 2):
+        grad_b2 = bmm_op(ctx.batch1.transpose(1, 2), scaled)
     return _input_grad(ctx, grad), grad_b1, grad_b2
 
 

@@ -1085,7 +1085,7 @@ def _check_integer_division(xp, x, y, kernel: str) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
-@defop("remainder", node="RemainderBackward1", saves=("x", "y"))
+@defop("remainder", node="RemainderBackward1", saves=("x@1", "y@1"))
 def remainder(xp, x, y):
     return _remainder_forward(xp, x, y)
 

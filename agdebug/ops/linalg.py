@@ -24,7 +24,9 @@ def _name(t: Tensor) -> str:
 
 # ----------------------------------------------------------------------------- products
 
-@defop("mm", node="MmBackward0", saves=("self", "mat2"))
+# torch keeps each matrix only for the other's gradient, and mat2's strides for its own
+# (its gradient is laid out like it).
+@defop("mm", node="MmBackward0", saves=("self@1", "mat2@0", "mat2_sym_strides=strides1@1"))
 def mm_op(xp, self, mat2):
     return self @ mat2
 
@@ -32,7 +34,7 @@ def mm_op(xp, self, mat2):
 @mm_op.vjp
 def mm_vjp(ctx, grad):
     grad_self = mat1_grad(grad, ctx.mat2) if needs(ctx, 0) else None
-    grad_mat2 = mat2_grad(ctx.self, ctx.mat2, grad) if needs(ctx, 1) else None
+    grad_mat2 = mat2_grad(ctx.self, ctx.mat2_sym_strides, grad) if needs(ctx, 1) else None
     return grad_self, grad_mat2
 
 
@@ -43,22 +45,32 @@ def mat1_grad(grad, mat2):
     return mm_op(grad, mat2.t())
 
 
-def mat2_grad(mat1, mat2, grad):
-    """``mat1.T @ grad``, laid out like ``mat2`` (torch's mm_mat2_backward does the same).
+def mat2_grad(mat1, strides: tuple, grad):
+    """``mat1.T @ grad``, laid out like mat2, whose ``strides`` are given (torch's
+    mm_mat2_backward does the same).
 
     For ``x @ W.t()`` (a Linear layer) mat2 is a transposed view: computing the product
     transposed makes W's gradient contiguous, as W is, so it is taken without a copy and
     the optimizer's update runs over contiguous memory.
     """
-    flags = mat2._data.flags
-    transposed = flags.f_contiguous and not flags.c_contiguous
+    transposed = _transposed(strides, mat1.shape[1], grad.shape[1])
     if unrecorded_host(grad, mat1):
         a, g = mat1._data, grad._data
         return Tensor._wrap((g.T @ a).T if transposed else a.T @ g)
     return mm_op(grad.t(), mat1).t() if transposed else mm_op(mat1.t(), grad)
 
 
-@defop("bmm", node="BmmBackward0", saves=("self", "mat2"))
+def _transposed(strides: tuple, rows: int, cols: int) -> bool:
+    """Whether a (rows, cols) matrix of these element strides is column-major only (NumPy's
+    ``f_contiguous and not c_contiguous``)."""
+    if rows * cols == 0:
+        return False
+    c_order = (cols == 1 or strides[1] == 1) and (rows == 1 or strides[0] == cols)
+    f_order = (rows == 1 or strides[0] == 1) and (cols == 1 or strides[1] == rows)
+    return f_order and not c_order
+
+
+@defop("bmm", node="BmmBackward0", saves=("self@1", "mat2@0"))
 def bmm_op(xp, self, mat2):
     return xp.matmul(self, mat2)
 
@@ -70,7 +82,7 @@ def bmm_vjp(ctx, grad):
     return grad_self, grad_mat2
 
 
-@defop("dot", node="DotBackward0", saves=("self", "tensor"))
+@defop("dot", node="DotBackward0", saves=("self@1", "tensor@0"))
 def dot_op(xp, self, tensor):
     return xp.asarray(xp.dot(self, tensor))
 
@@ -82,7 +94,7 @@ def dot_vjp(ctx, grad):
     return grad_self, grad_tensor
 
 
-@defop("mv", node="MvBackward0", saves=("self", "vec"))
+@defop("mv", node="MvBackward0", saves=("self@1", "vec@0"))
 def mv_op(xp, self, vec):
     return self @ vec
 
@@ -94,7 +106,8 @@ def mv_vjp(ctx, grad):
     return grad_self, grad_vec
 
 
-@defop("addmm", node="AddmmBackward0", saves=("mat1", "mat2"))
+@defop("addmm", node="AddmmBackward0",
+       saves=("mat1@2", "mat2@1", "mat2_sym_strides=strides2@2"))
 def addmm_op(xp, self, mat1, mat2, beta=1, alpha=1):
     product = mat1 @ mat2
     if alpha != 1:
@@ -115,7 +128,7 @@ def addmm_vjp(ctx, grad):
         grad_self = grad if ctx.beta == 1 else grad * ctx.beta
     scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
     grad_mat1 = mat1_grad(scaled, ctx.mat2) if needs(ctx, 1) else None
-    grad_mat2 = mat2_grad(ctx.mat1, ctx.mat2, scaled) if needs(ctx, 2) else None
+    grad_mat2 = mat2_grad(ctx.mat1, ctx.mat2_sym_strides, scaled) if needs(ctx, 2) else None
     return grad_self, grad_mat1, grad_mat2
 
 

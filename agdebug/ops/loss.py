@@ -24,10 +24,10 @@ def _difference(xp, x, y, kernel: str):
     return x - y
 
 
-@defop("smooth_l1_loss", node="SmoothL1LossBackward0", broadcasts=True, saves=("x", "y"))
-def smooth_l1_loss(xp, x, y, reduction="mean", beta=1.0):
-    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (d = x - y)."""
-    d = _difference(xp, x, y, "smooth_l1")
+@defop("smooth_l1_loss", node="SmoothL1LossBackward0", broadcasts=True, saves=("x", "target"))
+def smooth_l1_loss(xp, x, target, reduction="mean", beta=1.0):
+    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (d = x - target)."""
+    d = _difference(xp, x, target, "smooth_l1")
     a = xp.abs(d)
     losses = xp.where(a < beta, 0.5 * d * d / beta if beta else 0 * d, a - 0.5 * beta)
     return _reduce(xp, losses, reduction).astype(d.dtype, copy=False)
@@ -35,7 +35,7 @@ def smooth_l1_loss(xp, x, y, reduction="mean", beta=1.0):
 
 @smooth_l1_loss.vjp
 def smooth_l1_loss_vjp(ctx, grad):
-    d = ctx.x - ctx.y
+    d = ctx.x - ctx.target
     g = _scale_grad(ctx, grad, tuple(d.shape))
     beta = ctx.beta
     inner = g * d / beta   # torch's smooth_l1_loss_backward: sign outside, d / beta inside
@@ -44,10 +44,10 @@ def smooth_l1_loss_vjp(ctx, grad):
     return grad_x, -grad_x if needs(ctx, 1) else None
 
 
-@defop("huber_loss", node="HuberLossBackward0", broadcasts=True, saves=("x", "y"))
-def huber_loss(xp, x, y, reduction="mean", delta=1.0):
-    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta) (d = x - y)."""
-    d = _difference(xp, x, y, "huber")
+@defop("huber_loss", node="HuberLossBackward0", broadcasts=True, saves=("x", "target"))
+def huber_loss(xp, x, target, reduction="mean", delta=1.0):
+    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta) (d = x - target)."""
+    d = _difference(xp, x, target, "huber")
     a = xp.abs(d)
     losses = xp.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
     return _reduce(xp, losses, reduction).astype(x.dtype, copy=False)
@@ -55,7 +55,7 @@ def huber_loss(xp, x, y, reduction="mean", delta=1.0):
 
 @huber_loss.vjp
 def huber_loss_vjp(ctx, grad):
-    d = ctx.x - ctx.y
+    d = ctx.x - ctx.target
     g = _scale_grad(ctx, grad, tuple(d.shape))
     delta = ctx.delta
     grad_x = (g * d.sign() * delta).where((d < -delta).logical_or(d > delta), g * d)

@@ -211,20 +211,21 @@ nll_loss2d = defop("nll_loss2d", node="NllLoss2DBackward0",
 nll_loss2d.vjp(nll_loss_vjp)
 
 
-@defop("mse_loss", node="MseLossBackward0", saves=("x", "y"))
-def mse_loss(xp, x, y, reduction="mean"):
-    x, y = promote(x, y)   # torch's result type: float32 with an int64 target stays float32
+@defop("mse_loss", node="MseLossBackward0", saves=("x", "target"))
+def mse_loss(xp, x, target, reduction="mean"):
+    # torch's result type: float32 with an int64 target stays float32
+    x, target = promote(x, target)
     if x.dtype.kind in "biu":
         raise kernel_missing("mse_cpu" if xp is np else "mse_cuda", x.dtype)
-    d = x - y
+    d = x - target
     return _reduce(xp, d * d, reduction).astype(d.dtype, copy=False)
 
 
 @mse_loss.vjp
 def mse_loss_vjp(ctx, grad):
-    x, y = ctx.x, ctx.y
-    shape = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
-    g = _scale_grad(ctx, grad, shape) * 2 * (x - y)
+    x, target = ctx.x, ctx.target
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(target.shape))
+    g = _scale_grad(ctx, grad, shape) * 2 * (x - target)
     return g, -g
 
 
@@ -634,7 +635,7 @@ def avg_pool_backward(xp, g, size, kernel, stride, padding, count_include_pad,
     return _crop(padded, pads, size).astype(g.dtype, copy=False)
 
 
-@defop("avg_pool2d", node="AvgPool2DBackward0")
+@defop("avg_pool2d", node="AvgPool2DBackward0", saves=("x",))
 def avg_pool2d(xp, x, kernel_size=(1, 1), stride=(1, 1), padding=(0, 0), ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     return avg_pool(xp, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -674,7 +675,7 @@ def _adaptive_matrix(xp, size: int, out: int, dtype):
     return matrix
 
 
-@defop("adaptive_avg_pool2d", node="AdaptiveAvgPool2DBackward0")
+@defop("adaptive_avg_pool2d", node="AdaptiveAvgPool2DBackward0", saves=("x",))
 def adaptive_avg_pool2d(xp, x, output_size=(1, 1)):
     """Each output cell the mean of its window: ``P_h @ x @ P_w.T`` with averaging matrices."""
     rows = _adaptive_matrix(xp, x.shape[-2], output_size[0], x.dtype)

@@ -65,7 +65,7 @@ def max_pool3d_scatter_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- average
 
-@defop("avg_pool3d", node="AvgPool3DBackward0")
+@defop("avg_pool3d", node="AvgPool3DBackward0", saves=("x",))
 def avg_pool3d(xp, x, kernel_size=_ONES, stride=_ONES, padding=(0, 0, 0), ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     return avg_pool(xp, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -103,7 +103,7 @@ def _apply(xp, x, size_from, size_to, transpose: bool):
     return x
 
 
-@defop("adaptive_avg_pool3d", node="AdaptiveAvgPool3DBackward0")
+@defop("adaptive_avg_pool3d", node="AdaptiveAvgPool3DBackward0", saves=("x",))
 def adaptive_avg_pool3d(xp, x, output_size=_ONES):
     """Each output cell the mean of its window (torch's floor/ceil window bounds)."""
     return _apply(xp, x, x.shape[-3:], output_size, False)

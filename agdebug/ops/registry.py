@@ -36,6 +36,7 @@ __all__ = ["Op", "defop", "OPS", "apply_inplace", "apply_shape_inplace", "run_di
 
 OPS: dict[str, Op] = {}
 _NDARRAY = np.ndarray
+_ALIASES = {("self", "x"), ("other", "y")}
 _CPP_NODES = {"CopySlices": "torch::autograd::CopySlices",
               "CopyBackwards": "torch::autograd::CopyBackwards",
               "NotImplemented": "torch::autograd::NotImplemented"}
@@ -78,15 +79,17 @@ class Op:
         self.save_specs = tuple(_save_spec(name, s, params, self.extras) for s in saves)
         save_names = frozenset(spec[0] for spec in self.save_specs)
         # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``),
-        # unless the op names an input ``self`` itself (``threshold_backward(grad, self)``).
-        torch_names = {} if "self" in params else dict(zip(("self", "other"), params))
+        # where the forward calls them ``x`` and ``y``; other names are torch's own.
+        torch_names = {t: n for t, n in zip(("self", "other"), params) if (t, n) in _ALIASES}
         declared = {n: OpNode.field(n, defaults.get(n)) if n in save_names
                     else OpNode.attr_field(n, defaults[n]) for n in (*save_names, *defaults)}
         fields = {n: p for n, p in declared.items() if not hasattr(OpNode, n)}
         # torch's spellings as properties too (``_saved_self``, ``_saved_dim``): nodes have no
         # ``__getattr__`` to find them by name, as that slows every attribute read of every
         # node (the engine's included) by half.
-        fields.update({f"_saved_{n}": p for n, p in declared.items()})
+        # An input torch names ``self``/``other`` is exposed under that name alone.
+        aliased = {n for n in torch_names.values() if n in declared}
+        fields.update({f"_saved_{n}": p for n, p in declared.items() if n not in aliased})
         fields.update({f"_saved_{t}": declared[n] for t, n in torch_names.items()
                        if n in declared})
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
@@ -152,17 +155,21 @@ class Op:
 
 
 def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tuple:
-    """(name, kind, index, needed_by): ``"x@1"`` saves x only if input 1 needs a gradient,
-    as torch saves only what the gradients it will compute use (``(x * 3)`` keeps 3, not x);
-    ``"R=result1"`` saves output 1 as ``R`` (``"result"`` is output 0).
+    """(name, kind, index, needed_by): ``"x@1"`` saves x only if input 1 needs a gradient
+    (``"x@0,1"``: if input 0 or 1 does), as torch saves only what the gradients it will
+    compute use (``(x * 3)`` keeps 3, not x); ``"R=result1"`` saves output 1 as ``R``
+    (``"result"`` is output 0); ``"w_sym_strides=strides1"`` keeps input 1's strides (in
+    elements, as torch's ``sym_strides``) where a gradient needs its layout, not its values.
     """
     if "result" in params:
         raise ValueError(f"op {op_name}: 'result' names the output; call the input otherwise")
     saved, _, needed = saved.partition("@")
-    needed_by = int(needed) if needed else None
+    needed_by = tuple(int(i) for i in needed.split(",")) if needed else None
     name, _, output = saved.partition("=")
     if output.startswith("result"):
         return (name, "result", int(output[6:] or 0), needed_by)
+    if output.startswith("strides"):
+        return (name, "strides", int(output[7:]), needed_by)
     if saved == "result":
         return (saved, "result", 0, needed_by)
     if saved in extras:
@@ -435,10 +442,13 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
     saved = {}
     edges = node._next
     for name, kind, index, needed_by in op.save_specs:
-        if needed_by is not None and edges[needed_by] is None:
+        if needed_by is not None and all(edges[i] is None for i in needed_by):
             continue
         if kind == "result":
             saved[name] = SavedTensor(wrapped[index], True)
+        elif kind == "strides":
+            array = args[index]._data
+            saved[name] = tuple([step // array.itemsize for step in array.strides])
         elif kind == "extra":
             saved[name] = SavedTensor(Tensor._wrap(extras[index]), False)
         elif kind == "attr":

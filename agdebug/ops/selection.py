@@ -243,13 +243,13 @@ def _cumulative_vjp(ctx, grad, grad_indices):
 
 
 @defop("cummax", node="CummaxBackward0", outputs=2, nondiff_outputs=(1,), extras=("indices",),
-       saves=("indices",))
+       saves=("x", "indices"))
 def cummax_op(xp, x, dim=0):
     return _running(xp, x, dim, True)
 
 
 @defop("cummin", node="CumminBackward0", outputs=2, nondiff_outputs=(1,), extras=("indices",),
-       saves=("indices",))
+       saves=("x", "indices"))
 def cummin_op(xp, x, dim=0):
     return _running(xp, x, dim, False)
 

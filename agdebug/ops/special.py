@@ -217,7 +217,7 @@ def special_i1_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- float bits
 
-@defop("ldexp", node="LdexpBackward0", broadcasts=True, saves=("x@1", "other", "result@1"))
+@defop("ldexp", node="LdexpBackward0", broadcasts=True, saves=("other@0", "result"))
 def ldexp(xp, x, other):
     x = x.astype(np.float32) if x.dtype.kind in "biu" else x
     return (x * xp.exp2(other.astype(x.dtype) if other.dtype.kind != "f" else other)
@@ -226,11 +226,13 @@ def ldexp(xp, x, other):
 
 @ldexp.vjp
 def ldexp_vjp(ctx, grad):
-    other = ctx.other
-    scale = other.exp2()
-    if not other.is_floating_point():   # torch's pow(2, other) in integers: 2 ** -k is 0
-        scale = scale * (other >= 0)
-    grad_x = grad * scale if needs(ctx, 0) else None
+    grad_x = None
+    if needs(ctx, 0):
+        other = ctx.other
+        scale = other.exp2()
+        if not other.is_floating_point():   # torch's pow(2, other) in integers: 2 ** -k is 0
+            scale = scale * (other >= 0)
+        grad_x = grad * scale
     grad_other = grad * ctx.result * math.log(2.0) if needs(ctx, 1) else None
     return grad_x, grad_other
 
@@ -255,7 +257,7 @@ def frexp_vjp(ctx, grad, _grad_exponent=None):
     return (grad / ctx.exponent.exp2(),)
 
 
-@defop("nextafter", node="NextafterBackward0", broadcasts=True)
+@defop("nextafter", node="NextafterBackward0", broadcasts=True, saves=("x@0", "other@0"))
 def nextafter(xp, x, other):
     x, other = promote(x, other)
     if x.dtype.kind != "f":

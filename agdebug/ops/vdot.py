@@ -15,7 +15,7 @@ from .util import needs
 __all__ = ["vdot"]
 
 
-@defop("vdot", node="VdotBackward0", saves=("self", "other"))
+@defop("vdot", node="VdotBackward0", saves=("self@1", "other@0"))
 def vdot_op(xp, self, other):
     return xp.asarray(xp.vdot(self, other))
 
