@@ -311,8 +311,7 @@ class AgDebugApp(App):
         self._layout_key = key
         graph = self.query_one("#graph", GraphView)
         if key in self._layouts:
-            graph.set_layout(self._layouts[key])
-            graph.reveal(self._shown)
+            self._show_layout(self._layouts[key])
         elif len(nodes) <= SYNC_LAYOUT:
             self._layout_ready(key, layout(nodes))
         else:
@@ -328,10 +327,13 @@ class AgDebugApp(App):
             self._layouts.clear()
         self._layouts[key] = graph_layout
         if key == self._layout_key:
-            graph = self.query_one("#graph", GraphView)
-            graph.border_title = f"graph ({len(graph_layout.boxes)} nodes)"
-            graph.set_layout(graph_layout)
-            graph.reveal(self._shown)
+            self._show_layout(graph_layout)
+
+    def _show_layout(self, graph_layout) -> None:
+        graph = self.query_one("#graph", GraphView)
+        graph.border_title = f"graph ({len(graph_layout.boxes)} nodes)"
+        graph.set_layout(graph_layout)
+        graph.reveal(self._shown)
 
     # ----------------------------------------------------------------- timeline and order
 
