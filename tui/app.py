@@ -35,6 +35,7 @@ from .live import EventsArrived, LiveSession, ProgramFinished, ProgramOutput
 from .memory import MemoryPanel
 from .screens import HelpScreen
 from .sources import LiveHistory, MemorySeries
+from .text import plain, printable
 
 __all__ = ["MIN_SIZE", "AgDebugApp"]
 
@@ -166,7 +167,7 @@ class AgDebugApp(App):
         self.query_one("#inspector").border_title = "inspector"
         self._fit_screen()
         if self.initial_output:
-            self.query_one("#output", Log).write(self.initial_output)
+            self.query_one("#output", Log).write(printable(self.initial_output, lines=True))
         if self.trace is not None:
             self._loaded(self.trace.timeline())
         elif self.trace_path is not None:
@@ -185,7 +186,7 @@ class AgDebugApp(App):
         if on:
             size = os.path.getsize(self.trace_path) if os.path.exists(self.trace_path) else 0
             self.query_one("#loading-text", Static).update(
-                f"loading {self.trace_path} ({size / 1e6:.1f} MB)...")
+                plain(f"loading {self.trace_path} ({size / 1e6:.1f} MB)..."))
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self, path: str) -> None:
@@ -282,7 +283,7 @@ class AgDebugApp(App):
                 parts.append("running")
         if self.focus_mode:
             parts.append("focus")
-        self.query_one("#status", Static).update(" │ ".join(parts), layout=False)
+        self.query_one("#status", Static).update(plain(" │ ".join(parts)), layout=False)
 
     # ----------------------------------------------------------------- layout
 
@@ -340,7 +341,7 @@ class AgDebugApp(App):
     def _text(self, index: int) -> str:
         text = self._texts.get(index)
         if text is None:
-            text = self._texts[index] = describe(self.events[index])
+            text = self._texts[index] = printable(describe(self.events[index]))
         return text
 
     def _refilter(self) -> None:
@@ -536,6 +537,19 @@ class AgDebugApp(App):
         except (RenderError, OSError) as exc:
             self.call_from_thread(self.notify, str(exc), severity="error", timeout=6)
 
+    def deliver_screenshot(self, filename=None, path=None, time_format=None) -> None:
+        """Save an SVG of the screen next to the trace (or in the current folder), and say
+        where: Textual's default, ~/Downloads, is missing on many machines."""
+        folder = path or (os.path.dirname(os.path.abspath(self.trace_path))
+                          if self.trace_path is not None else ".")
+        try:
+            written = self.save_screenshot(filename, folder, time_format)
+        except OSError as exc:
+            self.notify(f"cannot save a screenshot in {folder}: {exc.strerror or exc}",
+                        severity="error", timeout=8)
+            return
+        self.notify(f"saved the screenshot to {os.path.abspath(written)}", timeout=8)
+
     def set_export_format(self, fmt: str) -> None:
         self.export_format = fmt
         self.action_export()
@@ -556,7 +570,7 @@ class AgDebugApp(App):
                 self.step = len(self.history)
             self.refresh_view()
         elif isinstance(payload, ProgramOutput):
-            self.query_one("#output", Log).write(payload.text)
+            self.query_one("#output", Log).write(printable(payload.text, lines=True))
         elif isinstance(payload, ProgramFinished):
             self.outcome = payload.outcome
             if not self.outcome.ok and not self.outcome.stopped:
@@ -602,6 +616,11 @@ class AgDebugApp(App):
             self.query_one("#too-small", Static).update(
                 f"The terminal is too small ({width}x{height}).\nagdebug needs at least "
                 f"{MIN_SIZE[0]}x{MIN_SIZE[1]}: enlarge it, or press q to quit.")
+
+    def notify(self, message: str, **kwargs) -> None:
+        """A notice, as plain text: it often names an op or quotes an error of the program."""
+        kwargs.setdefault("markup", False)
+        super().notify(printable(message, lines=True), **kwargs)
 
     async def action_quit(self) -> None:
         self._stop_script()
