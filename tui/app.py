@@ -31,7 +31,7 @@ from .graphview import GraphView
 from .inspector import Inspector
 from .layout import layout, short_name, topology
 from .lines import LineList
-from .live import EventsArrived, LiveSession, ProgramFinished, ProgramOutput
+from .live import EventsArrived, LiveSession, ProgramFinished
 from .memory import MemoryPanel
 from .screens import HelpScreen
 from .sources import LiveHistory, MemorySeries
@@ -129,6 +129,8 @@ class AgDebugApp(App):
         self.sources: dict[int, str] = {}
         self.starts: list[int] = []      # indices of node_started events
         self.backwards: list[int] = []   # indices of backward_started events
+        self.prints: list[int] = []      # indices of printed events (the script's output)
+        self._printed = 0                # how many of them the output tab shows
         self.query_text = ""
         self.shown: list[int] = []       # event indices the timeline shows
         self._layouts: dict = {}
@@ -166,8 +168,6 @@ class AgDebugApp(App):
         self.query_one("#graph").border_title = "graph"
         self.query_one("#inspector").border_title = "inspector"
         self._fit_screen()
-        if self.initial_output:
-            self.query_one("#output", Log).write(printable(self.initial_output, lines=True))
         if self.trace is not None:
             self._loaded(self.trace.timeline())
         elif self.trace_path is not None:
@@ -205,6 +205,8 @@ class AgDebugApp(App):
         self._show_loading(False)
         self.history = timeline
         self._absorb(timeline.events)
+        if self.initial_output and not self.prints:   # a trace from before printed events
+            self.query_one("#output", Log).write(printable(self.initial_output, lines=True))
         self.step = self._first_step() if self.start is None else self.start
         self.refresh_view()
 
@@ -224,6 +226,8 @@ class AgDebugApp(App):
                 self.starts.append(i)
             elif e.kind == "backward_started":
                 self.backwards.append(i)
+            elif e.kind == "printed":
+                self.prints.append(i)
         self.series.extend(events)
         self._refilter()
 
@@ -261,9 +265,23 @@ class AgDebugApp(App):
         self.query_one(Inspector).show(state, shown, self.sources.get(shown, ""))
         self._show_timeline()
         self._show_order(state)
+        self._show_output()
         if self.query_one("#bottom", TabbedContent).active == "tab-memory":
             self.query_one(MemoryPanel).show(state, self.series, self.events, self.step)
         self._show_status(state)
+
+    def _show_output(self) -> None:
+        """What the program printed before this step (back in time, the log starts over)."""
+        count = bisect.bisect_left(self.prints, self.step)
+        if count == self._printed:
+            return
+        log = self.query_one("#output", Log)
+        if count < self._printed:
+            log.clear()
+            self._printed = 0
+        text = "".join(self.events[i].text for i in self.prints[self._printed:count])
+        log.write(printable(text, lines=True))
+        self._printed = count
 
     def _last_created(self, state) -> int:
         live = [n for n in state.nodes.values() if n.status != "freed"]
@@ -276,7 +294,7 @@ class AgDebugApp(App):
         parts = [f"{mode} {self.label}", f"step {self.step}/{len(self.history)}", what]
         if self.live:
             if self.outcome is not None:
-                parts.append("finished" if self.outcome.ok else f"ended: {self.outcome.error}")
+                parts.append(self._ending())
             elif self.live.stepper.paused:
                 parts.append(f"paused ({self.paused_reason})")
             else:
@@ -284,6 +302,12 @@ class AgDebugApp(App):
         if self.focus_mode:
             parts.append("focus")
         self.query_one("#status", Static).update(plain(" │ ".join(parts)), layout=False)
+
+    def _ending(self) -> str:
+        code = self.live.exit_code
+        if self.outcome.ok:
+            return f"finished (exit status {code})" if code else "finished"
+        return f"ended: {self.outcome.error}"
 
     # ----------------------------------------------------------------- layout
 
@@ -569,8 +593,7 @@ class AgDebugApp(App):
             if at_head:
                 self.step = len(self.history)
             self.refresh_view()
-        elif isinstance(payload, ProgramOutput):
-            self.query_one("#output", Log).write(printable(payload.text, lines=True))
+            self.live.taken()
         elif isinstance(payload, ProgramFinished):
             self.outcome = payload.outcome
             if not self.outcome.ok and not self.outcome.stopped:
@@ -633,7 +656,7 @@ class AgDebugApp(App):
 
     def _stop_script(self) -> None:
         if self.live is not None and self.outcome is None:
-            self.live.stepper.stop()
+            self.live.stop()
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
