@@ -103,6 +103,7 @@ class AgDebugApp(App):
         Binding("escape", "escape", "deselect", show=False),
         Binding("question_mark", "help", "help"),
         Binding("q", "quit", "quit"),
+        Binding("ctrl+c", "quit", "quit", show=False, priority=True),   # as in a script
     ]
 
     def __init__(self, *, trace=None, trace_path=None, script=None, args=(), title: str = "",
