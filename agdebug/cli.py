@@ -83,11 +83,13 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False):
     """Run ``script`` recorded; returns ``(trace, exit code)``, printing its own traceback."""
     from .debug.recorder import record
     from .events import probe
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    saved_argv, saved_path, streams = sys.argv[:], sys.path[:], (sys.stdout, sys.stderr)
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     code = 0
     with record(trace_path, values=values) as trace:
+        sys.stdout, sys.stderr = (_Echo(stream, name) for stream, name in
+                                  zip(streams, ("stdout", "stderr")))
         try:
             runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:
@@ -98,7 +100,25 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False):
             code = 1
         finally:
             sys.argv, sys.path[:] = saved_argv, saved_path
+            sys.stdout.lines.flush()
+            sys.stderr.lines.flush()
+            sys.stdout, sys.stderr = streams
     return trace, code
+
+
+class _Echo:
+    """``stream``, whose writes are also events of the trace (``printed``, at their step)."""
+
+    def __init__(self, stream, name: str):
+        from .events.probe import PrintedLines
+        self.stream, self.lines = stream, PrintedLines(name)
+
+    def write(self, text: str) -> int:
+        self.lines.write(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, attr):
+        return getattr(self.stream, attr)
 
 
 def _print_user_traceback(exc: BaseException, script: str) -> None:
@@ -190,14 +210,28 @@ def _run_live(args) -> int:
         args.args = args.args[1:]
     if not os.path.isfile(args.script):
         return _fail(f"no such script: {args.script}")
+    if _syntax_error(args.script):
+        return 1
     app = _app(script=args.script, args=args.args)
     outcome = app.run()
-    output = "".join(app.live.output) if app.live else ""
-    if output:   # the script's own output (and traceback) stays on the terminal
-        sys.stdout.write(output if output.endswith("\n") else output + "\n")
-    if outcome is not None and not outcome.ok and not outcome.stopped:
-        return _fail(f"{args.script} raised {outcome.error}", 1)
-    return 0
+    for stream, text in app.live.output if app.live else ():
+        getattr(sys, stream).write(text)   # the script's own output stays on the terminal
+    if outcome is None or outcome.stopped:
+        return 0
+    return app.live.exit_code or (0 if outcome.ok else 1)
+
+
+def _syntax_error(script: str) -> bool:
+    """Whether ``script`` does not compile; if so, Python's report is on stderr (as
+    ``python script.py`` gives it, before anything runs)."""
+    with open(script, "rb") as file:
+        source = file.read()
+    try:
+        compile(source, script, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        traceback.print_exception(type(exc), exc, None, file=sys.stderr)
+        return True
+    return False
 
 
 def _replay(args) -> int:

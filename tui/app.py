@@ -31,10 +31,11 @@ from .graphview import GraphView
 from .inspector import Inspector
 from .layout import layout, short_name, topology
 from .lines import LineList
-from .live import EventsArrived, LiveSession, ProgramFinished, ProgramOutput
+from .live import EventsArrived, LiveSession, ProgramFinished
 from .memory import MemoryPanel
 from .screens import HelpScreen
 from .sources import LiveHistory, MemorySeries
+from .text import plain, printable
 
 __all__ = ["MIN_SIZE", "AgDebugApp"]
 
@@ -102,6 +103,7 @@ class AgDebugApp(App):
         Binding("escape", "escape", "deselect", show=False),
         Binding("question_mark", "help", "help"),
         Binding("q", "quit", "quit"),
+        Binding("ctrl+c", "quit", "quit", show=False, priority=True),   # as in a script
     ]
 
     def __init__(self, *, trace=None, trace_path=None, script=None, args=(), title: str = "",
@@ -128,6 +130,8 @@ class AgDebugApp(App):
         self.sources: dict[int, str] = {}
         self.starts: list[int] = []      # indices of node_started events
         self.backwards: list[int] = []   # indices of backward_started events
+        self.prints: list[int] = []      # indices of printed events (the script's output)
+        self._printed = 0                # how many of them the output tab shows
         self.query_text = ""
         self.shown: list[int] = []       # event indices the timeline shows
         self._layouts: dict = {}
@@ -165,8 +169,6 @@ class AgDebugApp(App):
         self.query_one("#graph").border_title = "graph"
         self.query_one("#inspector").border_title = "inspector"
         self._fit_screen()
-        if self.initial_output:
-            self.query_one("#output", Log).write(self.initial_output)
         if self.trace is not None:
             self._loaded(self.trace.timeline())
         elif self.trace_path is not None:
@@ -185,7 +187,7 @@ class AgDebugApp(App):
         if on:
             size = os.path.getsize(self.trace_path) if os.path.exists(self.trace_path) else 0
             self.query_one("#loading-text", Static).update(
-                f"loading {self.trace_path} ({size / 1e6:.1f} MB)...")
+                plain(f"loading {self.trace_path} ({size / 1e6:.1f} MB)..."))
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self, path: str) -> None:
@@ -204,6 +206,8 @@ class AgDebugApp(App):
         self._show_loading(False)
         self.history = timeline
         self._absorb(timeline.events)
+        if self.initial_output and not self.prints:   # a trace from before printed events
+            self.query_one("#output", Log).write(printable(self.initial_output, lines=True))
         self.step = self._first_step() if self.start is None else self.start
         self.refresh_view()
 
@@ -223,6 +227,8 @@ class AgDebugApp(App):
                 self.starts.append(i)
             elif e.kind == "backward_started":
                 self.backwards.append(i)
+            elif e.kind == "printed":
+                self.prints.append(i)
         self.series.extend(events)
         self._refilter()
 
@@ -260,9 +266,23 @@ class AgDebugApp(App):
         self.query_one(Inspector).show(state, shown, self.sources.get(shown, ""))
         self._show_timeline()
         self._show_order(state)
+        self._show_output()
         if self.query_one("#bottom", TabbedContent).active == "tab-memory":
             self.query_one(MemoryPanel).show(state, self.series, self.events, self.step)
         self._show_status(state)
+
+    def _show_output(self) -> None:
+        """What the program printed before this step (back in time, the log starts over)."""
+        count = bisect.bisect_left(self.prints, self.step)
+        if count == self._printed:
+            return
+        log = self.query_one("#output", Log)
+        if count < self._printed:
+            log.clear()
+            self._printed = 0
+        text = "".join(self.events[i].text for i in self.prints[self._printed:count])
+        log.write(printable(text, lines=True))
+        self._printed = count
 
     def _last_created(self, state) -> int:
         live = [n for n in state.nodes.values() if n.status != "freed"]
@@ -275,14 +295,20 @@ class AgDebugApp(App):
         parts = [f"{mode} {self.label}", f"step {self.step}/{len(self.history)}", what]
         if self.live:
             if self.outcome is not None:
-                parts.append("finished" if self.outcome.ok else f"ended: {self.outcome.error}")
+                parts.append(self._ending())
             elif self.live.stepper.paused:
                 parts.append(f"paused ({self.paused_reason})")
             else:
                 parts.append("running")
         if self.focus_mode:
             parts.append("focus")
-        self.query_one("#status", Static).update(" │ ".join(parts), layout=False)
+        self.query_one("#status", Static).update(plain(" │ ".join(parts)), layout=False)
+
+    def _ending(self) -> str:
+        code = self.live.exit_code
+        if self.outcome.ok:
+            return f"finished (exit status {code})" if code else "finished"
+        return f"ended: {self.outcome.error}"
 
     # ----------------------------------------------------------------- layout
 
@@ -311,8 +337,7 @@ class AgDebugApp(App):
         self._layout_key = key
         graph = self.query_one("#graph", GraphView)
         if key in self._layouts:
-            graph.set_layout(self._layouts[key])
-            graph.reveal(self._shown)
+            self._show_layout(self._layouts[key])
         elif len(nodes) <= SYNC_LAYOUT:
             self._layout_ready(key, layout(nodes))
         else:
@@ -328,17 +353,20 @@ class AgDebugApp(App):
             self._layouts.clear()
         self._layouts[key] = graph_layout
         if key == self._layout_key:
-            graph = self.query_one("#graph", GraphView)
-            graph.border_title = f"graph ({len(graph_layout.boxes)} nodes)"
-            graph.set_layout(graph_layout)
-            graph.reveal(self._shown)
+            self._show_layout(graph_layout)
+
+    def _show_layout(self, graph_layout) -> None:
+        graph = self.query_one("#graph", GraphView)
+        graph.border_title = f"graph ({len(graph_layout.boxes)} nodes)"
+        graph.set_layout(graph_layout)
+        graph.reveal(self._shown)
 
     # ----------------------------------------------------------------- timeline and order
 
     def _text(self, index: int) -> str:
         text = self._texts.get(index)
         if text is None:
-            text = self._texts[index] = describe(self.events[index])
+            text = self._texts[index] = printable(describe(self.events[index]))
         return text
 
     def _refilter(self) -> None:
@@ -534,6 +562,19 @@ class AgDebugApp(App):
         except (RenderError, OSError) as exc:
             self.call_from_thread(self.notify, str(exc), severity="error", timeout=6)
 
+    def deliver_screenshot(self, filename=None, path=None, time_format=None) -> None:
+        """Save an SVG of the screen next to the trace (or in the current folder), and say
+        where: Textual's default, ~/Downloads, is missing on many machines."""
+        folder = path or (os.path.dirname(os.path.abspath(self.trace_path))
+                          if self.trace_path is not None else ".")
+        try:
+            written = self.save_screenshot(filename, folder, time_format)
+        except OSError as exc:
+            self.notify(f"cannot save a screenshot in {folder}: {exc.strerror or exc}",
+                        severity="error", timeout=8)
+            return
+        self.notify(f"saved the screenshot to {os.path.abspath(written)}", timeout=8)
+
     def set_export_format(self, fmt: str) -> None:
         self.export_format = fmt
         self.action_export()
@@ -553,8 +594,7 @@ class AgDebugApp(App):
             if at_head:
                 self.step = len(self.history)
             self.refresh_view()
-        elif isinstance(payload, ProgramOutput):
-            self.query_one("#output", Log).write(payload.text)
+            self.live.taken()
         elif isinstance(payload, ProgramFinished):
             self.outcome = payload.outcome
             if not self.outcome.ok and not self.outcome.stopped:
@@ -601,6 +641,11 @@ class AgDebugApp(App):
                 f"The terminal is too small ({width}x{height}).\nagdebug needs at least "
                 f"{MIN_SIZE[0]}x{MIN_SIZE[1]}: enlarge it, or press q to quit.")
 
+    def notify(self, message: str, **kwargs) -> None:
+        """A notice, as plain text: it often names an op or quotes an error of the program."""
+        kwargs.setdefault("markup", False)
+        super().notify(printable(message, lines=True), **kwargs)
+
     async def action_quit(self) -> None:
         self._stop_script()
         self.exit(self.outcome)
@@ -612,7 +657,7 @@ class AgDebugApp(App):
 
     def _stop_script(self) -> None:
         if self.live is not None and self.outcome is None:
-            self.live.stepper.stop()
+            self.live.stop()
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)

@@ -50,9 +50,10 @@ def live_text(node, state) -> str:
     if node.status == "errored":
         return "error"
     if node.saved:
-        held = sum(s.nbytes for s in node.saved if not s.released)
-        if node.status == "freed" or not held:
+        # Released, not merely 0 bytes: a saved Python number holds none before the backward.
+        if node.status == "freed" or all(s.released for s in node.saved):
             return "saved: freed"
+        held = sum(s.nbytes for s in node.saved if not s.released)
         return f"saved {_bytes(held)}"
     return f"ran ×{node.runs}" if node.runs > 1 else ""
 

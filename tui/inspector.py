@@ -7,6 +7,7 @@ from rich.text import Text
 from .graphview import _bytes
 from .layout import short_name
 from .lines import TextView
+from .text import PlainText
 
 __all__ = ["Inspector", "describe_node", "stats_line"]
 
@@ -40,7 +41,7 @@ def _tensors(out: Text, title: str, summaries) -> None:
 def describe_node(state, node_id: int, source: str = "") -> Text:
     """The inspector's text for ``node_id`` in ``state``; ``source``: the forward line."""
     node = state.nodes.get(node_id)
-    out = Text()
+    out = PlainText()
     if node is None:
         out.append("No node selected.\nStep (space) or click a node.", style="dim")
         return out

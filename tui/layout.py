@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .text import printable
+
 __all__ = ["BOX_HEIGHT", "Box", "Layout", "Run", "layout", "short_name", "topology"]
 
 BOX_HEIGHT = 5            # border, name, id + shape, a live line (saved / .grad), border
@@ -77,8 +79,9 @@ class Layout:
 
 
 def short_name(name: str) -> str:
-    """``torch::autograd::AccumulateGrad`` -> ``AccumulateGrad``."""
-    return name.rpartition("::")[2]
+    """``torch::autograd::AccumulateGrad`` -> ``AccumulateGrad`` (control characters
+    escaped: a name comes from a program or a trace, and is drawn cell by cell)."""
+    return printable(name.rpartition("::")[2])
 
 
 def topology(nodes) -> frozenset:

@@ -49,7 +49,9 @@ class LineList(_LineView, can_focus=True):
         self.count = count
         self.line = line
         self.mark = mark
-        self.virtual_size = Size(self.size.width or 80, count)
+        # As wide as the visible area (not the widget, which includes the vertical
+        # scrollbar): wider, a horizontal scrollbar appears and covers the last row.
+        self.virtual_size = Size(self.scrollable_content_region.width or 1, count)
         self.refresh()
         self.call_after_refresh(self.reveal, mark)
 
@@ -57,12 +59,12 @@ class LineList(_LineView, can_focus=True):
         if index < 0 or index >= self.count:
             return
         top = int(self.scroll_offset.y)
-        height = max(1, self.size.height)
+        height = max(1, self.scrollable_content_region.height)
         if index < top or index >= top + height:
             self.scroll_to(y=max(0, index - height // 2), animate=False, immediate=True)
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width
         index = int(self.scroll_offset.y) + y
         base = self._base
         if index >= self.count:
@@ -94,19 +96,27 @@ class TextView(_LineView, can_focus=True):
         self._wrap()
 
     def _wrap(self) -> None:
-        width = max(1, self.scrollable_content_region.width or self.size.width or 40)
+        # The width without scrollbars; less the vertical one's when the text will need
+        # it (wrapped to the full width, the text's last columns would hide under it).
+        width = max(1, self.content_region.width or 40)
+        lines = self._lines(width)
+        if len(lines) > self.content_region.height:
+            width = max(1, width - self.styles.scrollbar_size_vertical)
+            lines = self._lines(width)
         self._width = width
-        lines = self.text.wrap(self.app.console, width) if self.text is not None else []
         self._strips = [Strip(line.render(self.app.console), line.cell_len) for line in lines]
         self.virtual_size = Size(width, len(self._strips))
         self.refresh()
+
+    def _lines(self, width: int) -> list:
+        return list(self.text.wrap(self.app.console, width)) if self.text is not None else []
 
     def on_resize(self, event) -> None:
         if self.text is not None:
             self._wrap()
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width
         index = int(self.scroll_offset.y) + y
         base = self._base
         if index >= len(self._strips):

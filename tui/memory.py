@@ -10,13 +10,14 @@ from agdebug.debug.cycles import describe as describe_cycle
 
 from .graphview import _bytes
 from .layout import short_name
+from .text import PlainText
 
 __all__ = ["MemoryPanel", "memory_text"]
 
 
 def memory_text(state, series, events, step: int) -> Text:
     """Numbers for ``step``: bytes held, live nodes, what this event freed, cycles, GC."""
-    out = Text()
+    out = PlainText()
     held = series.saved_bytes[min(step, len(series.saved_bytes) - 1)]
     live = series.live_nodes[min(step, len(series.live_nodes) - 1)]
     peak = max(series.saved_bytes[: step + 1] or [0])

@@ -45,6 +45,8 @@ __all__ = [
     "node_created",
     "node_finished",
     "node_started",
+    "PrintedLines",
+    "printed",
     "saved_released",
     "summarize",
 ]
@@ -624,6 +626,30 @@ def _finish(ok: bool) -> None:
 def script_error(exc: BaseException) -> None:
     """An exception escaped the watched program (not tied to a node)."""
     _emit(r.Error, type=type(exc).__name__, message=str(exc), node=0)
+
+
+def printed(stream: str, text: str) -> None:
+    """The watched program wrote ``text`` to ``stream`` ("stdout" or "stderr")."""
+    if WATCH.on and text:
+        _emit(r.Printed, stream=stream, text=text)
+
+
+class PrintedLines:
+    """A program's writes to ``stream`` as ``printed`` events of whole lines (``print``
+    writes a line in pieces); ``flush()`` publishes a last, unfinished one."""
+
+    def __init__(self, stream: str):
+        self.stream = stream
+        self.pending = ""
+
+    def write(self, text: str) -> None:
+        head, newline, self.pending = (self.pending + text).rpartition("\n")
+        if newline:
+            printed(self.stream, head + newline)
+
+    def flush(self) -> None:
+        text, self.pending = self.pending, ""
+        printed(self.stream, text)
 
 
 # ----------------------------------------------------------------------------- cycles

@@ -43,6 +43,7 @@ __all__ = [
     "NodeFreed",
     "NodeStarted",
     "PlannedNode",
+    "Printed",
     "RecordError",
     "SavedReleased",
     "SavedSummary",
@@ -360,10 +361,21 @@ class BackwardFinished(Event):
     ok: bool
 
 
+@_frozen
+class Printed(Event):
+    """The watched program wrote ``text`` to ``stream`` ("stdout" or "stderr"): a trace
+    keeps each print at its place among the engine's steps. (Traces from before it have
+    no such events.)"""
+
+    kind: ClassVar[str] = "printed"
+    stream: str
+    text: str
+
+
 EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (
     NodeCreated, BackwardStarted, BackwardPlanned, NodeStarted, NodeFinished,
     BufferAccumulated, GradAccumulated, GradSet, HookCalled, SavedReleased, NodeFreed,
-    CycleDetected, CycleBroken, GcPass, Error, BackwardFinished)}
+    CycleDetected, CycleBroken, GcPass, Error, BackwardFinished, Printed)}
 
 
 # ----------------------------------------------------------------------------- codec

@@ -42,8 +42,10 @@ def test_record_keeps_trace_and_shows_users_traceback(tmp_path):
     assert "runpy" not in done.stderr and "agdebug/cli.py" not in done.stderr
     trace = load_trace(trace_path)
     # GC passes and frees may follow at any time (at exit, say): look at the engine's events.
-    kinds = [e.kind for e in trace.events if e.kind not in ("gc_pass", "node_freed")]
+    kinds = [e.kind for e in trace.events if e.kind not in ("gc_pass", "node_freed", "printed")]
     assert kinds.count("backward_started") == 2 and kinds[-1] == "error"
+    printed = "".join(e.text for e in trace.events if e.kind == "printed")
+    assert "args: ['a', '-v']" in printed and 'train.py", line 9' in printed
 
 
 def test_export_and_one_line_errors(tmp_path):

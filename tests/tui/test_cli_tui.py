@@ -79,3 +79,45 @@ def test_demo_retain_graph_in_a_real_terminal_steps_and_quits_cleanly():
         assert "replay demo" not in screen and "MulBackward0" not in screen   # screen restored
     finally:
         _tmux("kill-session", "-t", session)
+
+
+LOOP = "import agdebug as torch\nx = torch.ones(2, requires_grad=True)\n" \
+       "for i in range(10 ** 7):\n    (x * x).sum().backward()\n    print('step', i)\n"
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("key", ["q", "C-c"])
+def test_run_quits_at_once_after_continue_on_a_long_loop(tmp_path, key):
+    script = tmp_path / "loop.py"
+    script.write_text(LOOP)
+    session = f"agdebug-{uuid.uuid4().hex[:8]}"
+    command = (f"cd {ROOT} && {sys.executable} -m agdebug.cli run {script} > /dev/null; "
+               "echo EXIT=$?; sleep 30")
+    _tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
+    try:
+        _wait_for(session, "step 1/1")
+        _tmux("send-keys", "-t", session, "c")
+        time.sleep(3)                              # events pour in
+        _tmux("send-keys", "-t", session, key)
+        assert "EXIT=0" in _wait_for(session, "EXIT=", timeout=10)
+    finally:
+        _tmux("kill-session", "-t", session)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_run_exits_with_the_scripts_status_and_message(tmp_path):
+    script = tmp_path / "bye.py"
+    script.write_text("import sys\nimport agdebug\nprint('out')\nsys.exit('bye now')\n")
+    session = f"agdebug-{uuid.uuid4().hex[:8]}"
+    command = (f"cd {ROOT} && {sys.executable} -m agdebug.cli run {script}; "
+               "echo EXIT=$?; sleep 30")
+    _tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
+    try:
+        _wait_for(session, "step 1/")
+        _tmux("send-keys", "-t", session, "c")
+        _wait_for(session, "finished")
+        _tmux("send-keys", "-t", session, "q")
+        screen = _wait_for(session, "EXIT=").split("\n")
+        assert [line for line in screen if line.strip()] == ["out", "bye now", "EXIT=1"]
+    finally:
+        _tmux("kill-session", "-t", session)

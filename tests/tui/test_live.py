@@ -45,7 +45,7 @@ def test_live_script_pauses_steps_goes_back_and_finishes(tmp_path):
             await until(pilot, lambda: app.outcome is not None)
             assert app.outcome.ok and app.step == len(app.events)
             assert app.events[-1].kind in ("node_freed", "backward_finished", "gc_pass")
-            output = "".join(app.live.output)
+            output = "".join(text for _, text in app.live.output)
             assert "hello from the script" in output and "grad tensor" in output
             assert "hello" in "\n".join(app.query_one("#output").lines)
             await pilot.press("q")
