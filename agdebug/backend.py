@@ -149,17 +149,40 @@ def as_device(spec=None) -> Device:
     if isinstance(spec, int) and not isinstance(spec, bool):
         return _intern("cuda", spec)
     if not isinstance(spec, str):
-        raise TypeError(f"device() received an invalid combination of arguments - got ({spec!r})")
+        raise TypeError(f"device() received an invalid combination of arguments - got "
+                        f"({type(spec).__name__}), but expected one of:")
     kind, _, index = spec.partition(":")
+    if kind not in _DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of "
+                           f"device string: {spec}")
     if kind not in ("cpu", "cuda") or (index and not index.isdigit()):
-        raise RuntimeError(
-            "Expected one of cpu, cuda device type at start of device string: " + spec)
+        # (a type torch knows that agdebug has no backend for: ``mps``, ``xla``...)
+        raise RuntimeError(f"Invalid device string: '{spec}'" if kind in ("cpu", "cuda") else
+                           f"agdebug has no {kind} backend: only cpu and cuda devices")
     if kind == "cpu":
         return CPU
     return _intern("cuda", int(index) if index else 0)
 
 
 device = Device  # ``agdebug.device("cuda:0")`` is spelled like torch's
+
+# torch's device types, in the order its device-string error lists them.
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
+def allocation_error(error: MemoryError, shape=None, dtype=None) -> RuntimeError:
+    """NumPy's MemoryError in the words of torch's CPU allocator: the bytes of the tensor
+    asked for (``shape`` and ``dtype``; else those of the array NumPy could not make)."""
+    shape = getattr(error, "shape", None) if shape is None else shape
+    dtype = getattr(error, "dtype", None) if dtype is None else np.dtype(dtype)
+    if shape is None or dtype is None:
+        return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: {error}")
+    nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    return RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: "
+                        f"can't allocate memory: you tried to allocate {nbytes} bytes. Error "
+                        "code 12 (Cannot allocate memory)")
 
 
 _cupy = None

@@ -5,13 +5,15 @@ Floats default to float32, integers to int64; ``device=`` picks numpy or cupy.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from . import backend
 from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
 from .graph.grad_mode import MODE
 from .ops.methods import shape_arg
-from .tensor import Tensor
+from .tensor import Size, Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
@@ -59,17 +61,64 @@ def _default_array(data, dtype=None) -> np.ndarray:
                 return np.array(data, dtype=to_numpy_dtype(dtype))
         except OverflowError:   # NumPy 2 refuses an int out of the dtype's range
             return _checked_ints(data, to_numpy_dtype(dtype))
-    array = np.array(data)
+        except (ValueError, TypeError):   # ragged, strings, None: torch's words for it
+            raise _data_error(data) from None
+    try:
+        array = np.array(data)
+    except ValueError:   # ragged: torch's words for where it is
+        raise _data_error(data) from None
     if array.dtype.kind in "uO" and not from_numpy_data:   # an int beyond int64 made them
         array = _beyond_longs(data, array)
+    if array.dtype.kind in "USO" and not from_numpy_data:
+        raise _data_error(data)
     if array.dtype == np.float64 and not from_numpy_data:
         with np.errstate(over="ignore"):   # 1e300 is inf in float32, silently in torch
             array = array.astype(DEFAULT_FLOAT.np)
     elif array.dtype.kind in "iu" and array.dtype != np.int64 and not from_numpy_data:
         array = array.astype(np.int64)
-    elif array.dtype.kind == "O":
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return array
+
+
+def _data_error(data) -> Exception:
+    """torch's error for data that is no (rectangular) nested sequence of numbers: its
+    shape is read from the first elements, then every sequence is checked against it."""
+    if isinstance(data, (str, bytes)):
+        return TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    shape, first = [], data
+    while isinstance(first, (list, tuple)) and first:
+        shape.append(len(first))
+        first = first[0]
+    if isinstance(first, str):
+        return ValueError("too many dimensions 'str'")
+    if not isinstance(data, (list, tuple)):
+        return RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+    return _nested_error(data, shape, 0, isinstance(first, float)) or \
+        TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _nested_error(items, shape: list, dim: int, floating: bool):
+    """The first error torch meets walking ``items`` (at ``dim`` of ``shape``), or None."""
+    if len(items) != shape[dim]:
+        return ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                          f"(got {len(items)})")
+    for item in items:
+        inner = isinstance(item, (list, tuple))
+        if dim + 1 < len(shape):
+            found = _nested_error(item, shape, dim + 1, floating) if inner else \
+                TypeError("not a sequence")
+        elif inner:
+            found = TypeError(f"must be real number, not {type(item).__name__}") if floating \
+                else TypeError(f"'{type(item).__name__}' object cannot be interpreted as an "
+                               "integer")
+        elif isinstance(item, (str, bytes)):
+            found = TypeError(f"new(): invalid data type '{type(item).__name__}'")
+        elif not isinstance(item, (bool, int, float, complex, np.generic, Tensor)):
+            found = RuntimeError(f"Could not infer dtype of {type(item).__name__}")
+        else:
+            found = None
+        if found is not None:
+            return found
+    return None
 
 
 def _checked_ints(data, np_dtype) -> np.ndarray:
@@ -166,22 +215,58 @@ def _plain(array: np.ndarray) -> np.ndarray:
     return array.view(np.ndarray)
 
 
-def _sized(fill, size, dtype, device, requires_grad, default=None):
-    shape = shape_arg(size)
+def _sized(name, fill, size, dtype, device, requires_grad, default=None):
+    shape = _size_arg(name, size)
     np_dtype = to_numpy_dtype(dtype) if dtype is not None else (default or DEFAULT_FLOAT.np)
-    return _finish(fill(shape, np_dtype), None, device, requires_grad)
+    try:
+        array = fill(shape, np_dtype)
+    except MemoryError as error:
+        raise backend.allocation_error(error, shape, np_dtype) from None
+    return _finish(array, None, device, requires_grad)
+
+
+def _size_arg(name: str, size: tuple) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` as a shape, refused in torch's words."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = size[0]
+    elif len(size) == 1 and not _is_int(size[0]):
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
+    for i, s in enumerate(size):
+        if not _is_int(s):
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
+    shape = tuple(operator.index(s) for s in size)
+    negative = next((s for s in shape if s < 0), None)
+    if negative is not None:
+        if name == "zeros":   # (torch's zeros checks in its own words)
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: "
+                           f"{list(shape)}")
+    return shape
+
+
+def _is_int(value) -> bool:
+    if isinstance(value, float):
+        return False
+    try:
+        operator.index(value)   # ints, NumPy ints, integer 0-d tensors
+    except TypeError:
+        return False
+    return True
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _sized(np.zeros, size, dtype, device, requires_grad)
+    return _sized("zeros", np.zeros, size, dtype, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _sized(np.ones, size, dtype, device, requires_grad)
+    return _sized("ones", np.ones, size, dtype, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _sized(np.zeros, size, dtype, device, requires_grad)
+    return _sized("empty", np.zeros, size, dtype, device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -189,8 +274,11 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> T
                np.dtype(np.int64) if isinstance(fill_value, int) else DEFAULT_FLOAT.np)
     from .ops.elementwise import converted   # torch's overflow check of the value
 
-    return _sized(lambda s, d: np.full(s, converted(fill_value, d), dtype=d), (size,), dtype,
-                  device, requires_grad, default)
+    if not isinstance(size, (tuple, list, Size)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return _sized("full", lambda s, d: np.full(s, converted(fill_value, d), dtype=d), (size,),
+                  dtype, device, requires_grad, default)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -213,11 +301,12 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _sized(lambda s, d: _rng.random(s).astype(d), size, dtype, device, requires_grad)
+    return _sized("rand", lambda s, d: _rng.random(s).astype(d), size, dtype, device,
+                  requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _sized(lambda s, d: _rng.standard_normal(s).astype(d), size, dtype, device,
+    return _sized("randn", lambda s, d: _rng.standard_normal(s).astype(d), size, dtype, device,
                   requires_grad)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .ops import elementwise as ew
 from .ops import functions as _module_functions
+from .ops import _checked
 from .ops import methods as m
 
 __all__ = ["add", "sub", "mul", "div", "pow", "neg", "exp", "expm1", "log", "log2", "log1p",
@@ -41,6 +42,8 @@ def reshape(input, shape):
     return m.reshape(input, shape)
 
 
+# torch's words for a wrong argument (the ops among them check theirs in the registry)
+globals().update({name: _checked(globals()[name], name) for name in __all__})
 globals().update(_module_functions())
 __all__ += list(_module_functions())
 

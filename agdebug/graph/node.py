@@ -118,6 +118,13 @@ class Node:
         return self._hooks
 
     def __call__(self, *grads):
+        """Run the node on one gradient per forward output, as torch's ``grad_fn(...)``."""
+        expected = len(self._out_meta)
+        if expected and len(grads) != expected:   # (the root and accumulators have none)
+            raise TypeError(f"expected {expected} arguments, got {len(grads)} instead")
+        if expected and all(g is None for g in grads):   # torch: nothing flows, no call
+            count = len(self._next)
+            return None if count == 1 else (None,) * count
         return self.apply(grads)
 
     def __repr__(self) -> str:

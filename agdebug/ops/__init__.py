@@ -6,9 +6,11 @@ Tensor methods and operators on ``Tensor``.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 from ..tensor import Tensor
+from . import arguments
 from . import elementwise as ew
 from . import methods as m
 from . import (activation, bilinear, conversion, decompositions, factory, fold, gather, index,
@@ -131,7 +133,28 @@ def install() -> None:
     for module in _OP_MODULES:
         table.update(getattr(module, "METHODS", {}))
     for name, fn in table.items():
-        setattr(Tensor, name, _method(fn) if isinstance(fn, Op) else fn)
+        if isinstance(fn, Op):
+            fn = _method(fn)
+        elif name in _CHECKED_METHODS:
+            fn = arguments.torch_method(fn, name)
+        setattr(Tensor, name, fn)
+
+
+# Methods given torch's words for a wrong argument by a wrapper (see arguments.py). Not all:
+# a method is hotter than a function, and a wrapper frame would shift the line that a
+# warning with a ``stacklevel`` names (scatter's ``reduce=``, var's degrees of freedom).
+_CHECKED_METHODS = frozenset({"sum", "mean"})
+# Functions that warn with a ``stacklevel``, left unwrapped for the same reason.
+_WARNING_FUNCTIONS = frozenset({"where", "var", "std", "var_mean", "std_mean", "meshgrid",
+                                "scatter", "scatter_reduce", "index_reduce"})
+
+
+def _checked(fn, name: str):
+    """A torch-level function with torch's words for a wrong argument (see arguments.py);
+    ops (checked in the registry), lambdas and the functions above stay as they are."""
+    if not inspect.isfunction(fn) or fn.__name__ == "<lambda>" or name in _WARNING_FUNCTIONS:
+        return fn
+    return arguments.torch_function(fn, name)
 
 
 def functions() -> dict:
@@ -139,7 +162,7 @@ def functions() -> dict:
     merged = {}
     for module in _OP_MODULES:
         merged.update(getattr(module, "FUNCTIONS", {}))
-    return merged
+    return {name: _checked(fn, name) for name, fn in merged.items()}
 
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).

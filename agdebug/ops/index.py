@@ -237,6 +237,18 @@ def _slice_bounds(s: slice, size: int) -> tuple:
     return s.indices(size)
 
 
+def _refuse_zero_dim(key, ndim: int) -> None:
+    """torch's own words for a bare int or slice on a 0-d tensor (a tuple of them, or a
+    tensor, is "too many indices" there too)."""
+    if ndim == 0 and type(key) is int:
+        if key == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
+    if ndim == 0 and isinstance(key, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
 def plan_key(t: Tensor, key) -> _Plan:
     """Parse ``key`` for ``t`` with torch's checks and error texts."""
     xp = backend.xp_of(t._data)
@@ -246,6 +258,7 @@ def plan_key(t: Tensor, key) -> _Plan:
     consumed = sum(1 if k in ("int", "slice", "array") else v.ndim if k == "mask" else 0
                    for k, v in items)
     if consumed > ndim:
+        _refuse_zero_dim(key, ndim)
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     plan, dim, real, ellipsis_seen = _Plan(), 0, 0, False
     for kind, v in items:

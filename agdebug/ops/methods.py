@@ -37,15 +37,26 @@ def operand(value):
 _DIRECT = (Tensor, float, int)   # operand() would return these unchanged
 
 
+def _operand_or_none(value):
+    try:
+        return operand(value)
+    except TypeError:
+        return None
+
+
 def _binary(op, reflected=None):
+    # Python's own "unsupported operand type(s) for +: 'Tensor' and 'str'" for anything else,
+    # as torch gives it: the operator returns NotImplemented.
     def method(self, other):
         if type(other) not in _DIRECT:   # the common cases skip a call (operators are hot)
-            other = operand(other)
+            if (other := _operand_or_none(other)) is None:
+                return NotImplemented
         return run_direct(op, (self, other))
 
     def rmethod(self, other):
         if type(other) not in _DIRECT:
-            other = operand(other)
+            if (other := _operand_or_none(other)) is None:
+                return NotImplemented
         if reflected is not None:
             return reflected(self, other)
         return run_direct(op, (self, other))

@@ -30,6 +30,7 @@ from ..graph.grad_mode import MODE, OPEN_BLOCKS
 from ..graph.node import OpNode, shared_nrs
 from ..graph.saved import SavedTensor
 from ..tensor import Tensor
+from .arguments import arity_error, input_error, must_be
 from .util import broadcast_error
 
 __all__ = ["Op", "defop", "OPS", "apply_inplace", "apply_shape_inplace", "run_direct"]
@@ -105,6 +106,16 @@ class Op:
         if self.broadcasts:
             broadcast_error(*arrays)
 
+    def explain_arity(self, error: TypeError):
+        """Python's arity error of the forward in the op's name, without the array module."""
+        text = str(error)
+        prefix = f"{self.forward.__name__}() "
+        if not text.startswith(prefix):
+            return None
+        if "positional argument" in text:
+            return arity_error(self.name, error, 1)
+        return TypeError(f"{self.name}() {text[len(prefix):]}")
+
     def vjp(self, fn):
         """Register the derivative (vector-Jacobian product) of this op."""
         self.backward = fn
@@ -118,7 +129,10 @@ class Op:
 
     def run(self, args: tuple, attrs: dict):
         """``__call__``'s general path: any inputs, outputs, devices and modes."""
-        arrays, needs_grad, xp = self.unwrap(args)
+        try:
+            arrays, needs_grad, xp = self.unwrap(args)
+        except NotAnInput as refused:   # torch's parser refuses it before running anything
+            raise input_error(self, args, refused.index) from None
         try:
             if xp is np:
                 result = self.forward(xp, *arrays, **attrs) if attrs else \
@@ -129,6 +143,12 @@ class Op:
         except ValueError:   # (free in Python 3.11 until raised)
             self.explain_failure(arrays)
             raise
+        except TypeError as error:   # the forward's arity, counted as torch counts it
+            if (refused := self.explain_arity(error)) is None:
+                raise
+            raise refused from None
+        except MemoryError as error:
+            raise backend.allocation_error(error) from None
         recording = needs_grad and self.differentiable and MODE.grad_enabled
         if self.single:   # the common case, without list building
             out = _record_one(self, args, attrs, result, xp, *_edges(args)) if recording \
@@ -191,6 +211,28 @@ def defop(name: str, node: str, **options):
 
 # ----------------------------------------------------------------------------- running ops
 
+# What an op takes as a positional input besides a tensor: a number, or None for an absent
+# optional input (``bias``).
+_SCALARS = frozenset({bool, int, float, complex, type(None)})
+
+
+class NotAnInput(TypeError):
+    """A positional argument that is not an input (a list, a string...): ``Op.run`` says so
+    in torch's words."""
+
+    def __init__(self, index: int):
+        super().__init__(f"argument {index} is not a Tensor")
+        self.index = index
+
+
+def _not_an_input(value, count: int) -> bool:
+    """Checked only for a non-tensor argument: a lone number is not an input either (torch's
+    ``exp(1.0)`` is refused; ``add(x, 1.0)`` is not)."""
+    if value.__class__ not in _SCALARS:
+        return not isinstance(value, (np.generic, np.ndarray)) and not backend.is_array(value)
+    return count == 1
+
+
 def _unwrap(args: tuple):
     """``(arrays, needs_grad, xp)``: the tensors' arrays (other arguments as they are),
     whether any tensor requires grad, and the array module they all live in."""
@@ -206,6 +248,8 @@ def _unwrap(args: tuple):
                 needs_grad = True   # (the second: Tensor.requires_grad of a view, inlined)
             arrays.append(data)
         else:
+            if _not_an_input(a, len(args)):
+                raise NotAnInput(len(arrays))
             arrays.append(a)
     if on_host:
         return arrays, needs_grad, np
@@ -349,6 +393,8 @@ def run_direct(op: Op, args: tuple) -> Tensor:
                 return op.run(args, {})
             indirect = indirect or b._base is not None or b._output_nr
             b_grad = b._requires_grad
+        elif b.__class__ not in _SCALARS:   # (a list, a string: refused by the general path)
+            return op.run(args, {})
         else:
             other = b
     recording = (a._requires_grad or b_grad or indirect) and MODE.grad_enabled
@@ -366,6 +412,12 @@ def run_direct(op: Op, args: tuple) -> Tensor:
     except ValueError:
         op.explain_failure((data, other) if binary else (data,))
         raise
+    except TypeError as error:
+        if (refused := op.explain_arity(error)) is None:
+            raise
+        raise refused from None
+    except MemoryError as error:
+        raise backend.allocation_error(error) from None
     if not recording:
         return _as_tensor(result, np)
     # The edges after the forward, as the general path: a failed op makes no accumulator.
@@ -588,7 +640,8 @@ def _check_written_device(target: Tensor, array) -> None:
 def _inplace_recording(op: Op, target: Tensor, args: tuple) -> bool:
     """Whether ``target.<op>_(*args)`` is recorded, after torch's refusals of the write."""
     if not isinstance(target, Tensor):
-        raise TypeError(f"in-place {op.name} expects a Tensor, got {type(target).__name__}")
+        name = op.name if op.name.endswith("_") else f"{op.name}_"
+        raise must_be(name, "input", 1, "Tensor", target)
     recording = MODE.grad_enabled and (
         target.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args))
     check_inplace(target, recording)
