@@ -142,6 +142,9 @@ def _export(args) -> int:
         trace = _load(args.source, args.values)
     except TraceError as exc:
         return _fail(str(exc))
+    if args.step is not None and not 0 <= args.step <= len(trace):
+        return _fail(f"--step {args.step} is out of range: {args.source} has steps 0 to "
+                     f"{len(trace)}")
     options = DotOptions(values=args.values, saved=not args.no_saved, attrs=args.attrs,
                          focus=args.focus, radius=args.radius)
     try:

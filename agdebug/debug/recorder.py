@@ -27,6 +27,7 @@ from contextlib import contextmanager
 
 from ..events import records
 from ..events.bus import subscribe
+from .validate import InvalidTrace, TraceCheck
 
 __all__ = [
     "FORMAT",
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 FORMAT = "agdebug-trace"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: every event names its thread (version 1 files read as thread 0)
 
 
 class TraceError(Exception):
@@ -165,7 +166,7 @@ def load_trace(path) -> Trace:
     except OSError as exc:
         raise TraceError(f"{name}: cannot read trace: {exc.strerror or exc}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")   # an editor may have put a byte-order mark in front
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
         raise TraceError(f"{name}:{line}: corrupted: not UTF-8 text") from None
@@ -182,13 +183,22 @@ def _parse(name: str, text: str) -> list:
     if not lines or not lines[0].strip():
         raise TraceError(f"{name}:1: empty file, not an agdebug trace")
     _check_header(name, lines[0])
-    return [_parse_event(name, number, line) for number, line in enumerate(lines[1:], 2)]
+    check = TraceCheck()
+    events = []
+    for number, line in enumerate(lines[1:], 2):
+        event = _parse_event(name, number, line)
+        try:
+            check.check(event)
+        except InvalidTrace as exc:
+            raise TraceError(f"{name}:{number}: invalid trace: {exc}") from None
+        events.append(event)
+    return events
 
 
 def _check_header(name: str, line: str) -> None:
     try:
         head = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         head = None
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise TraceError(f"{name}:1: not an agdebug trace (no '{FORMAT}' header line)")
@@ -203,8 +213,11 @@ def _check_header(name: str, line: str) -> None:
 def _parse_event(name: str, number: int, line: str):
     try:
         data = json.loads(line)
-    except ValueError as exc:
-        raise TraceError(f"{name}:{number}: corrupted line: invalid JSON ({exc.msg})") from None
+    except RecursionError:   # records nest a few levels; JSON's parser recurses per level
+        raise TraceError(f"{name}:{number}: corrupted line: JSON nested too deeply") from None
+    except ValueError as exc:   # a JSONDecodeError, or an integer of thousands of digits
+        detail = getattr(exc, "msg", "an integer too long to read")
+        raise TraceError(f"{name}:{number}: corrupted line: invalid JSON ({detail})") from None
     try:
         return records.event_from_dict(data)
     except records.RecordError as exc:
