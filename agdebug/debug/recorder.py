@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import threading
+import weakref
 from contextlib import contextmanager
 
 from ..events import records
@@ -106,12 +109,17 @@ class Trace:
 
 
 class TraceWriter:
-    """Streams events to a file: header first, one flushed line per event."""
+    """Streams events to a file: header first, one flushed line per event.
+
+    A child process forked while it is open writes nothing more (``os.register_at_fork``):
+    its events would interleave with the parent's, under the same sequence numbers.
+    """
 
     def __init__(self, path):
         self.path = os.fspath(path)
         self._file = open(self.path, "w", encoding="utf-8")
         self._put(json.dumps(header(), separators=(",", ":")))
+        _OPEN_WRITERS.add(self)
 
     def _put(self, line: str) -> None:
         self._file.write(line + "\n")
@@ -121,14 +129,35 @@ class TraceWriter:
         self._put(encode(event))
 
     def close(self) -> None:
+        _OPEN_WRITERS.discard(self)
         if not self._file.closed:
             self._file.close()
+
+    def detach(self) -> None:
+        """Write no more (in a forked child: the file is the parent's)."""
+        self.write = _ignore   # every line was flushed: the child's buffer holds nothing
 
     def __enter__(self) -> TraceWriter:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _ignore(event) -> None:
+    pass
+
+
+_OPEN_WRITERS: weakref.WeakSet = weakref.WeakSet()
+
+
+def _detach_writers_in_child() -> None:
+    for writer in list(_OPEN_WRITERS):
+        writer.detach()
+
+
+if hasattr(os, "register_at_fork"):   # (not on Windows, which has no fork)
+    os.register_at_fork(after_in_child=_detach_writers_in_child)
 
 
 @contextmanager
@@ -139,20 +168,58 @@ def record(path=None, values: bool = False):
     """
     trace = Trace(source=None if path is None else os.fspath(path))
     writer = TraceWriter(path) if path is not None else None
+    interrupts = _Interrupts()
 
     def on_event(event) -> None:
-        trace.events.append(event)
-        writer.write(event)
+        interrupts.writing = True
+        try:
+            trace.events.append(event)
+            writer.write(event)
+        finally:
+            interrupts.writing = False
+        if interrupts.pending:
+            interrupts.pending = False
+            raise KeyboardInterrupt
 
     # In memory only, the list's own append is the subscriber: no Python call per event.
     sub = subscribe(trace.events.append if writer is None else on_event, values=values)
     try:
-        yield trace
+        with interrupts.deferred(writer is not None):
+            yield trace
     finally:
         sub.close()
         trace._timeline = None
         if writer is not None:
             writer.close()
+
+
+class _Interrupts:
+    """Ctrl-C while an event is being kept: its ``KeyboardInterrupt`` waits until the event
+    is both in the trace and written, so the file ends with a whole event and the count of
+    events kept is the count written."""
+
+    def __init__(self):
+        self.writing = False
+        self.pending = False
+
+    def _handler(self, signum, frame) -> None:
+        if self.writing:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def deferred(self, on: bool):
+        # Only Python's own handler is replaced, and only from the main thread (signal's rule).
+        on = (on and threading.current_thread() is threading.main_thread()
+              and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+        if on:
+            signal.signal(signal.SIGINT, self._handler)
+        try:
+            yield
+        finally:
+            if on:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # ----------------------------------------------------------------------------- loading

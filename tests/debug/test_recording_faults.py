@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import threading
+import time
 
 import agdebug as ag
 from agdebug.debug import load_trace, record
@@ -70,3 +74,116 @@ def test_traces_of_format_version_1_still_load(tmp_path):
     trace = load_trace(path)
     assert {e.thread for e in trace.events} == {0}
     assert {n.status for n in trace.state().nodes.values()} <= {"done", "released", "freed"}
+
+
+# ----------------------------------------------------------------------------- agdebug record
+
+AGDEBUG = [sys.executable, "-m", "agdebug.cli"]
+SCRIPT = ("import agdebug as ag\n"
+          "x = ag.tensor([1.0, 2.0], requires_grad=True)\n"
+          "(x.exp() * x).sum().backward()\n")
+
+
+def _record(*args, cwd):
+    return subprocess.run([*AGDEBUG, "record", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def test_record_refuses_to_overwrite_the_script_or_a_file_that_is_not_a_trace(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    for force in ([], ["--force"]):
+        done = _record(script, "-o", script, *force, cwd=tmp_path)
+        assert done.returncode == 2 and script.read_text() == SCRIPT
+        assert done.stderr.splitlines() == [
+            f"agdebug: the trace would overwrite the script {script}: choose another -o"]
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    done = _record(script, "-o", notes, cwd=tmp_path)
+    assert done.returncode == 2 and notes.read_text() == "my notes\n"
+    assert done.stderr.splitlines() == [
+        f"agdebug: {notes} exists and is not an agdebug trace: use --force to overwrite it"]
+    assert _record(script, "-o", notes, "--force", cwd=tmp_path).returncode == 0
+    assert load_trace(notes).events                            # now a trace:
+    assert _record(script, "-o", notes, cwd=tmp_path).returncode == 0   # overwritten freely
+
+
+def test_record_into_a_missing_folder_is_one_line(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    done = _record(script, "-o", tmp_path / "nowhere" / "t.agtrace", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"agdebug: cannot write {tmp_path}/nowhere/t.agtrace: "
+                                        f"no such folder {tmp_path}/nowhere"]
+
+
+def test_sys_exit_with_a_message_prints_it_and_exits_1(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT + "import sys\nsys.exit('stopped: bad data')\n")
+    done = _record(script, "-o", tmp_path / "t.agtrace", cwd=tmp_path)
+    python = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert done.returncode == python.returncode == 1
+    assert done.stderr.splitlines()[0] == python.stderr.strip() == "stopped: bad data"
+
+
+def test_ctrl_c_leaves_whole_events_counted_and_exits_130(tmp_path):
+    script = tmp_path / "loop.py"
+    script.write_text("import agdebug as ag\nx = ag.ones(4, requires_grad=True)\n"
+                      "while True:\n    (x * 2).exp().sum().backward()\n")
+    trace = tmp_path / "loop.agtrace"
+    proc = subprocess.Popen([*AGDEBUG, "record", str(script), "-o", str(trace)], cwd=tmp_path,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not trace.exists() or trace.stat().st_size < 20_000):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "KeyboardInterrupt" in err
+    events = load_trace(trace).events   # no truncated last line
+    assert err.splitlines()[-1] == f"agdebug: wrote {len(events)} events to {trace}"
+    assert events[-1].kind in ("error", "node_freed", "backward_finished")
+
+
+FORKS = """
+import os, multiprocessing, agdebug as ag
+def child_work(_=None):
+    y = ag.ones(3, requires_grad=True)
+    (y.cos() * 2).sum().backward()      # CosBackward0 only ever runs in children
+    return 0
+x = ag.ones(3, requires_grad=True)
+(x.exp() * 2).sum().backward()
+pid = os.fork()
+if pid == 0:
+    child_work()
+    os._exit(0)
+os.waitpid(pid, 0)
+with multiprocessing.get_context("fork").Pool(2) as pool:
+    pool.map(child_work, range(4))
+(x.exp() * 3).sum().backward()
+"""
+
+
+def test_forked_children_do_not_write_into_the_parents_trace(tmp_path):
+    script = tmp_path / "forks.py"
+    script.write_text(FORKS)
+    trace = tmp_path / "forks.agtrace"
+    done = _record(script, "-o", trace, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    events = load_trace(trace).events   # no repeated sequence numbers
+    names = {e.name for e in events if e.kind == "node_created"}
+    assert "ExpBackward0" in names and "CosBackward0" not in names
+    assert [e.kind for e in events].count("backward_finished") == 2
+    assert done.stderr.splitlines() == [f"agdebug: wrote {len(events)} events to {trace}"]
+
+
+def test_a_forked_child_that_runs_on_says_nothing(tmp_path):
+    script = tmp_path / "fork.py"
+    script.write_text(SCRIPT + "import os\nif os.fork():\n    os.wait()\n"
+                      "else:\n    (ag.ones(2, requires_grad=True).cos()).sum().backward()\n")
+    trace = tmp_path / "fork.agtrace"
+    done = _record(script, "-o", trace, cwd=tmp_path)
+    events = load_trace(trace).events
+    assert done.returncode == 0 and "CosBackward0" not in {getattr(e, "name", "") for e in events}
+    assert done.stderr.splitlines() == [f"agdebug: wrote {len(events)} events to {trace}"]
