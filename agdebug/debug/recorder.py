@@ -217,8 +217,8 @@ class _Interrupts:
             signal.signal(signal.SIGINT, self._handler)
         try:
             yield
-        finally:
-            if on:
+        finally:   # (unless the script installed a handler of its own meanwhile)
+            if on and signal.getsignal(signal.SIGINT) == self._handler:
                 signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
