@@ -187,3 +187,16 @@ def test_a_forked_child_that_runs_on_says_nothing(tmp_path):
     events = load_trace(trace).events
     assert done.returncode == 0 and "CosBackward0" not in {getattr(e, "name", "") for e in events}
     assert done.stderr.splitlines() == [f"agdebug: wrote {len(events)} events to {trace}"]
+
+
+def test_record_puts_back_python_s_sigint_handler_unless_the_script_set_its_own(tmp_path):
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with record(tmp_path / "a.agtrace"):
+        assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    try:
+        with record(tmp_path / "b.agtrace"):
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
