@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
                      "arguments: record SCRIPT ARGS... -o TRACE)")
     rec.add_argument("--values", action="store_true",
                      help="record value previews and statistics of every tensor")
+    rec.add_argument("--force", action="store_true",
+                     help="overwrite an existing file that is not a trace")
     rec.add_argument("script")
     rec.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     exp = sub.add_parser("export", help="draw a trace (or a script's run) with Graphviz")
@@ -93,11 +95,11 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False):
         try:
             runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            code = _exit_code(exc)
         except BaseException as exc:   # the user's error: report it as theirs, keep the trace
             probe.script_error(exc)
             _print_user_traceback(exc, script)
-            code = 1
+            code = 130 if isinstance(exc, KeyboardInterrupt) else 1   # as python exits
         finally:
             sys.argv, sys.path[:] = saved_argv, saved_path
             sys.stdout.lines.flush()
@@ -121,6 +123,14 @@ class _Echo:
         return getattr(self.stream, attr)
 
 
+def _exit_code(exc: SystemExit) -> int:
+    """What python exits with for ``exc``; like python, it prints a message given as code."""
+    if exc.code is None or isinstance(exc.code, int):
+        return exc.code or 0
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
 def _print_user_traceback(exc: BaseException, script: str) -> None:
     """The traceback from the script's first frame on (our runner's frames dropped)."""
     tb = exc.__traceback__
@@ -131,17 +141,53 @@ def _print_user_traceback(exc: BaseException, script: str) -> None:
 
 
 def _record(args) -> int:
-    if len(args.args) >= 2 and args.args[-2] in ("-o", "--output"):
-        args.output, args.args = args.args[-1], args.args[:-2]
+    for _ in range(2):   # -o TRACE and --force may follow the script's arguments
+        if len(args.args) >= 2 and args.args[-2] in ("-o", "--output"):
+            args.output, args.args = args.args[-1], args.args[:-2]
+        if args.args[-1:] == ["--force"]:
+            args.force, args.args = True, args.args[:-1]
     if args.args[:1] == ["--"]:
         args.args = args.args[1:]
     if not args.output:
         return _fail("record needs -o TRACE (the trace file to write)")
     if not os.path.isfile(args.script):
         return _fail(f"no such script: {args.script}")
-    trace, code = run_script(args.script, args.args, args.output, args.values)
-    print(f"agdebug: wrote {len(trace)} events to {args.output}", file=sys.stderr)
+    refusal = _output_refusal(args.output, args.script, args.force)
+    if refusal:
+        return _fail(refusal)
+    pid = os.getpid()
+    try:
+        trace, code = run_script(args.script, args.args, args.output, args.values)
+    except OSError as exc:   # opening the trace file (the script's own errors are caught)
+        return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
+    if os.getpid() == pid:   # a forked child that ran on to the end says nothing
+        print(f"agdebug: wrote {len(trace)} events to {args.output}", file=sys.stderr)
     return code
+
+
+def _output_refusal(output: str, script: str, force: bool) -> str:
+    """Why ``record`` must not write ``output`` ("" when it may)."""
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):
+        return f"cannot write {output}: no such folder {folder}"
+    if os.path.isdir(output):
+        return f"cannot write {output}: it is a folder"
+    if os.path.exists(output) and os.path.samefile(output, script):
+        return f"the trace would overwrite the script {script}: choose another -o"
+    if not force and os.path.isfile(output) and not _is_trace(output):
+        return f"{output} exists and is not an agdebug trace: use --force to overwrite it"
+    return ""
+
+
+def _is_trace(path: str) -> bool:
+    """An empty file, or one whose first line is a trace header."""
+    from .debug.recorder import FORMAT
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(4096)
+    except OSError:
+        return False
+    return not first or f'"format":"{FORMAT}"'.encode() in first
 
 
 def _load(source: str, values: bool):
@@ -162,6 +208,9 @@ def _export(args) -> int:
         trace = _load(args.source, args.values)
     except TraceError as exc:
         return _fail(str(exc))
+    if args.step is not None and not 0 <= args.step <= len(trace):
+        return _fail(f"--step {args.step} is out of range: {args.source} has steps 0 to "
+                     f"{len(trace)}")
     options = DotOptions(values=args.values, saved=not args.no_saved, attrs=args.attrs,
                          focus=args.focus, radius=args.radius)
     try:

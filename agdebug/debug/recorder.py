@@ -23,10 +23,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import threading
+import weakref
 from contextlib import contextmanager
 
 from ..events import records
 from ..events.bus import subscribe
+from .validate import InvalidTrace, TraceCheck
 
 __all__ = [
     "FORMAT",
@@ -39,7 +43,7 @@ __all__ = [
 ]
 
 FORMAT = "agdebug-trace"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: every event names its thread (version 1 files read as thread 0)
 
 
 class TraceError(Exception):
@@ -105,12 +109,17 @@ class Trace:
 
 
 class TraceWriter:
-    """Streams events to a file: header first, one flushed line per event."""
+    """Streams events to a file: header first, one flushed line per event.
+
+    A child process forked while it is open writes nothing more (``os.register_at_fork``):
+    its events would interleave with the parent's, under the same sequence numbers.
+    """
 
     def __init__(self, path):
         self.path = os.fspath(path)
         self._file = open(self.path, "w", encoding="utf-8")
         self._put(json.dumps(header(), separators=(",", ":")))
+        _OPEN_WRITERS.add(self)
 
     def _put(self, line: str) -> None:
         self._file.write(line + "\n")
@@ -120,14 +129,35 @@ class TraceWriter:
         self._put(encode(event))
 
     def close(self) -> None:
+        _OPEN_WRITERS.discard(self)
         if not self._file.closed:
             self._file.close()
+
+    def detach(self) -> None:
+        """Write no more (in a forked child: the file is the parent's)."""
+        self.write = _ignore   # every line was flushed: the child's buffer holds nothing
 
     def __enter__(self) -> TraceWriter:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _ignore(event) -> None:
+    pass
+
+
+_OPEN_WRITERS: weakref.WeakSet = weakref.WeakSet()
+
+
+def _detach_writers_in_child() -> None:
+    for writer in list(_OPEN_WRITERS):
+        writer.detach()
+
+
+if hasattr(os, "register_at_fork"):   # (not on Windows, which has no fork)
+    os.register_at_fork(after_in_child=_detach_writers_in_child)
 
 
 @contextmanager
@@ -138,20 +168,58 @@ def record(path=None, values: bool = False):
     """
     trace = Trace(source=None if path is None else os.fspath(path))
     writer = TraceWriter(path) if path is not None else None
+    interrupts = _Interrupts()
 
     def on_event(event) -> None:
-        trace.events.append(event)
-        writer.write(event)
+        interrupts.writing = True
+        try:
+            trace.events.append(event)
+            writer.write(event)
+        finally:
+            interrupts.writing = False
+        if interrupts.pending:
+            interrupts.pending = False
+            raise KeyboardInterrupt
 
     # In memory only, the list's own append is the subscriber: no Python call per event.
     sub = subscribe(trace.events.append if writer is None else on_event, values=values)
     try:
-        yield trace
+        with interrupts.deferred(writer is not None):
+            yield trace
     finally:
         sub.close()
         trace._timeline = None
         if writer is not None:
             writer.close()
+
+
+class _Interrupts:
+    """Ctrl-C while an event is being kept: its ``KeyboardInterrupt`` waits until the event
+    is both in the trace and written, so the file ends with a whole event and the count of
+    events kept is the count written."""
+
+    def __init__(self):
+        self.writing = False
+        self.pending = False
+
+    def _handler(self, signum, frame) -> None:
+        if self.writing:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def deferred(self, on: bool):
+        # Only Python's own handler is replaced, and only from the main thread (signal's rule).
+        on = (on and threading.current_thread() is threading.main_thread()
+              and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+        if on:
+            signal.signal(signal.SIGINT, self._handler)
+        try:
+            yield
+        finally:   # (unless the script installed a handler of its own meanwhile)
+            if on and signal.getsignal(signal.SIGINT) == self._handler:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # ----------------------------------------------------------------------------- loading
@@ -165,7 +233,7 @@ def load_trace(path) -> Trace:
     except OSError as exc:
         raise TraceError(f"{name}: cannot read trace: {exc.strerror or exc}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")   # an editor may have put a byte-order mark in front
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
         raise TraceError(f"{name}:{line}: corrupted: not UTF-8 text") from None
@@ -182,13 +250,22 @@ def _parse(name: str, text: str) -> list:
     if not lines or not lines[0].strip():
         raise TraceError(f"{name}:1: empty file, not an agdebug trace")
     _check_header(name, lines[0])
-    return [_parse_event(name, number, line) for number, line in enumerate(lines[1:], 2)]
+    check = TraceCheck()
+    events = []
+    for number, line in enumerate(lines[1:], 2):
+        event = _parse_event(name, number, line)
+        try:
+            check.check(event)
+        except InvalidTrace as exc:
+            raise TraceError(f"{name}:{number}: invalid trace: {exc}") from None
+        events.append(event)
+    return events
 
 
 def _check_header(name: str, line: str) -> None:
     try:
         head = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         head = None
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise TraceError(f"{name}:1: not an agdebug trace (no '{FORMAT}' header line)")
@@ -203,8 +280,11 @@ def _check_header(name: str, line: str) -> None:
 def _parse_event(name: str, number: int, line: str):
     try:
         data = json.loads(line)
-    except ValueError as exc:
-        raise TraceError(f"{name}:{number}: corrupted line: invalid JSON ({exc.msg})") from None
+    except RecursionError:   # records nest a few levels; JSON's parser recurses per level
+        raise TraceError(f"{name}:{number}: corrupted line: JSON nested too deeply") from None
+    except ValueError as exc:   # a JSONDecodeError, or an integer of thousands of digits
+        detail = getattr(exc, "msg", "an integer too long to read")
+        raise TraceError(f"{name}:{number}: corrupted line: invalid JSON ({detail})") from None
     try:
         return records.event_from_dict(data)
     except records.RecordError as exc:

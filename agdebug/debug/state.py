@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from ..events.records import TensorSummary
 from .cycles import apply_cycle_event
+from .validate import slot_limit
 
 __all__ = [
     "EMPTY",
@@ -118,6 +119,8 @@ class BackwardView:
     retain_graph: bool
     create_graph: bool
     ok: bool | None = None      # None while running
+    thread: int = 0             # the thread running it (0 in traces of format version 1)
+    nodes: tuple = ()           # ids of the nodes it planned
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,8 @@ class GraphState:
     current: int = 0               # the node running (or last started) in the backward
     event: object = None           # the last event applied
     gc_passes: int = 0
+    # thread -> its running backwards, innermost last: threads' backwards run side by side
+    running: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def saved_bytes(self) -> int:
@@ -179,12 +184,13 @@ class _Builder:
         self.current = state.current
         self.event = state.event
         self.gc_passes = state.gc_passes
+        self.running = dict(state.running)
 
     def freeze(self) -> GraphState:
         return GraphState(self.step, MappingProxyType(dict(self.nodes)),
                           MappingProxyType(dict(self.leaves)), MappingProxyType(dict(self.cycles)),
                           self.last_error, self.backward, self.current, self.event,
-                          self.gc_passes)
+                          self.gc_passes, MappingProxyType(dict(self.running)))
 
     def apply(self, event) -> None:
         handler = _HANDLERS.get(event.kind)
@@ -223,11 +229,18 @@ def _node_created(b: _Builder, e) -> None:
 
 
 def _backward_started(b: _Builder, e) -> None:
-    b.backward = BackwardView(e.api, e.roots, e.inputs, e.retain_graph, e.create_graph)
+    b.backward = BackwardView(e.api, e.roots, e.inputs, e.retain_graph, e.create_graph,
+                              thread=e.thread)
+    b.running[e.thread] = b.running.get(e.thread, ()) + (b.backward,)
     b.current = 0
 
 
 def _backward_planned(b: _Builder, e) -> None:
+    stack = b.running.get(e.thread)
+    if stack:
+        top = replace(stack[-1], nodes=tuple(p.node for p in e.nodes))
+        b.running[e.thread] = stack[:-1] + (top,)
+        b.backward = top if b.backward is stack[-1] else b.backward
     for p in e.nodes:
         node = b.node(p.node, p.name)
         if not node.edges and p.edges:
@@ -238,6 +251,8 @@ def _backward_planned(b: _Builder, e) -> None:
 
 def _buffer_accumulated(b: _Builder, e) -> None:
     node = b.node(e.node)
+    if not 0 <= e.slot < max(slot_limit(len(node.outputs)), len(node.buffer)):
+        return   # a slot the node cannot have (the trace loader refuses it)
     buffer, counts = list(node.buffer), list(node.contributions)
     while len(buffer) <= e.slot:
         buffer.append(None)
@@ -307,12 +322,28 @@ def _error(b: _Builder, e) -> None:
 
 
 def _backward_finished(b: _Builder, e) -> None:
-    if b.backward is not None:
-        b.backward = replace(b.backward, ok=e.ok)
-    for node_id, node in b.nodes.items():
-        if node.status in ("waiting", "ready", "running"):
+    stack = b.running.pop(e.thread, ())
+    if not stack:   # watching began inside this backward: which nodes are its is unknown
+        if b.backward is not None:
+            b.backward = replace(b.backward, ok=e.ok)
+        _reset(b, list(b.nodes))
+        b.current = 0
+        return
+    if len(stack) > 1:
+        b.running[e.thread] = stack[:-1]
+    finished = b.backward = replace(stack[-1], ok=e.ok)
+    # Only this backward's nodes: another thread's backward may still be running its own.
+    _reset(b, finished.nodes)
+    if b.current in finished.nodes:
+        b.current = 0
+
+
+def _reset(b: _Builder, node_ids) -> None:
+    """Nodes a finished backward left waiting, ready or running go back to "created"."""
+    for node_id in node_ids:
+        node = b.nodes.get(node_id)
+        if node is not None and node.status in ("waiting", "ready", "running"):
             b.nodes[node_id] = _replace(node, status="created", remaining=0)
-    b.current = 0
 
 
 def _gc_pass(b: _Builder, e) -> None:

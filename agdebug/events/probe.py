@@ -98,6 +98,7 @@ def _send(event) -> None:
     # a subscriber (the live stepper) until that very thread (a UI) says go on, so the
     # event is queued for the deliverer; the loop re-checks after giving the turn back.
     # The common case (nothing queued, nobody delivering) skips the queue.
+    _stamp_thread(event, _THREAD.number or _number_thread())
     if _PENDING or _TURN.pop("turn", None) is None:
         _PENDING.append((event, threading.current_thread()))
         _deliver_pending()
@@ -115,6 +116,21 @@ def _send(event) -> None:
 
 
 _stamp = r.Event.seq.__set__   # the slot's own setter: records are frozen to everyone else
+_stamp_thread = r.Event.thread.__set__
+
+
+class _ThreadNumber(threading.local):
+    number = 0   # this thread's number in events, given on its first event
+
+
+_THREAD = _ThreadNumber()
+_thread_numbers = itertools.count(1)
+
+
+def _number_thread() -> int:
+    # Numbers, not ``threading.get_ident()``: an ident is reused once its thread ends.
+    _THREAD.number = number = next(_thread_numbers)
+    return number
 _next_seq = _bus_seq.__next__
 _PENDING = _EMITTING.pending   # (one deque for the life of the process)
 

@@ -98,13 +98,15 @@ def _open_twin(cls) -> type:
 def _init(cls, twin: type, first: str):
     """An ``__init__`` for ``cls`` or its twin: ``first``, the fields, then ``cls`` again."""
     scope = {"_twin": twin, "_cls": cls, "_become": _SET_CLASS}
-    params = []
+    params, keywords = [], []
     for f in dataclasses.fields(cls):
         if f.default is dataclasses.MISSING:
             params.append(f.name)
         else:
             scope[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
+            (keywords if f.kw_only else params).append(f"{f.name}=_default_{f.name}")
+    if keywords:
+        params += ["*", *keywords]
     body = "".join(f"    self.{f.name} = {f.name}\n" for f in dataclasses.fields(cls))
     text = f"def __init__(self, {', '.join(params)}):\n{first}{body}    self.__class__ = _cls\n"
     exec(text, scope)  # noqa: S102 - fixed text
@@ -180,6 +182,9 @@ class Event:
 
     kind: ClassVar[str] = "event"
     seq: int
+    # The recording's number for the thread whose step this is (0: not recorded, as in
+    # format version 1). Keyword-only, so every record keeps its positional fields.
+    thread: int = dataclasses.field(default=0, kw_only=True)
 
     def to_dict(self) -> dict:
         """A JSON-ready dict, ``kind`` first."""
@@ -415,7 +420,17 @@ def _decode_dataclass(cls, data, where: str):
                 raise RecordError(f"{where}: missing field {name!r}")
             continue
         values[name] = _decode(hints[name], data[name], f"{where}.{name}")
+    if cls is Stats:
+        _check_stats(values, where)
     return cls(**values)
+
+
+def _check_stats(values: dict, where: str) -> None:
+    # The probe gives all four statistics or none (an empty or non-numeric tensor): what
+    # shows them formats all four once ``min`` is there.
+    given = [values.get(k) is not None for k in ("min", "max", "mean", "norm")]
+    if any(given) and not all(given):
+        raise RecordError(f"{where}: min, max, mean and norm must all be numbers or all null")
 
 
 _HINTS: dict = {}
@@ -456,12 +471,17 @@ def _decode_scalar(tp, value, where: str):
     ok = isinstance(value, tp) and (tp is bool or not isinstance(value, bool))
     if not ok:
         raise RecordError(f"{where}: expected {tp.__name__}, got {type(value).__name__}")
+    if tp is int and not -_INT_LIMIT <= value < _INT_LIMIT:
+        raise RecordError(f"{where}: integer out of range (over 64 bits)")
     return value
+
+
+_INT_LIMIT = 1 << 63   # ids, sizes and counts all fit in 64 bits; a float of the rest overflows
 
 
 def describe(event) -> str:
     """One line for people: ``node_started n3 MulBackward0 grads [2]``."""
-    skip = {"seq", "kind"}
+    skip = {"seq", "kind", "thread"}
     parts = [event.kind]
     for f in dataclasses.fields(event):
         if f.name in skip:

@@ -111,7 +111,8 @@ def frame_steps(timeline, all_steps: bool = False, max_frames: int = 400) -> lis
         kinds = [e.kind for e in timeline.events]
         starts = [i for i, k in enumerate(kinds) if k == "backward_started"]
         ends = [i + 1 for i, k in enumerate(kinds) if k == "backward_finished"]
-        steps = list(range(starts[0], max(ends) + 1)) if starts and ends else [n]
+        # (or the last step, when no backward both starts and finishes after that start)
+        steps = (list(range(starts[0], max(ends) + 1)) if starts and ends else []) or [n]
     if len(steps) > max_frames:
         stride = len(steps) / max_frames
         steps = sorted({steps[int(i * stride)] for i in range(max_frames)} | {steps[-1]})
@@ -193,6 +194,8 @@ def export(timeline, fmt: str, path, step: int | None = None, all_steps: bool = 
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if step is not None and not 0 <= step <= len(timeline):
+        raise ValueError(f"step {step} is out of range: the trace has steps 0 to {len(timeline)}")
     path = Path(path)
     if fmt in ("gif", "html"):
         steps = frame_steps(timeline, all_steps)
