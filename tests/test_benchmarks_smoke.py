@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -149,3 +150,40 @@ def test_bench_gpu_runs_on_cupys_test_double(fake_cuda, capsys, monkeypatch):
     bench_gpu.main()
     out = capsys.readouterr().out
     assert "W1 chain of 1,000 ops" in out and "agdebug / cupy = " in out
+
+
+def _floor_against(lib):
+    """One floor step and the same step in ``lib`` (agdebug or torch) from the same weights:
+    (floor's loss, gradients, weights after; lib's, laid out (in, out) as the floor's)."""
+    from benchmarks.workloads import mlp
+    start = mlp.numpy_params()
+    params = [p.copy() for p in start]
+    step = mlp.numpy_model(params=params)
+    loss = float(step())
+    tensors = [lib.tensor(p.T.copy() if p.ndim == 2 else p, requires_grad=True) for p in start]
+    x, y = (lib.tensor(a) for a in mlp.batch())
+    h = x
+    for i in range(0, 6, 2):
+        h = lib.nn.functional.linear(h, tensors[i], tensors[i + 1])
+        h = lib.relu(h) if i < 4 else h
+    want = lib.nn.functional.cross_entropy(h, y)
+    want.backward()
+    grads = [t.grad.numpy().T if t.ndim == 2 else t.grad.numpy() for t in tensors]
+    after = [p - np.float32(mlp.LR) * g for p, g in zip(start, grads)]
+    return (loss, step.grads, params), (float(want.detach()), grads, after)
+
+
+@pytest.mark.parametrize("name", ["agdebug", "torch"])
+def test_numpy_floor_computes_the_step_of_the_libraries(name, request):
+    # The floor is only a floor if it does the same work: the same loss, gradients and SGD
+    # update as nn.Linear/ReLU/cross_entropy/SGD (within float32 rounding: its products
+    # add in another order).
+    import agdebug as ag
+    lib = ag if name == "agdebug" else request.getfixturevalue("torch")
+    (loss, grads, params), (want_loss, want_grads, want_params) = _floor_against(lib)
+    assert loss == pytest.approx(want_loss, rel=1e-5)
+    for got, want in zip(grads, want_grads):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+    for got, want in zip(params, want_params):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
