@@ -108,6 +108,19 @@ def test_row_verdicts_and_table():
     assert "NO (2.00x)" in text and "yes (2.50x)" in text and "2.00x" in text
 
 
+def test_stopwatch_reads_the_chosen_clock(monkeypatch):
+    from benchmarks import harness
+    ticks = iter([10.0, 10.5, 12.0])
+    monkeypatch.setitem(harness.CLOCKS, "cpu", lambda: next(ticks))
+    try:
+        harness.use_clock("cpu")
+        lap = harness.stopwatch()
+        assert (lap(), lap()) == (0.5, 1.5)
+    finally:
+        harness.use_clock("wall")
+    assert harness._clock[0] is harness.CLOCKS["wall"]
+
+
 def test_flag_reads_are_counted_and_the_flag_restored():
     import agdebug as ag
     from agdebug.events.bus import WATCH
@@ -125,6 +138,7 @@ def test_arguments():
     assert (args.mode, args.threads, args.only) == ("quick", [1, 2], ["W1", "W5"])
     assert groups_for(args, 1) == ["W5"]
     assert groups_for(parse(["--only", "W1"]), 1) == ["W1"]      # full mode: every count
+    assert (parse([]).clock, parse(["--clock", "cpu"]).clock) == ("wall", "cpu")
     with pytest.raises(SystemExit):
         parse(["--only", "W9"])
     assert all(hasattr(group(name), "rows") for name in MODULES)
