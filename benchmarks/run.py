@@ -1,6 +1,7 @@
 """Run every workload for agdebug, hand-written NumPy and PyTorch (CPU); print a table, write JSON.
 
-    python benchmarks/run.py [--quick] [--threads 1,2] [--only W1,W2] [--json out.json]
+    python benchmarks/run.py [--quick] [--threads 1,2] [--only W1,W2] [--clock wall|cpu]
+                             [--json out.json]
 
 Each thread count runs in its own process, with OMP/OpenBLAS/MKL thread variables set before
 NumPy or torch is imported, then pinned with threadpoolctl (when installed) and
@@ -15,6 +16,9 @@ first thread count only.
 The worker imports agdebug, NumPy and torch, then ``gc.freeze()``s what they allocated, so
 neither the collection before each timed run nor agdebug's own GC passes walk torch's
 objects (an agdebug user without torch loaded would not pay for them).
+``--clock cpu`` times the workloads that use the harness's stopwatch by the worker's CPU
+time instead of wall time: on a machine shared with other jobs it leaves out the waits for a
+core (at 2 threads it counts spinning BLAS/OpenMP threads too). The table says which clock.
 ``--smoke`` runs tiny sizes once: it proves the harness works, its numbers mean nothing.
 
 Groups: W1 elementwise chain, W2 MLP step, W3 long chain, W4 fan-in, W5 memory, W6
@@ -39,7 +43,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from benchmarks import report
-from benchmarks.harness import Config, Row, blas_info, limit_threads, optional
+from benchmarks.harness import CLOCKS, Config, Row, blas_info, limit_threads, optional, use_clock
 from benchmarks.workloads import MODULES, group
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
@@ -53,6 +57,8 @@ def parse(argv=None) -> argparse.Namespace:
     mode.add_argument("--smoke", action="store_const", const="smoke", dest="mode")
     parser.add_argument("--threads", default="1,2", help="thread counts, e.g. 1,2")
     parser.add_argument("--only", default=",".join(MODULES), help="groups, e.g. W1,W2")
+    parser.add_argument("--clock", default="wall", choices=sorted(CLOCKS),
+                        help="wall time (default) or the worker's CPU time")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -80,6 +86,7 @@ def work(args) -> dict:
     optional("torchviz")
     threads = args.threads[0]
     limits = limit_threads(threads, torch)
+    use_clock(args.clock)
     gc.freeze()     # the libraries' own objects: no GC pass (ours or agdebug's) walks them
     cfg = Config(args.mode, threads, torch)
     rows, errors = [], 0
@@ -113,7 +120,8 @@ def spawn(args, threads: int, names: list) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "part.json")
         command = [sys.executable, os.path.abspath(__file__), "--worker", "--threads",
-                   str(threads), "--only", ",".join(names), "--json", out]
+                   str(threads), "--only", ",".join(names), "--clock", args.clock,
+                   "--json", out]
         if args.mode != "full":
             command.append(f"--{args.mode}")
         done = subprocess.run(command, env=env, cwd=ROOT, check=False)
@@ -127,14 +135,15 @@ def header(args) -> dict:
     import numpy
     torchviz = optional("torchviz")
     return {"command": " ".join(["python benchmarks/run.py", *sys.argv[1:]]),
-            "mode": args.mode, "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "mode": args.mode, "clock": args.clock, "date": time.strftime("%Y-%m-%d %H:%M:%S"),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
             "python": platform.python_version(), "numpy": numpy.__version__,
             "torchviz": getattr(torchviz, "__version__", "installed" if torchviz else None)}
 
 
 def show(meta: dict, part: dict) -> None:
-    print(f"\n== {part['threads']} thread(s), {meta['mode']} mode, {meta['machine']}, "
+    print(f"\n== {part['threads']} thread(s), {meta['mode']} mode, {meta['clock']} clock, "
+          f"{meta['machine']}, "
           f"python {meta['python']}, numpy {meta['numpy']}, torch {part['torch'] or 'n/a'}")
     for line in part["blas"]:
         print(f"   {line}")

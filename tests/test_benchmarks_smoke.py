@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -107,6 +108,19 @@ def test_row_verdicts_and_table():
     assert "NO (2.00x)" in text and "yes (2.50x)" in text and "2.00x" in text
 
 
+def test_stopwatch_reads_the_chosen_clock(monkeypatch):
+    from benchmarks import harness
+    ticks = iter([10.0, 10.5, 12.0])
+    monkeypatch.setitem(harness.CLOCKS, "cpu", lambda: next(ticks))
+    try:
+        harness.use_clock("cpu")
+        lap = harness.stopwatch()
+        assert (lap(), lap()) == (0.5, 1.5)
+    finally:
+        harness.use_clock("wall")
+    assert harness._clock[0] is harness.CLOCKS["wall"]
+
+
 def test_flag_reads_are_counted_and_the_flag_restored():
     import agdebug as ag
     from agdebug.events.bus import WATCH
@@ -124,6 +138,7 @@ def test_arguments():
     assert (args.mode, args.threads, args.only) == ("quick", [1, 2], ["W1", "W5"])
     assert groups_for(args, 1) == ["W5"]
     assert groups_for(parse(["--only", "W1"]), 1) == ["W1"]      # full mode: every count
+    assert (parse([]).clock, parse(["--clock", "cpu"]).clock) == ("wall", "cpu")
     with pytest.raises(SystemExit):
         parse(["--only", "W9"])
     assert all(hasattr(group(name), "rows") for name in MODULES)
@@ -149,3 +164,40 @@ def test_bench_gpu_runs_on_cupys_test_double(fake_cuda, capsys, monkeypatch):
     bench_gpu.main()
     out = capsys.readouterr().out
     assert "W1 chain of 1,000 ops" in out and "agdebug / cupy = " in out
+
+
+def _floor_against(lib):
+    """One floor step and the same step in ``lib`` (agdebug or torch) from the same weights:
+    (floor's loss, gradients, weights after; lib's, laid out (in, out) as the floor's)."""
+    from benchmarks.workloads import mlp
+    start = mlp.numpy_params()
+    params = [p.copy() for p in start]
+    step = mlp.numpy_model(params=params)
+    loss = float(step())
+    tensors = [lib.tensor(p.T.copy() if p.ndim == 2 else p, requires_grad=True) for p in start]
+    x, y = (lib.tensor(a) for a in mlp.batch())
+    h = x
+    for i in range(0, 6, 2):
+        h = lib.nn.functional.linear(h, tensors[i], tensors[i + 1])
+        h = lib.relu(h) if i < 4 else h
+    want = lib.nn.functional.cross_entropy(h, y)
+    want.backward()
+    grads = [t.grad.numpy().T if t.ndim == 2 else t.grad.numpy() for t in tensors]
+    after = [p - np.float32(mlp.LR) * g for p, g in zip(start, grads)]
+    return (loss, step.grads, params), (float(want.detach()), grads, after)
+
+
+@pytest.mark.parametrize("name", ["agdebug", "torch"])
+def test_numpy_floor_computes_the_step_of_the_libraries(name, request):
+    # The floor is only a floor if it does the same work: the same loss, gradients and SGD
+    # update as nn.Linear/ReLU/cross_entropy/SGD (within float32 rounding: its products
+    # add in another order).
+    import agdebug as ag
+    lib = ag if name == "agdebug" else request.getfixturevalue("torch")
+    (loss, grads, params), (want_loss, want_grads, want_params) = _floor_against(lib)
+    assert loss == pytest.approx(want_loss, rel=1e-5)
+    for got, want in zip(grads, want_grads):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+    for got, want in zip(params, want_params):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
