@@ -278,9 +278,10 @@ def _edges(node) -> tuple:
     return tuple(out)
 
 
-def _saved(saved: dict) -> tuple:
+def _saved(saved: dict, renames: dict) -> tuple:
     out = []
     for name, s in saved.items():
+        name = renames.get(name, name)   # torch's name (``self``), not the forward's (``x``)
         # Asked of the value, not its type: a failed lookup on a type raises inside (slow).
         if hasattr(s, "release"):   # a SavedTensor
             out.append(_saved_tensor_summary(name, s))
@@ -302,6 +303,7 @@ def _saved_tensor_summary(name: str, s) -> r.SavedSummary:
 
 
 _NUMBERS = frozenset((bool, int, float, complex))
+_NO_RENAMES: dict = {}
 _VALUE_SUMMARIES: dict[tuple[str, type], r.SavedSummary] = {}
 
 
@@ -346,9 +348,10 @@ def node_created(node, args: tuple, outputs, engine_frames: int = 0) -> None:
     node_id, name, edges = node._id, node.name(), _edges(node)
     _watch_lifetime(node, node_id, name, edges)
     op, saved, attrs = getattr(node, "op", None), node._saved, node._attrs
+    saved = _saved(saved, getattr(node, "saved_as", _NO_RENAMES)) if saved else ()
     # seq, node, name, op, edges, inputs, outputs, saved, attrs, leaf, source
     _send(_NodeCreated(0, node_id, name, getattr(op, "name", "") or "", edges,
-                       _summaries(args), _summaries(outputs), _saved(saved) if saved else (),
+                       _summaries(args), _summaries(outputs), saved,
                        _attrs(attrs) if attrs else (), None, user_line(engine_frames)))
 
 
@@ -605,10 +608,11 @@ def saved_released(node) -> None:
     if not saved or node._released:
         return
     names, nbytes = [], 0
+    renames = getattr(node, "saved_as", _NO_RENAMES)
     for k, s in saved.items():
         # A saved Python number has no flag of its own; None or a size was never a tensor.
         if not getattr(s, "released", type(s) not in _NUMBERS):
-            names.append(k)
+            names.append(renames.get(k, k))
             nbytes += getattr(s, "nbytes", 0)
     if names:
         names = tuple(names)

@@ -198,6 +198,7 @@ class OpNode(Node):
     __slots__ = ()
     op = None
     defaults = None   # the forward's keyword defaults, for attributes not passed explicitly
+    saved_as: dict = {}   # forward name -> torch's (x -> self), for the events
 
     def apply(self, grads):
         return self.op.backward(self, *grads)
@@ -214,6 +215,17 @@ class OpNode(Node):
             if saved is not None and type(value := saved.get(name)) is SavedTensor:
                 return value.unpack(self)
             return self._own(name, fallback)
+        return property(get)
+
+    @staticmethod
+    def array_field(name: str) -> property:
+        """``ctx.<name>`` for a keyword array saved as a tensor (``"index=array"``): the
+        array, as the forward was given it (``_saved_<name>`` is the tensor)."""
+        def get(self):
+            saved = self._saved
+            if saved is not None and type(value := saved.get(name)) is SavedTensor:
+                return value.unpack(self)._data
+            return self._own(name, None)
         return property(get)
 
     @staticmethod

@@ -37,7 +37,7 @@ def _region(shape: tuple) -> tuple:
     return tuple(slice(0, n) for n in shape)
 
 
-@defop("gather", node="GatherBackward0")
+@defop("gather", node="GatherBackward0", saves=("x", "index=array"))
 def gather_op(xp, x, index=None, dim=0):
     return x[_along(xp, index, dim)]
 
@@ -48,7 +48,7 @@ def gather_vjp(ctx, grad):
     return (scatter_add_op(zeros, grad, index=ctx.index, dim=ctx.dim),)
 
 
-@defop("scatter_add", node="ScatterAddBackward0")
+@defop("scatter_add", node="ScatterAddBackward0", saves=("index=array@1",))
 def scatter_add_op(xp, x, src, index=None, dim=0):
     out = x.copy()
     _add_at(xp, out, _along(xp, index, dim), src[_region(index.shape)])
@@ -63,7 +63,7 @@ def scatter_add_vjp(ctx, grad):
     return grad, grad_src
 
 
-@defop("scatter", node="ScatterBackward0")
+@defop("scatter", node="ScatterBackward0", saves=("index=array",))
 def scatter_op(xp, x, src, index=None, dim=0):
     out = x.copy()
     out[_along(xp, index, dim)] = src[_region(index.shape)]
@@ -81,7 +81,7 @@ def scatter_vjp(ctx, grad):
     return grad_x, grad_src
 
 
-@defop("scatter_value", node="ScatterBackward1")
+@defop("scatter_value", node="ScatterBackward1", saves=("index=array",))
 def scatter_value_op(xp, x, index=None, dim=0, value=0.0):
     out = x.copy()
     out[_along(xp, index, dim)] = value
@@ -256,7 +256,7 @@ def take_along_dim(input, indices, dim=None):
 
 # ----------------------------------------------------------------------------- index_select / add
 
-@defop("index_select", node="IndexSelectBackward0")
+@defop("index_select", node="IndexSelectBackward0", saves=("index=array",))
 def index_select_op(xp, x, index=None, dim=0):
     if x.ndim == 0:   # torch: a scalar's one value, as a scalar (NumPy: shape (1,))
         return xp.take(x, index.reshape(-1), axis=dim).reshape(())
@@ -272,7 +272,7 @@ def index_select_vjp(ctx, grad):
     return (index_add_op(zeros, grad, index=ctx.index, dim=ctx.dim),)
 
 
-@defop("index_add", node="IndexAddBackward0")
+@defop("index_add", node="IndexAddBackward0", saves=("index=array@1", "source@1"))
 def index_add_op(xp, x, source, index=None, dim=0, alpha=1):
     out = x.copy()
     values = source if alpha == 1 else source * alpha
@@ -360,7 +360,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
 
 # ----------------------------------------------------------------------------- masks
 
-@defop("masked_fill", node="MaskedFillBackward0")
+@defop("masked_fill", node="MaskedFillBackward0", saves=("mask=array",))
 def masked_fill_op(xp, x, mask=None, value=0.0):
     return xp.where(mask, xp.asarray(value).astype(x.dtype), x)
 
@@ -370,7 +370,7 @@ def masked_fill_vjp(ctx, grad):
     return (masked_fill_op(grad, mask=ctx.mask, value=0.0),)
 
 
-@defop("masked_fill_tensor", node="MaskedFillBackward1")
+@defop("masked_fill_tensor", node="MaskedFillBackward1", saves=("mask=array",))
 def masked_fill_tensor_op(xp, x, value, mask=None):
     return xp.where(mask, value.astype(x.dtype), x)
 

@@ -115,7 +115,7 @@ def constant_pad_nd_vjp(ctx, grad):
 
 
 def _edge_pad(mode: str, node: str, name: str):
-    @defop(name, node=node)
+    @defop(name, node=node, saves=("x",))   # torch keeps self (its backward reads it)
     def pad_op(xp, x, pad=()):
         widths = [(0, 0)] * (x.ndim - len(pad) // 2)
         widths += [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(len(pad) // 2))]

@@ -145,7 +145,9 @@ def lu_backward(gL, gU, P, L, U):
     return P @ _solve_triangular(U.mT, gA, upper=False, left=False)
 
 
-@defop("lu_unpack", node="LuUnpackBackward0", outputs=3, nondiff_outputs=(0,))
+# (torch's node keeps neither the pivots nor the flags: its gradient reads L and U alone)
+@defop("lu_unpack", node="LuUnpackBackward0", outputs=3, nondiff_outputs=(0,),
+       saved_as={"LU_pivots": None, "unpack_data": None, "unpack_pivots": None})
 def lu_unpack_op(xp, LU_data, LU_pivots=None, unpack_data=True, unpack_pivots=True):
     m = LU_data.shape[-2]
     empty = xp.zeros((0,), dtype=LU_data.dtype)
@@ -180,7 +182,8 @@ def lu_unpack_backward(gL, gU, m: int, n: int):
     return cat([A1, gU.narrow(-1, k, n - k)], dim=-1)
 
 
-@defop("linalg_lu_solve", node="LinalgLuSolveBackward0", saves=("LU", "result@0"))
+@defop("linalg_lu_solve", node="LinalgLuSolveBackward0",
+       saves=("LU", "pivots=array", "result"))
 def linalg_lu_solve_op(xp, LU, B, pivots=None, left=True, adjoint=False):
     return lu_solve_arrays(xp, LU, pivots, B, left, adjoint)
 

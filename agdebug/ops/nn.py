@@ -549,8 +549,8 @@ def max_pool(xp, x, kernel, stride, padding, dilation, ceil_mode) -> tuple:
     return values, indices.astype(np.int64)
 
 
-@defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", saves=("indices",),
-       extras=("indices",))
+@defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", saves=("x", "indices"),
+       extras=("indices",), saved_as={"indices": "result1"})
 def max_pool2d(xp, x, kernel_size=(1, 1), stride=(1, 1), padding=(0, 0), dilation=(1, 1),
                ceil_mode=False):
     return max_pool(xp, x, kernel_size, stride, padding, dilation, ceil_mode)
@@ -574,23 +574,25 @@ def max_pool2d_scatter(xp, g, indices, input_hw=(1, 1)):
 def max_pool2d_scatter_vjp(ctx, grad):
     # torch's max_pool_double_backward: flatten the image, gather, view as the pooled shape.
     indices = ctx.indices
-    planes = int(np.prod(tuple(indices.shape[:-2])))
-    flat = grad.reshape((planes, -1))
-    picked = max_pool2d_gather(flat, indices, input_hw=tuple(grad.shape[-2:]))
+    flat = tuple(indices.shape[:-2]) + (-1,)
+    picked = max_pool2d_gather(grad.reshape(flat), indices.reshape(flat))
     return picked.reshape(tuple(indices.shape)), None
 
 
-@defop("max_pool2d_gather", node="GatherBackward0", saves=("indices",))
-def max_pool2d_gather(xp, x, indices, input_hw=(1, 1)):
-    return xp.take_along_axis(x, indices.reshape(x.shape[0], -1), axis=1)
+@defop("max_pool2d_gather", node="GatherBackward0", saves=("x", "indices"),
+       saved_as={"indices": "index"})
+def max_pool2d_gather(xp, x, indices):
+    """torch's ``x.gather(-1, indices)`` of flattened planes (..., H * W)."""
+    return xp.take_along_axis(x, indices, axis=-1)
 
 
 @max_pool2d_gather.vjp
 def max_pool2d_gather_vjp(ctx, grad):
-    indices = ctx.indices
-    image = max_pool2d_scatter(grad.reshape(tuple(indices.shape)), indices,
-                               input_hw=ctx.input_hw)
-    return image.reshape(tuple(grad.shape[:1]) + (-1,)), None
+    indices, shape = ctx.indices, input_shape(ctx, 0)
+    rows = tuple(indices.shape[:-1]) + (1, -1)   # each plane as one row of the scatter
+    image = max_pool2d_scatter(grad.reshape(rows), indices.reshape(rows),
+                               input_hw=(1, shape[-1]))
+    return image.reshape(tuple(shape)), None
 
 
 def _avg_divisor(xp, size, out, dtype, kernel, stride, padding, count_include_pad,
@@ -703,7 +705,7 @@ def adaptive_avg_pool2d_backward_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- embedding
 
-@defop("embedding", node="EmbeddingBackward0")
+@defop("embedding", node="EmbeddingBackward0", saves=("indices=array",))
 def embedding(xp, weight, indices=None, padding_idx=None, scale_grad_by_freq=False):
     # the indices are a keyword: torch gives them no edge (they are not differentiable)
     return weight[indices]

@@ -21,8 +21,8 @@ _ONES = (1, 1, 1)
 
 # ----------------------------------------------------------------------------- max
 
-@defop("max_pool3d", node="MaxPool3DWithIndicesBackward0", saves=("indices",),
-       extras=("indices",))
+@defop("max_pool3d", node="MaxPool3DWithIndicesBackward0", saves=("x", "indices"),
+       extras=("indices",), saved_as={"indices": "result1"})
 def max_pool3d(xp, x, kernel_size=_ONES, stride=_ONES, padding=(0, 0, 0), dilation=_ONES,
                ceil_mode=False):
     return max_pool(xp, x, kernel_size, stride, padding, dilation, ceil_mode)
@@ -57,9 +57,8 @@ def max_pool3d_scatter_vjp(ctx, grad):
     # torch's max_pool_double_backward: flatten the volume, gather, view as the pooled shape.
     indices = ctx.indices
     shape, lead = tuple(indices.shape), len(indices.shape) - 3
-    rows = grad.reshape((math.prod(shape[:lead]), -1))
-    picked = max_pool2d_gather(rows, indices.reshape(_flat(shape, lead)),
-                               input_hw=(1, math.prod(tuple(grad.shape[-3:]))))
+    flat = shape[:lead] + (-1,)
+    picked = max_pool2d_gather(grad.reshape(flat), indices.reshape(flat))
     return picked.reshape(shape), None
 
 

@@ -31,7 +31,8 @@ def _window(i: int, size: int, out: int) -> tuple:
 
 
 @defop("adaptive_max_pool2d", node="AdaptiveMaxPool2DBackward0", outputs=2,
-       nondiff_outputs=(1,), extras=("indices",), saves=("x", "indices"))
+       nondiff_outputs=(1,), extras=("indices",), saves=("x", "indices"),
+       saved_as={"indices": "result1", "output_size": None})
 def adaptive_max_pool2d(xp, x, output_size=(1, 1)):
     """(..., H, W) to (..., oh, ow) maxima, and their flat indices in each H * W plane."""
     lead, (h, w) = x.shape[:-2], x.shape[-2:]
@@ -54,7 +55,8 @@ def adaptive_max_pool2d_vjp(ctx, grad, *_):   # (the indices get no gradient)
     return (adaptive_max_pool2d_backward(grad, ctx.x, indices=ctx.indices._data),)
 
 
-@defop("adaptive_max_pool2d_backward", node="AdaptiveMaxPool2DBackwardBackward0")
+@defop("adaptive_max_pool2d_backward", node="AdaptiveMaxPool2DBackwardBackward0",
+       saves=("indices=array",))
 def adaptive_max_pool2d_backward(xp, g, x, indices=None):
     """Each pooled gradient added at its maximum's place in a zero image shaped like ``x``."""
     return _scatter(xp, g, indices, tuple(x.shape[-2:]))
@@ -80,7 +82,7 @@ def max_pool_double_backward(grad, indices, dim: int):
 
 # ----------------------------------------------------------------------------- max unpooling
 
-@defop("max_unpool2d", node="MaxUnpool2DBackward0")
+@defop("max_unpool2d", node="MaxUnpool2DBackward0", saves=("indices=array",))
 def max_unpool2d(xp, x, indices=None, output_size=(1, 1)):
     """(..., h, w) values placed at their flat ``indices`` in zero (..., H, W) planes."""
     return _scatter(xp, x, indices, tuple(output_size))

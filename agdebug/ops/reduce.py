@@ -290,14 +290,13 @@ def _arg_select(xp, x, dim: int, keepdim: bool, largest: bool, name: str):
     axis = _axes(dim, x.ndim)
     _check_nonempty(x, name, dim % max(x.ndim, 1))
     if axis is None:   # a 0-d tensor: itself, at index 0
-        index = xp.zeros((), dtype=np.int64)
-        return (x.copy(), index), index
+        return x.copy(), xp.zeros((), dtype=np.int64)
     pick = xp.argmax if largest else xp.argmin
     index = pick(x, axis=axis[0], keepdims=True).astype(np.int64)
     values = xp.take_along_axis(x, index, axis=axis[0])
     if not keepdim:
-        return (values.squeeze(axis[0]), index.squeeze(axis[0])), index
-    return (values, index), index
+        return values.squeeze(axis[0]), index.squeeze(axis[0])
+    return values, index
 
 
 def _to_index(grad: Tensor, ctx) -> Tensor:
@@ -306,15 +305,17 @@ def _to_index(grad: Tensor, ctx) -> Tensor:
     grad = expand_reduced(grad, shape, ctx.dim, ctx.keepdim)
     if not shape:
         return grad
-    index = ctx.indices._data
+    index = ctx.indices._data   # as returned: squeezed unless keepdim, as torch saves it
     axis = ctx.dim % len(shape)
     xp = _xp(ctx.indices)
+    if not ctx.keepdim:
+        index = xp.expand_dims(index, axis)
     positions = xp.arange(shape[axis]).reshape((-1,) + (1,) * (len(shape) - axis - 1))
     return grad * _const(positions == index, grad)
 
 
-@defop("max_dim", node="MaxBackward0", outputs=2, nondiff_outputs=(1,), extras=("indices",),
-       saves=("indices",))
+@defop("max_dim", node="MaxBackward0", outputs=2, nondiff_outputs=(1,),
+       saves=("indices=result1",))
 def max_dim(xp, x, dim=0, keepdim=False):
     return _arg_select(xp, x, dim, keepdim, True, "max")
 
@@ -324,8 +325,8 @@ def max_dim_vjp(ctx, grad, grad_indices):
     return (_to_index(grad, ctx),)
 
 
-@defop("min_dim", node="MinBackward0", outputs=2, nondiff_outputs=(1,), extras=("indices",),
-       saves=("indices",))
+@defop("min_dim", node="MinBackward0", outputs=2, nondiff_outputs=(1,),
+       saves=("indices=result1",))
 def min_dim(xp, x, dim=0, keepdim=False):
     return _arg_select(xp, x, dim, keepdim, False, "min")
 

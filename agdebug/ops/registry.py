@@ -48,7 +48,7 @@ class Op:
 
     def __init__(self, name: str, forward, node: str, saves=(), view=False, outputs=1,
                  nondiff_outputs=(), extras=(), differentiable=True, broadcasts=False,
-                 any_device=False, same_dtype_kernel=None):
+                 any_device=False, same_dtype_kernel=None, saved_as=None):
         self.name = name
         # How the inputs' arrays are read: all on one device (nearly every op), or moved to
         # the first input's device (``copy_`` from another device).
@@ -88,15 +88,22 @@ class Op:
         # torch's spellings as properties too (``_saved_self``, ``_saved_dim``): nodes have no
         # ``__getattr__`` to find them by name, as that slows every attribute read of every
         # node (the engine's included) by half.
-        # An input torch names ``self``/``other`` is exposed under that name alone.
-        aliased = {n for n in torch_names.values() if n in declared}
-        fields.update({f"_saved_{n}": p for n, p in declared.items() if n not in aliased})
-        fields.update({f"_saved_{t}": declared[n] for t, n in torch_names.items()
-                       if n in declared})
+        # An input torch names ``self``/``other`` is exposed under that name alone, and so is
+        # a keyword ``saved_as`` renames (``{"pad": "padding"}``; None: torch has no such
+        # ``_saved_`` attribute, the value is the derivative's alone).
+        renamed = {n: t for t, n in torch_names.items()} | (saved_as or {})
+        fields.update({f"_saved_{renamed.get(n, n)}": p for n, p in declared.items()
+                       if renamed.get(n, n) is not None})
+        for n in (spec[0] for spec in self.save_specs if spec[1] == "array"):
+            fields[n] = OpNode.array_field(n)   # ctx.index: the array; _saved_index: a tensor
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
                                                  "defaults": defaults,
                                                  "torch_names": torch_names,
-                                                 "save_names": save_names, **fields})
+                                                 "save_names": save_names,
+                                                 # events name saved values as torch does
+                                                 "saved_as": {n: t for n, t in renamed.items()
+                                                              if t is not None},
+                                                 **fields})
         if node in _CPP_NODES:   # torch's C++-only nodes report a qualified name()
             self.node_class.name = lambda _self, _n=_CPP_NODES[node]: _n
 
@@ -179,7 +186,9 @@ def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tu
     (``"x@0,1"``: if input 0 or 1 does), as torch saves only what the gradients it will
     compute use (``(x * 3)`` keeps 3, not x); ``"R=result1"`` saves output 1 as ``R``
     (``"result"`` is output 0); ``"w_sym_strides=strides1"`` keeps input 1's strides (in
-    elements, as torch's ``sym_strides``) where a gradient needs its layout, not its values.
+    elements, as torch's ``sym_strides``) where a gradient needs its layout, not its values;
+    ``"index=array"`` keeps the keyword array ``index`` (an index, mask or pivots, which are
+    no inputs of the node) as a saved tensor, torch's SavedVariable.
     """
     if "result" in params:
         raise ValueError(f"op {op_name}: 'result' names the output; call the input otherwise")
@@ -190,13 +199,15 @@ def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tu
         return (name, "result", int(output[6:] or 0), needed_by)
     if output.startswith("strides"):
         return (name, "strides", int(output[7:]), needed_by)
+    if output == "array":
+        return (name, "array", 0, needed_by)
     if saved == "result":
         return (saved, "result", 0, needed_by)
     if saved in extras:
         return (saved, "extra", extras.index(saved), needed_by)
     if saved in params:
         return (saved, "arg", params.index(saved), needed_by)
-    return (saved, "attr", 0, needed_by)   # a keyword argument: a tensor in it is saved
+    return (saved, "attr", 0, needed_by)   # a keyword: a tensor or array in it is saved
 
 
 def defop(name: str, node: str, **options):
@@ -495,6 +506,8 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
     edges = node._next
     for name, kind, index, needed_by in op.save_specs:
         if needed_by is not None and all(edges[i] is None for i in needed_by):
+            if kind == "array" and node._attrs is not None:
+                node._attrs.pop(name, None)   # not kept: torch's _saved_<name> is None
             continue
         if kind == "result":
             saved[name] = SavedTensor(wrapped[index], True)
@@ -503,9 +516,12 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
             saved[name] = tuple([step // array.itemsize for step in array.strides])
         elif kind == "extra":
             saved[name] = SavedTensor(Tensor._wrap(extras[index]), False)
-        elif kind == "attr":
-            if node._attrs is not None and isinstance(node._attrs.get(name), Tensor):
+        elif kind == "attr" or kind == "array":
+            value = None if node._attrs is None else node._attrs.get(name)
+            if isinstance(value, Tensor):   # a tensor keyword: saved as it is
                 saved[name] = SavedTensor(node._attrs.pop(name), False)
+            elif value is not None and (type(value) is _NDARRAY or backend.is_array(value)):
+                saved[name] = SavedTensor(_wrap(node._attrs.pop(name)), False)
         else:
             value = args[index]
             if isinstance(value, Tensor):

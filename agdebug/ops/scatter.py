@@ -36,7 +36,7 @@ def _slot(x, index, dim: int) -> tuple:
     return (slice(None),) * dim + (index.reshape(-1),)
 
 
-@defop("index_fill", node="IndexFillBackward0")
+@defop("index_fill", node="IndexFillBackward0", saves=("index=array",))
 def index_fill_op(xp, x, index=None, dim=0, value=0.0):
     out = x.copy()
     if out.ndim == 0:
@@ -50,7 +50,7 @@ def index_fill_vjp(ctx, grad):
     return (index_fill_op(grad, index=ctx.index, dim=ctx.dim, value=0.0),)
 
 
-@defop("index_fill_tensor", node="IndexFillBackward1")
+@defop("index_fill_tensor", node="IndexFillBackward1", saves=("index=array",))
 def index_fill_tensor_op(xp, x, value, index=None, dim=0):
     return index_fill_op.forward(xp, x, index=index, dim=dim, value=value.astype(x.dtype))
 
@@ -122,7 +122,7 @@ def index_fill_(self, dim, index, value):
 
 # ----------------------------------------------------------------------------- index_copy
 
-@defop("index_copy", node="IndexCopyBackward0")
+@defop("index_copy", node="IndexCopyBackward0", saves=("index=array", "source@1"))
 def index_copy_op(xp, x, source, index=None, dim=0):
     out = x.copy()
     if out.ndim == 0:
@@ -167,7 +167,7 @@ def index_copy_(self, dim, index, source):
 
 # ----------------------------------------------------------------------------- masked_select
 
-@defop("masked_select", node="MaskedSelectBackward0")
+@defop("masked_select", node="MaskedSelectBackward0", saves=("x", "mask=array"))
 def masked_select_op(xp, x, mask=None):
     shape = np.broadcast_shapes(x.shape, mask.shape)
     return xp.broadcast_to(x, shape)[xp.broadcast_to(mask, shape)]
@@ -199,7 +199,7 @@ def masked_select(input, mask):
 
 # ----------------------------------------------------------------------------- masked_scatter
 
-@defop("masked_scatter", node="MaskedScatterBackward0")
+@defop("masked_scatter", node="MaskedScatterBackward0", saves=("mask=array",))
 def masked_scatter_op(xp, x, source, mask=None):
     out = x.copy()
     mask = xp.broadcast_to(mask, x.shape)
@@ -245,7 +245,7 @@ def masked_scatter_(self, mask, source):
 
 # ----------------------------------------------------------------------------- take, put
 
-@defop("take", node="TakeBackward0")
+@defop("take", node="TakeBackward0", saves=("x", "index=array"))
 def take_op(xp, x, index=None):
     return x.reshape(-1)[index]
 
@@ -256,7 +256,7 @@ def take_vjp(ctx, grad):
     return (put_op(zeros, grad, index=ctx.index, accumulate=True),)
 
 
-@defop("put", node="PutBackward0")
+@defop("put", node="PutBackward0", saves=("index=array", "source@1"))
 def put_op(xp, x, source, index=None, accumulate=False):
     out = x.copy()
     flat = out.reshape(-1)
@@ -336,7 +336,8 @@ def _identity(reduce: str, dtype):
     return low if reduce in ("amax", "max") else big
 
 
-@defop("scatter_reduce", node="ScatterReduceBackward0", saves=("x", "src", "result"))
+@defop("scatter_reduce", node="ScatterReduceBackward0",
+       saves=("x", "src", "index=array", "result"))
 def scatter_reduce_op(xp, x, src, index=None, dim=0, reduce="sum", include_self=True):
     out = x.copy()
     key = _along(xp, index, dim)
@@ -459,7 +460,8 @@ def _spread(xp, index, dim: int, shape: tuple):
     return xp.broadcast_to(index.reshape(view), shape)
 
 
-@defop("index_reduce", node="IndexReduceBackward0", saves=("x", "source", "result"))
+@defop("index_reduce", node="IndexReduceBackward0",
+       saves=("x", "source", "index=array", "result"))
 def index_reduce_op(xp, x, source, index=None, dim=0, reduce="prod", include_self=True):
     if x.ndim == 0:   # one slot: as a 1-element vector
         return index_reduce_op.forward(xp, x.reshape(1), source.reshape(1), index.reshape(1),

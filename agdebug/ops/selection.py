@@ -31,10 +31,9 @@ def _rows(xp, x, dim: int):
 
 
 def _pick(xp, x, dim: int, keepdim: bool, rows_index):
-    """``((values, indices), indices_kept)`` from ``rows_index(rows) -> (rows,) indices``."""
+    """``(values, indices)`` from ``rows_index(rows) -> (rows,) indices``."""
     if x.ndim == 0:
-        index = xp.zeros((), dtype=np.int64)
-        return (x.copy(), index), index
+        return x.copy(), xp.zeros((), dtype=np.int64)
     shape = list(x.shape)
     shape[dim] = 1
     moved = shape[:dim] + shape[dim + 1:] + [1]
@@ -43,8 +42,8 @@ def _pick(xp, x, dim: int, keepdim: bool, rows_index):
     index = xp.ascontiguousarray(xp.moveaxis(index, -1, dim))
     values = xp.take_along_axis(x, index, axis=dim)
     if keepdim:
-        return (values, index), index
-    return (values.squeeze(dim), index.squeeze(dim)), index
+        return values, index
+    return values.squeeze(dim), index.squeeze(dim)
 
 
 def _check_dim(x, dim: int, name: str) -> int:
@@ -120,8 +119,9 @@ def _value_selecting_vjp(ctx, grad, grad_indices):
 
 
 def _selecting_op(name: str, node: str, forward):
-    op = defop(name, node=node, outputs=2, nondiff_outputs=(1,), extras=("indices",),
-               saves=("indices",))(forward)
+    # torch keeps the indices as returned (``_saved_indices``, squeezed unless keepdim)
+    op = defop(name, node=node, outputs=2, nondiff_outputs=(1,),
+               saves=("indices=result1",))(forward)
     op.vjp(_value_selecting_vjp)
     return op
 

@@ -67,7 +67,7 @@ def var_mean_vjp(ctx, grad_var, grad_mean):
     return _moments_vjp(ctx, grad_var, grad_mean, var_grad)
 
 
-@defop("std_mean", node="StdMeanBackward0", outputs=2, saves=("x",))
+@defop("std_mean", node="StdMeanBackward0", outputs=2, saves=("x", "result0=result0"))
 def std_mean_op(xp, x, dim=None, correction=1, keepdim=False):
     var, mean = _moments(xp, x, dim, correction, keepdim, "std_mean")
     return xp.sqrt(var), mean
@@ -105,7 +105,8 @@ std_mean = _moments_function(std_mean_op, "std_mean")
 AMINMAX = return_type("aminmax", ("min", "max"))
 
 
-@defop("aminmax", node="AminmaxBackward0", outputs=2, saves=("x",))
+@defop("aminmax", node="AminmaxBackward0", outputs=2,
+       saves=("x", "min=result0", "max=result1"))   # torch keeps both results
 def aminmax_op(xp, x, dim=None, keepdim=False):
     if dim is not None and x.ndim and x.shape[dim] == 0:
         raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")

@@ -41,7 +41,8 @@ def copy_slices_region_vjp(ctx, grad):
     return grad_base, grad_values
 
 
-@defop("as_strided_region", node="AsStridedBackward0")
+@defop("as_strided_region", node="AsStridedBackward0",
+       saved_as={"region": None, "base_shape": None})   # torch: size, stride, offset
 def as_strided_region(xp, base, region=None, base_shape=None):
     return base.reshape(-1)[region]
 
@@ -72,6 +73,11 @@ class CopySlices(Node):
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
+
+    @property
+    def saved_as(self) -> dict:
+        """The wrapped node's saved values keep its names (``self``) in the events."""
+        return getattr(self.fn, "saved_as", {})
 
     def apply(self, grads):
         grad = grads[0]

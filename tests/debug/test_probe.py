@@ -139,14 +139,15 @@ def test_saved_tensors_and_saved_values_are_summarized():
     trace = run(scenario)
     made = [e for e in trace.events if e.kind == "node_created" and e.op == "mul"]
     by_tensors, by_value = made[0], made[1]
+    # torch's names, the ones grad_fn._saved_self and _saved_other read
     assert [(s.name, s.shape, s.dtype, s.nbytes) for s in by_tensors.saved] == [
-        ("x", (2,), "float32", 8), ("y", (2,), "float32", 8)]
+        ("self", (2,), "float32", 8), ("other", (2,), "float32", 8)]
     assert [s.tensor for s in by_tensors.saved] == [i.id for i in by_tensors.inputs]
     assert [(s.name, s.tensor, s.shape, s.dtype, s.nbytes) for s in by_value.saved] == [
-        ("y", 0, (), "float", 0)]
+        ("other", 0, (), "float", 0)]
     released = {e.node: e.names for e in trace.events if e.kind == "saved_released"}
-    assert released[by_tensors.node] == ("x", "y")
-    assert released[by_value.node] == ("y",)
+    assert released[by_tensors.node] == ("self", "other")
+    assert released[by_value.node] == ("other",)
 
 
 def test_tensor_attributes_are_summarized_by_shape_and_dtype_not_values():

@@ -25,55 +25,20 @@ CASES = [c for c in all_cases() if c.torch and float_indices(c)]
 
 # Nodes whose saved tensors cannot be torch's yet, with the reason (see the final report of
 # issue 21 and the README's "Known differences").
-_INDEX = ("an integer or boolean input (index, mask, condition, indices, pivots) is kept "
-          "as a raw array among the call's attributes, not as a saved tensor")
-_KEEPDIM = ("the indices are saved as returned (keepdim=False) where torch saves them "
-            "unsqueezed, or named after the output where torch says result1")
+_INDEX = ("torch saves the index tensors (a list, _saved_indices; embedding_bag's indices, "
+          "offsets and bag results result1..3), agdebug the parsed key or raw arrays")
+_KEEPDIM = ("torch saves the packed batch sizes (its output result1); agdebug's pack op has "
+            "one output and computes them outside the node")
 _FORMULA = ("the derivative is written from other saved values than torch's (its LU factors, "
             "buffers, inverses, inputs of a backward op or a kernel's reshaped weight): "
             "matching needs the formula rewritten")
 _NOT_YET = "torch keeps self, which the derivative does not use: not yet declared (issue 21)"
 _OTHER_AREA = "pow and sign are another engineer's (their derivative formulas are being rewritten)"
 KNOWN = {
-    "AdaptiveMaxPool2DBackwardBackward0": _INDEX,
-    "AsStridedBackward0": _INDEX,
-    "EmbeddingBackward0": _INDEX,
     "EmbeddingBagBackward0": _INDEX,
-    "GatherBackward0": _INDEX,
-    "IndexAddBackward0": _INDEX,
     "IndexBackward0": _INDEX,
-    "IndexCopyBackward0": _INDEX,
-    "IndexFillBackward0": _INDEX,
-    "IndexFillBackward1": _INDEX,
     "IndexPutBackward0": _INDEX,
-    "IndexReduceBackward0": _INDEX,
-    "IndexSelectBackward0": _INDEX,
-    "LinalgLuSolveBackward0": _INDEX,
-    "LuUnpackBackward0": _INDEX,
-    "MaskedFillBackward0": _INDEX,
-    "MaskedFillBackward1": _INDEX,
-    "MaskedScatterBackward0": _INDEX,
-    "MaskedSelectBackward0": _INDEX,
-    "MaxUnpool2DBackward0": _INDEX,
-    "PutBackward0": _INDEX,
-    "ScatterAddBackward0": _INDEX,
-    "ScatterBackward0": _INDEX,
-    "ScatterBackward1": _INDEX,
-    "ScatterReduceBackward0": _INDEX,
-    "TakeBackward0": _INDEX,
-    "WhereBackward0": _INDEX,
-    "AdaptiveMaxPool2DBackward0": _KEEPDIM,
-    "AminmaxBackward0": _KEEPDIM,
-    "KthvalueBackward0": _KEEPDIM,
-    "MaxBackward0": _KEEPDIM,
-    "MaxPool2DWithIndicesBackward0": _KEEPDIM,
-    "MaxPool3DWithIndicesBackward0": _KEEPDIM,
-    "MedianBackward1": _KEEPDIM,
-    "MinBackward0": _KEEPDIM,
-    "ModeBackward0": _KEEPDIM,
-    "NanmedianBackward1": _KEEPDIM,
     "PackPaddedSequenceBackward0": _KEEPDIM,
-    "StdMeanBackward0": _KEEPDIM,
     "BinaryCrossEntropyBackward0": _FORMULA,
     "CholeskySolveBackward0": _FORMULA,
     "ConvolutionBackward0": _FORMULA,
@@ -92,12 +57,6 @@ KNOWN = {
     "NllLoss2DBackward0": _FORMULA,
     "NllLossBackward0": _FORMULA,
     "PreluKernelBackward0": _FORMULA,
-    "ReflectionPad1DBackward0": _NOT_YET,
-    "ReflectionPad2DBackward0": _NOT_YET,
-    "ReflectionPad3DBackward0": _NOT_YET,
-    "ReplicationPad1DBackward0": _NOT_YET,
-    "ReplicationPad2DBackward0": _NOT_YET,
-    "ReplicationPad3DBackward0": _NOT_YET,
     "RreluWithNoiseBackward0": _FORMULA,
     "RreluWithNoiseBackward1": _FORMULA,
     "SigmoidBackwardBackward0": _FORMULA,
@@ -220,3 +179,28 @@ def test_freeing_reports_only_what_was_saved(torch):
     assert fn._saved_self is not None and fn._saved_mat2 is None
     assert _released(product) == [("self",)]
     assert [n for n in _released(layer_norm) if "weight" in n] == []
+
+
+def _saved_names_in_events(case, needing) -> list:
+    """(node name, saved name) of every node-created event whose name no ``_saved_`` attribute
+    of that node reads (the events name saved values as torch does: self, not x)."""
+    from agdebug.events import subscribe
+    events = []
+    with warnings.catch_warnings(), subscribe(events.append):
+        warnings.simplefilter("ignore")
+        result = case.fn(ag, *_make(case, ag, needing))
+    nodes, todo = {}, _roots(result)
+    while todo:
+        node = todo.pop()
+        if node is not None and node._id not in nodes:
+            nodes[node._id] = node
+            todo.extend(fn for fn, _ in node.next_functions)
+    # (a CopySlices keeps the saved values of the node it wraps, under that node's names)
+    owner = {i: getattr(node, "fn", node) for i, node in nodes.items()}
+    return [(e.name, s.name) for e in events if e.kind == "node_created" and e.node in nodes
+            for s in e.saved if not hasattr(owner[e.node], f"_saved_{s.name}")]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_events_name_saved_values_as_grad_fn_does(case):
+    assert _saved_names_in_events(case, tuple(float_indices(case))) == []
