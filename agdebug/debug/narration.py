@@ -21,7 +21,10 @@ escapes it.
 
 from __future__ import annotations
 
+import functools
+import io
 import re
+import tokenize
 import weakref
 
 __all__ = ["Narrator", "caption", "narrator_of", "source_phrase"]
@@ -29,12 +32,24 @@ __all__ = ["Narrator", "caption", "narrator_of", "source_phrase"]
 _SOURCE = re.compile(r"(.*?):(\d+): (.*)", re.S)
 
 
+@functools.lru_cache(maxsize=4096)
 def source_phrase(source: str) -> str:
-    """``"demo.py:28: y = x * w"`` -> ``"`y = x * w`, line 28"`` ("" for no source)."""
+    """``"demo.py:28: y = x * w  # why"`` -> ``"`y = x * w`, line 28"`` ("" for no source)."""
     match = _SOURCE.fullmatch(source or "")
     if match is None:
         return f"`{source}`" if source else ""
-    return f"`{match.group(3)}`, line {match.group(2)}"
+    return f"`{_code(match.group(3))}`, line {match.group(2)}"
+
+
+def _code(line: str) -> str:
+    """The line without its trailing comment (read aloud, the comment is noise)."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line).readline):
+            if token.type == tokenize.COMMENT and token.start[1] > 0:
+                return line[:token.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):   # a line cut inside brackets
+        pass
+    return line
 
 
 def _short(name: str) -> str:
@@ -333,7 +348,7 @@ def _backward_finished(n: Narrator, e, i: int) -> str:
 
 def _printed(n: Narrator, e, i: int) -> str:
     where = "printed" if e.stream == "stdout" else "wrote to stderr"
-    return f"The program {where}: {e.text.rstrip()}"
+    return f"The program {where}: {e.text.strip()}"
 
 
 _SENTENCES = {

@@ -166,3 +166,5 @@ def test_program_text_is_kept_as_it_is():
     assert narrator.sentence(0) == "The program wrote to stderr: [bold]x[/] \x1b[2J"
     assert source_phrase("a.py:3: y = x[0]") == "`y = x[0]`, line 3"
     assert source_phrase("") == ""
+    assert source_phrase("a.py:3: y = x.exp()  # saves result") == "`y = x.exp()`, line 3"
+    assert source_phrase("a.py:3: s = '#' + f(x,") == "`s = '#' + f(x,`, line 3"
