@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import Footer, Input, LoadingIndicator, Log, Static, TabbedContent, TabPane
 
 from agdebug.debug.cycles import cycle_edges
+from agdebug.debug.narration import Narrator
 from agdebug.debug.recorder import TraceError, load_trace
 from agdebug.debug.state import reduce
 from agdebug.debug.stepping import Breakpoints, hit
@@ -30,9 +31,11 @@ from agdebug.events.records import describe
 from .graphview import GraphView
 from .inspector import Inspector
 from .layout import layout, short_name, topology
+from .legend import legend_text
 from .lines import LineList
 from .live import EventsArrived, LiveSession, ProgramFinished
 from .memory import MemoryPanel
+from .narration import NarrationBar
 from .screens import HelpScreen
 from .sources import LiveHistory, MemorySeries
 from .text import plain, printable
@@ -87,21 +90,24 @@ class AgDebugApp(App):
 
     CSS_PATH = "app.tcss"
     TITLE = "agdebug"
+    # Footer order is what stays visible at 80 columns: the legend and help come early.
     BINDINGS: ClassVar = [
         Binding("space,n", "step", "step"),
-        Binding("N", "next_node", "next node"),
         Binding("c", "continue", "continue"),
         Binding("p,backspace", "back", "back"),
+        Binding("l", "legend", "legend"),
+        Binding("r", "raw", "raw"),
+        Binding("question_mark", "help", "help"),
+        Binding("N", "next_node", "next node"),
         Binding("b", "toggle_breakpoint", "break"),
-        Binding("e", "export", "export"),
         Binding("slash", "search", "search"),
+        Binding("e", "export", "export"),
         Binding("f", "focus_view", "focus", show=False),
         Binding("left_square_bracket", "select(-1)", "prev node", show=False),
         Binding("right_square_bracket", "select(1)", "next node", show=False),
         Binding("g,home", "goto(0)", "first", show=False),
         Binding("G,end", "goto(-1)", "last", show=False),
         Binding("escape", "escape", "deselect", show=False),
-        Binding("question_mark", "help", "help"),
         Binding("q", "quit", "quit"),
         Binding("ctrl+c", "quit", "quit", show=False, priority=True),   # as in a script
     ]
@@ -120,7 +126,10 @@ class AgDebugApp(App):
         self.series = MemorySeries()
         self.step = 0
         self.selected = 0
-        self.breakpoints = Breakpoints()
+        self.breakpoints = Breakpoints(errors=True)   # an error stops ``c``, as in pdb
+        self.narrator = Narrator()
+        self.raw = False                 # the events list shows raw fields, not sentences
+        self.legend = False              # the inspector shows the legend
         self.focus_mode = False
         self.live: LiveSession | None = None
         self.paused_reason = ""
@@ -141,11 +150,13 @@ class AgDebugApp(App):
         self._shown = 0
         self._state = None
         self._texts: dict[int, str] = {}
+        self._searched: dict[int, str] = {}
 
     # ----------------------------------------------------------------- building
 
     def compose(self):
         yield Static(id="status")
+        yield NarrationBar(id="narration")
         with Horizontal(id="loading"):
             yield LoadingIndicator()
             yield Static(id="loading-text")
@@ -163,7 +174,7 @@ class AgDebugApp(App):
             with TabPane("Output", id="tab-output"):
                 yield Log(id="output", highlight=False)
         yield Static(id="too-small")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#graph").border_title = "graph"
@@ -230,6 +241,7 @@ class AgDebugApp(App):
             elif e.kind == "printed":
                 self.prints.append(i)
         self.series.extend(events)
+        self.narrator.extend(events)
         self._refilter()
 
     # ----------------------------------------------------------------- showing a step
@@ -258,18 +270,44 @@ class AgDebugApp(App):
         state = self.state
         graph = self.query_one("#graph", GraphView)
         self._ensure_layout(state)
-        graph.show(state, self.selected, self.breakpoints.nodes, cycle_edges(state.cycles))
-        shown = self.selected or state.current or self._last_created(state)
+        failed = self._error_node(state)   # an error's node is selected and in view
+        chosen = self.selected or failed
+        graph.show(state, chosen, self.breakpoints.nodes, cycle_edges(state.cycles))
+        shown = chosen or state.current or self._last_created(state)
         if shown != self._shown:
             graph.reveal(shown)
         self._current, self._shown = state.current, shown
-        self.query_one(Inspector).show(state, shown, self.sources.get(shown, ""))
+        self._show_inspector(state, shown)
+        self._show_narration()
         self._show_timeline()
         self._show_order(state)
         self._show_output()
         if self.query_one("#bottom", TabbedContent).active == "tab-memory":
             self.query_one(MemoryPanel).show(state, self.series, self.events, self.step)
         self._show_status(state)
+
+    def _error_node(self, state) -> int:
+        """The node of the error this step raised (0 when it raised none at a node)."""
+        error = state.last_error
+        return error.node if error is not None and error.step == self.step - 1 else 0
+
+    def _show_inspector(self, state, shown: int) -> None:
+        inspector = self.query_one(Inspector)
+        inspector.border_title = "legend" if self.legend else "inspector"
+        if self.legend:
+            inspector.update(legend_text())
+        else:
+            inspector.show(state, shown, self.sources.get(shown, ""))
+
+    def _show_narration(self) -> None:
+        bar = self.query_one(NarrationBar)
+        if self.live and self.outcome is not None and not self.outcome.ok \
+                and not self.outcome.stopped and self.step == len(self.history):
+            bar.say("error", f"The script stopped with an error: {self.outcome.error}")
+        elif self.step:
+            bar.say(self.events[self.step - 1].kind, self.narrator.sentence(self.step - 1))
+        else:
+            bar.say("", "The start: nothing has happened yet. Press space to take a step.")
 
     def _show_output(self) -> None:
         """What the program printed before this step (back in time, the log starts over)."""
@@ -290,9 +328,9 @@ class AgDebugApp(App):
 
     def _show_status(self, state) -> None:
         event = self.events[self.step - 1] if self.step else None
-        what = describe(event)[:70] if event else "(start: press space to step)"
         mode = "live" if self.live else "replay"
-        parts = [f"{mode} {self.label}", f"step {self.step}/{len(self.history)}", what]
+        parts = [f"{mode} {self.label}", f"step {self.step}/{len(self.history)}",
+                 event.kind if event else "start"]
         if self.live:
             if self.outcome is not None:
                 parts.append(self._ending())
@@ -366,8 +404,21 @@ class AgDebugApp(App):
     def _text(self, index: int) -> str:
         text = self._texts.get(index)
         if text is None:
-            text = self._texts[index] = printable(describe(self.events[index]))
+            said = describe(self.events[index]) if self.raw else self.narrator.sentence(index)
+            text = self._texts[index] = printable(said)
         return text
+
+    def action_raw(self) -> None:
+        """Toggle the events list between sentences and the events' raw fields."""
+        self.raw = not self.raw
+        self._texts.clear()
+        self._show_timeline()
+        self.notify("events: raw fields" if self.raw else "events: sentences", timeout=2)
+
+    def action_legend(self) -> None:
+        self.legend = not self.legend
+        if self.history is not None:
+            self._show_inspector(self.state, self._shown)
 
     def _refilter(self) -> None:
         words = self.query_text.lower().split()
@@ -378,7 +429,15 @@ class AgDebugApp(App):
             return
         self.shown = [i for i, e in enumerate(self.events)
                       if (not kinds or e.kind in kinds)
-                      and all(t in self._text(i).lower() for t in terms)]
+                      and all(t in self._haystack(i) for t in terms)]
+
+    def _haystack(self, index: int) -> str:
+        """What a search looks in: the sentence and the raw fields, either way shown."""
+        text = self._searched.get(index)
+        if text is None:
+            text = self._searched[index] = (describe(self.events[index]) + "\n"
+                                            + self.narrator.sentence(index)).lower()
+        return text
 
     def _show_timeline(self) -> None:
         view = self.query_one("#events", LineList)

@@ -47,6 +47,8 @@ def describe_node(state, node_id: int, source: str = "") -> Text:
         return out
     out.append(f"{short_name(node.name)}", style="bold")
     out.append(f"  n{node.id}\n")
+    if node.error:   # first and whole: torch's message is the answer the user came for
+        out.append(f"error: {node.error}\n", style="bold red")
     out.append(f"status {node.status}" + (f" (freed by {node.freed_by})" if node.freed_by
                                           else "") + "\n")
     if node.op:
@@ -67,8 +69,6 @@ def describe_node(state, node_id: int, source: str = "") -> Text:
     _tensors(out, "grad out", node.grads_out)
     if node.remaining:
         out.append(f"waiting for {node.remaining} more gradient(s)\n")
-    if node.error:
-        out.append(f"error: {node.error}\n", style="bold red")
     return out
 
 

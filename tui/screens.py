@@ -15,8 +15,10 @@ __all__ = ["HELP", "HelpScreen"]
 HELP = [
     ("space / n", "step one event (live: let the engine take one step)"),
     ("N", "step to the next node the backward starts"),
-    ("c", "continue to the next breakpoint (or the end)"),
+    ("c", "continue to the next breakpoint or error (or the end)"),
     ("p / backspace", "step back (time travel: replay, and live after the fact)"),
+    ("l", "legend: what the colours and marks of the graph mean (in the inspector)"),
+    ("r", "events list: sentences or the events' raw fields"),
     ("g / G", "first / last step (home / end outside the scrolling panels)"),
     ("b", "toggle a breakpoint on the selected node"),
     ("[ / ]", "select the previous / next node"),
@@ -30,7 +32,8 @@ HELP = [
 ]
 
 STATUS = ("created waiting ready running done released freed errored; the current node has a "
-          "double red border, the selected one a heavy blue border, breakpoints a red dot.")
+          "double red border, the selected one a heavy blue border, breakpoints a red dot. "
+          "Press l for the legend, in colour.")
 
 
 class HelpScreen(ModalScreen):

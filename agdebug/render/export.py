@@ -28,7 +28,7 @@ import sysconfig
 import threading
 from pathlib import Path
 
-from ..events.records import describe
+from ..debug.narration import caption
 from .dot import DotOptions, to_dot
 
 __all__ = [
@@ -135,8 +135,7 @@ def frame_dots(timeline, steps, options: DotOptions | None = None) -> list[str]:
 
 
 def _caption(timeline, step: int) -> str:
-    event = timeline.events[step - 1] if step else None
-    return f"step {step}/{len(timeline)}  " + (describe(event)[:110] if event else "(start)")
+    return f"step {step}/{len(timeline)}  " + caption(timeline, step)
 
 
 def gif_bytes(timeline, steps, options: DotOptions | None = None, ms: int = 600) -> bytes:

@@ -11,7 +11,7 @@ import html
 import json
 import re
 
-from ..events.records import describe
+from ..debug.narration import caption
 from .dot import dot_elements, to_dot
 
 __all__ = ["html_page", "step_styles"]
@@ -61,8 +61,7 @@ def html_page(timeline, steps, options, render) -> str:
         styles = step_styles(timeline.state(step), options)
         diff = {k: v for k, v in styles.items() if previous.get(k) != v}
         previous = styles
-        event = timeline.events[step - 1] if step else None
-        frames.append({"s": step, "e": describe(event) if event else "(start)", "d": diff})
+        frames.append({"s": step, "e": caption(timeline, step), "d": diff})
     data = json.dumps(frames, separators=(",", ":")).replace("</", "<\\/")
     return _PAGE.replace("@SVG@", svg).replace("@DATA@", data).replace(
         "@TITLE@", html.escape(f"agdebug: {len(timeline)} events"))

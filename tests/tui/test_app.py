@@ -72,7 +72,7 @@ def test_continue_stops_at_breakpoints_on_nodes_ops_and_errors():
             assert app.events[app.step - 1].kind == "node_started" and app.state.current == mul
             await pilot.press("b")                    # toggles it off
             assert not app.breakpoints.nodes
-            app.toggle_flag("errors")
+            assert app.breakpoints.errors             # on from the start, as in pdb
             await pilot.press("c")
             assert app.events[app.step - 1].kind == "error"
             assert "Trying to backward" in app.state.last_error.message
@@ -101,6 +101,8 @@ def test_selecting_nodes_by_keys_and_mouse_and_escape():
             await pilot.press("escape")
             assert app.selected == 0
             box = graph.graph.boxes[min(graph.graph.boxes)]
+            graph.reveal(box.node)                    # (below the fold at this size)
+            await pilot.pause()
             offset = graph.scroll_offset
             await pilot.click(GraphView, offset=(box.x - offset.x + 1, box.y - offset.y + 1))
             assert app.selected == box.node

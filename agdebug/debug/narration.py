@@ -1,0 +1,383 @@
+"""Narration: each event as one plain sentence, in torch's words, with its why.
+
+The TUI, the GIF captions and the HTML player all read their sentences from here, so
+they say the same thing. A ``Narrator`` indexes a stream of events (node names, the
+user's source lines, saved tensors, which ``.grad`` belongs to which leaf) and
+narrates any of them. Sentences are plain strings: text that came from the program
+(source lines, error messages, printed output) is data, and whoever shows a sentence
+escapes it.
+
+>>> import agdebug as ag
+>>> from agdebug.debug import record
+>>> with record() as trace:
+...     x = ag.tensor([1.0, 2.0], requires_grad=True)
+...     y = x.exp().sum()
+...     y.backward()
+>>> narrator = Narrator(trace.events)
+>>> said = [narrator.sentence(i) for i, e in enumerate(trace.events) if e.kind == "saved_released"]
+>>> said[0].partition(":")[0]
+'retain_graph=False, so ExpBackward0 releases its saved `result` (8 B)'
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import re
+import tokenize
+import weakref
+
+__all__ = ["Narrator", "caption", "narrator_of", "source_phrase"]
+
+_SOURCE = re.compile(r"(.*?):(\d+): (.*)", re.S)
+
+
+@functools.lru_cache(maxsize=4096)
+def source_phrase(source: str) -> str:
+    """``"demo.py:28: y = x * w  # why"`` -> ``"`y = x * w`, line 28"`` ("" for no source)."""
+    match = _SOURCE.fullmatch(source or "")
+    if match is None:
+        return f"`{source}`" if source else ""
+    return f"`{_code(match.group(3))}`, line {match.group(2)}"
+
+
+def _code(line: str) -> str:
+    """The line without its trailing comment (read aloud, the comment is noise)."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line).readline):
+            if token.type == tokenize.COMMENT and token.start[1] > 0:
+                return line[:token.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):   # a line cut inside brackets
+        pass
+    return line
+
+
+def _short(name: str) -> str:
+    return name.rpartition("::")[2] or name
+
+
+def _amount(nbytes: int) -> str:
+    for unit in ("B", "KB", "MB"):
+        if nbytes < 1024:
+            return f"{nbytes} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024
+    return f"{nbytes:.1f} GB"
+
+
+def _names(names) -> str:
+    """``a``, ```a` and `b```, ```a`, `b` and `c```."""
+    quoted = [f"`{n}`" for n in names]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _grad(summary) -> str:
+    if summary is None:
+        return "no gradient (None)"
+    return f"a gradient of shape {list(summary.shape)}"
+
+
+def _grads(summaries) -> str:
+    shapes = [str(list(s.shape)) if s is not None else "None" for s in summaries]
+    if len(shapes) == 1:
+        return _grad(summaries[0])
+    return "gradients of shape " + ", ".join(shapes[:-1]) + " and " + shapes[-1]
+
+
+class Narrator:
+    """Sentences for a stream of events: ``Narrator(events).sentence(index)``.
+
+    ``extend(events)`` indexes events that arrived later (a live session).
+    """
+
+    def __init__(self, events=()):
+        self.events: list = []
+        self._created: dict = {}     # node id -> its NodeCreated event
+        self._names: dict = {}       # node id -> name seen in a backward (made before recording)
+        self._grads: dict = {}       # tensor id of a .grad -> the leaf's tensor id
+        self._released: dict = {}    # node id -> event indices where its saved tensors went
+        self._leaves: set = set()    # tensor ids of leaves
+        self._depth = 0              # backwards running at the event being indexed
+        self._recorded: set = set()  # nodes created while a backward ran (create_graph)
+        self.extend(events)
+
+    def extend(self, events) -> None:
+        for event in events:
+            self._index(len(self.events), event)
+            self.events.append(event)
+
+    def _index(self, i: int, e) -> None:
+        kind = e.kind
+        if kind == "node_created":
+            self._created[e.node] = e
+            if e.leaf is not None:
+                self._leaves.add(e.leaf.id)
+            elif self._depth:
+                self._recorded.add(e.node)
+        elif kind == "backward_planned":
+            for p in e.nodes:
+                self._names.setdefault(p.node, p.name)
+        elif kind == "node_started":
+            self._names.setdefault(e.node, e.name)
+        elif kind == "grad_accumulated":
+            self._grads[e.grad.id] = e.tensor
+        elif kind == "saved_released":
+            self._released.setdefault(e.node, []).append(i)
+        elif kind == "backward_started":
+            self._depth += 1
+        elif kind == "backward_finished":
+            self._depth = max(0, self._depth - 1)
+
+    def sentence(self, index: int) -> str:
+        """The sentence for ``events[index]``."""
+        event = self.events[index]
+        return _SENTENCES[event.kind](self, event, index)
+
+    # ------------------------------------------------------------------ names
+
+    def node(self, node_id: int) -> str:
+        """``MulBackward0``; an accumulator as ``AccumulateGrad of leaf t1``."""
+        created = self._created.get(node_id)
+        if created is not None and created.leaf is not None:
+            return f"AccumulateGrad of leaf t{created.leaf.id}"
+        if created is not None:
+            return _short(created.name)
+        name = self._names.get(node_id)
+        return _short(name) if name else f"node n{node_id}"
+
+    def node_at(self, node_id: int) -> str:
+        """The node's name with the line that made it: ``MulBackward0 (`y = x * w`, line 3)``."""
+        created = self._created.get(node_id)
+        where = source_phrase(created.source) if created is not None else ""
+        return f"{self.node(node_id)} ({where})" if where else self.node(node_id)
+
+    def tensor(self, tensor_id: int) -> str:
+        """``leaf t1``, or ``t1.grad`` for a leaf's gradient, or ``tensor t7``."""
+        leaf = self._grads.get(tensor_id)
+        if leaf is not None:
+            return f"t{leaf}.grad"
+        if tensor_id in self._leaves:
+            return f"leaf t{tensor_id}"
+        return f"tensor t{tensor_id}"
+
+    def path_part(self, part: str) -> str:
+        if part.startswith("n") and part[1:].isdigit():
+            return self.node(int(part[1:]))
+        if part.startswith("t") and part[1:].isdigit():
+            return self.tensor(int(part[1:]))
+        return part
+
+    def released_before(self, node_id: int, index: int) -> bool:
+        return any(i < index for i in self._released.get(node_id, ()))
+
+    def in_backward(self, node_id: int) -> bool:
+        return node_id in self._recorded
+
+    def saved_names(self, node_id: int) -> tuple:
+        created = self._created.get(node_id)
+        return tuple(s.name for s in created.saved) if created is not None else ()
+
+
+# ----------------------------------------------------------------------- one per kind
+
+def _node_created(n: Narrator, e, i: int) -> str:
+    if e.leaf is not None:
+        return (f"The forward pass uses leaf t{e.leaf.id} (shape {list(e.leaf.shape)}, "
+                f"requires_grad=True) for the first time: its AccumulateGrad will put the "
+                f"gradient into t{e.leaf.id}.grad")
+    what = (f"create_graph=True, so the backward itself records {_short(e.name)}"
+            if n.in_backward(e.node) else f"The forward pass records {_short(e.name)}")
+    where = source_phrase(e.source)
+    what += f" for {where}" if where else ""
+    tensors = [s for s in e.saved if s.tensor]
+    if not e.saved:
+        return what + "; it saves nothing (its derivative needs no saved tensors)"
+    held = f" ({_amount(sum(s.nbytes for s in tensors))})" if tensors else ""
+    return (what + f"; it saves {_names(s.name for s in e.saved)}{held}, which its "
+            "derivative needs in the backward")
+
+
+def _backward_started(n: Narrator, e, i: int) -> str:
+    call = "backward()" if e.api == "backward" else "autograd.grad()"
+    roots = " and ".join(n.node_at(r) for r in e.roots) or "its outputs"
+    text = f"{call} starts at {roots} with {_grads(e.grads)}"
+    if e.create_graph:
+        text += ("; create_graph=True, so the gradients are computed with recorded ops and "
+                 "get graphs of their own")
+    if e.retain_graph:
+        return text + "; retain_graph=True, so every node keeps its saved tensors"
+    return text + "; retain_graph=False, so each node frees its saved tensors once it has run"
+
+
+def _backward_planned(n: Narrator, e, i: int) -> str:
+    runs = sum(1 for p in e.nodes if p.runs)
+    text = (f"The engine finds {len(e.nodes)} node(s) reachable from the root and counts "
+            "the gradients each must wait for; the ready node with the highest sequence "
+            "number runs first")
+    skipped = len(e.nodes) - runs
+    if skipped:
+        text += f"; {skipped} of them will not run, because inputs= does not need them"
+    return text
+
+
+def _buffer_accumulated(n: Narrator, e, i: int) -> str:
+    if e.source in n._created or e.source in n._names:
+        text = f"{n.node(e.node)} receives {_grad(e.grad)} from {n.node(e.source)}"
+    else:   # the root's gradient comes from the call itself, not from a node
+        shape = list(e.grad.shape) if e.grad is not None else "None"
+        text = f"{n.node(e.node)} receives the starting gradient, of shape {shape}"
+    if e.contributions > 1:
+        text += f", summed with the others in its input buffer ({e.contributions} so far)"
+    if e.remaining:
+        return text + f"; it waits for {e.remaining} more before it can run"
+    return text + "; all its gradients have arrived, so it is ready to run"
+
+
+def _node_started(n: Narrator, e, i: int) -> str:
+    if not e.runs:
+        return (f"{n.node(e.node)} does not run: autograd.grad() returns the "
+                f"{_grads(e.grads)[2:]} arriving here as its result for this input")
+    saved = n.saved_names(e.node)
+    uses = f"uses its saved {_names(saved)}" if saved else "needs no saved tensors"
+    return f"{n.node_at(e.node)} runs: it receives {_grads(e.grads)} and {uses}"
+
+
+def _node_finished(n: Narrator, e, i: int) -> str:
+    created = n._created.get(e.node)
+    edges = created.edges if created is not None else ()
+    if not e.grads:
+        return f"{n.node(e.node)} is done"
+    parts = []
+    for k, grad in enumerate(e.grads):
+        to = edges[k][0] if k < len(edges) else 0
+        target = n.node(to) if to else "nowhere (that input needs no gradient)"
+        parts.append(f"{_grad(grad)} to {target}")
+    return f"{n.node(e.node)} is done: it passes " + "; ".join(parts)
+
+
+def _grad_accumulated(n: Narrator, e, i: int) -> str:
+    into = f"t{e.tensor}.grad"
+    text = f"AccumulateGrad adds {_grad(e.grad)} into {into}"
+    if e.mode == "new":
+        text += f" (it was None, so {into} becomes this gradient)"
+    elif e.mode == "inplace":
+        text += (" (it already held a gradient: gradients add up across backward calls, "
+                 "summed in place)")
+    else:
+        text += (" (it already held a gradient: with create_graph=True the sum is a new "
+                 "tensor, .grad is replaced)")
+    if e.grad_fn:
+        text += (f"; the new {into} has grad_fn {n.node(e.grad_fn)}, so it is part of a "
+                 "graph itself")
+    return text
+
+
+def _grad_set(n: Narrator, e, i: int) -> str:
+    if e.grad is None:
+        return f"The program sets t{e.tensor}.grad = None: the next backward starts from zero"
+    return f"The program assigns t{e.tensor}.grad a tensor of shape {list(e.grad.shape)}"
+
+
+_HOOKS = {
+    "tensor": "A tensor hook `{name}` (Tensor.register_hook) runs on the gradient flowing "
+              "into {node}",
+    "pre": "A pre-hook `{name}` (Node.register_prehook) runs before {node}",
+    "post": "A hook `{name}` (Node.register_hook) runs after {node}",
+    "post_accumulate": "A post-accumulate-grad hook `{name}` runs after {node} updated .grad",
+}
+
+
+def _hook_called(n: Narrator, e, i: int) -> str:
+    text = _HOOKS.get(e.hook, "A hook `{name}` runs at {node}").format(
+        name=e.name, node=n.node(e.node))
+    if e.replaced:
+        return text + "; it returns a new value, which replaces the gradient"
+    return text + "; it returns None, so the gradient is unchanged"
+
+
+def _saved_released(n: Narrator, e, i: int) -> str:
+    return (f"retain_graph=False, so {n.node(e.node)} releases its saved {_names(e.names)} "
+            f"({_amount(e.nbytes)}): a later backward through it would fail")
+
+
+def _node_freed(n: Narrator, e, i: int) -> str:
+    if e.by == "gc":
+        return (f"Python's cyclic garbage collector frees {n.node(e.node)}: it was reachable "
+                "only through a reference cycle")
+    return f"{n.node(e.node)} is freed: nothing refers to it any more"
+
+
+def _cycle_detected(n: Narrator, e, i: int) -> str:
+    path = " -> ".join(n.path_part(p) for p in e.path)
+    return (f"backward(create_graph=True) forms a reference cycle: {path}. It keeps the "
+            f"graph alive until t{e.leaf}.grad is set to None")
+
+
+_BROKEN = {"grad_cleared": "t{leaf}.grad was set to None",
+           "grad_reassigned": "t{leaf}.grad was given another value"}
+
+
+def _cycle_broken(n: Narrator, e, i: int) -> str:
+    why = _BROKEN.get(e.reason, "{reason}").format(leaf=e.leaf, reason=e.reason)
+    return f"The reference cycle through leaf t{e.leaf} is broken ({why}): its graph can be freed"
+
+
+def _gc_pass(n: Narrator, e, i: int) -> str:
+    return (f"Python's cyclic garbage collector ran (generation {e.generation}) and "
+            f"collected {e.collected} object(s)")
+
+
+def _error(n: Narrator, e, i: int) -> str:
+    error = f"{e.type}: {e.message}"
+    if not e.node:
+        return f"The program raised {error}"
+    if n.released_before(e.node, i):
+        saved = _names(n.saved_names(e.node)) or "saved tensors"
+        return (f"{n.node_at(e.node)} cannot run again: an earlier backward released its "
+                f"saved {saved}, and this backward needs them. {error}")
+    return f"{n.node_at(e.node)} fails: {error}"
+
+
+def _backward_finished(n: Narrator, e, i: int) -> str:
+    call = "backward()" if e.api == "backward" else "autograd.grad()"
+    if e.ok:
+        return f"{call} finished: every gradient it computes has been delivered"
+    return f"{call} stopped because of the error above"
+
+
+def _printed(n: Narrator, e, i: int) -> str:
+    where = "printed" if e.stream == "stdout" else "wrote to stderr"
+    return f"The program {where}: {e.text.strip()}"
+
+
+_SENTENCES = {
+    "node_created": _node_created, "backward_started": _backward_started,
+    "backward_planned": _backward_planned, "buffer_accumulated": _buffer_accumulated,
+    "node_started": _node_started, "node_finished": _node_finished,
+    "grad_accumulated": _grad_accumulated, "grad_set": _grad_set,
+    "hook_called": _hook_called, "saved_released": _saved_released,
+    "node_freed": _node_freed, "cycle_detected": _cycle_detected,
+    "cycle_broken": _cycle_broken, "gc_pass": _gc_pass, "error": _error,
+    "backward_finished": _backward_finished, "printed": _printed,
+}
+
+
+# ----------------------------------------------------------------------- timelines
+
+_BY_TIMELINE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def narrator_of(timeline) -> Narrator:
+    """The ``Narrator`` of a ``Timeline`` (built once, kept while the timeline lives)."""
+    narrator = _BY_TIMELINE.get(timeline)
+    if narrator is None or len(narrator.events) != len(timeline.events):
+        narrator = _BY_TIMELINE[timeline] = Narrator(timeline.events)
+    return narrator
+
+
+def caption(timeline, step: int) -> str:
+    """The sentence for the event that led to ``step`` (``"(start)"`` at step 0)."""
+    if not step:
+        return "(start)"
+    return narrator_of(timeline).sentence(step - 1)
