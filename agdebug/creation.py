@@ -62,11 +62,11 @@ def _default_array(data, dtype=None) -> np.ndarray:
         except OverflowError:   # NumPy 2 refuses an int out of the dtype's range
             return _checked_ints(data, to_numpy_dtype(dtype))
         except (ValueError, TypeError):   # ragged, strings, None: torch's words for it
-            raise _data_error(data) from None
+            return _empty_or_raise(data, to_numpy_dtype(dtype))
     try:
         array = np.array(data)
     except ValueError:   # ragged: torch's words for where it is
-        raise _data_error(data) from None
+        return _empty_or_raise(data, DEFAULT_FLOAT.np)
     if array.dtype.kind in "uO" and not from_numpy_data:   # an int beyond int64 made them
         array = _beyond_longs(data, array)
     if array.dtype.kind in "USO" and not from_numpy_data:
@@ -77,6 +77,18 @@ def _default_array(data, dtype=None) -> np.ndarray:
     elif array.dtype.kind in "iu" and array.dtype != np.int64 and not from_numpy_data:
         array = array.astype(np.int64)
     return array
+
+
+def _empty_or_raise(data, np_dtype) -> np.ndarray:
+    """torch reads the shape from the first elements and reads no element when it holds none:
+    ``tensor([[], [1]])`` is an empty (2, 0) tensor. Anything else ragged is refused."""
+    shape, first = [], data
+    while isinstance(first, (list, tuple)):
+        shape.append(len(first))
+        if not first:
+            return np.empty(shape, dtype=np_dtype)
+        first = first[0]
+    raise _data_error(data) from None
 
 
 def _data_error(data) -> Exception:

@@ -135,6 +135,8 @@ def install() -> None:
              "sigmoid": ew.sigmoid, "relu": ew.relu, "erf": ew.erf_op}
     for name, op in unary.items():
         table[name] = _unary_method(op)
+    for name in _OPERATORS:
+        table[name] = m.operator(table[name])
     checked = set(_CHECKED_METHODS)
     for module in _OP_MODULES:
         table.update(getattr(module, "METHODS", {}))
@@ -147,6 +149,9 @@ def install() -> None:
         setattr(Tensor, name, fn)
 
 
+# Operators that return NotImplemented for a non-operand (+, -, * do it in _binary).
+_OPERATORS = ("__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__floordiv__",
+              "__rfloordiv__", "__mod__", "__rmod__")
 # Methods given torch's words for a wrong argument by a wrapper (see arguments.py): the op
 # modules' methods and these. Not the operators and hot methods above (a wrapper frame
 # costs a call), nor those that warn with a ``stacklevel`` (a wrapper frame would shift the

@@ -138,3 +138,32 @@ def test_wrapped_function_warns_where_it_did_unwrapped():
         warnings.simplefilter("always")
         ag.nn.functional.mse_loss(x, x, size_average=True)
     assert caught[0].filename == __file__
+
+
+OPERATORS = [f"{a} {op} {b}" for op in ("/", "**", "//", "%", "@", "<", ">=")
+             for a, b in (("lib.ones(3)", "'a'"), ("lib.ones(3)", "None"), ("'a'", "lib.ones(3)"))
+             if not (op == "%" and a == "'a'")]   # ('a' % t is str formatting, in both)
+
+
+@pytest.mark.parametrize("expr", OPERATORS)
+def test_operator_with_a_non_operand_fails_in_pythons_words(expr, torch):
+    assert_same_as_torch(torch, expr)
+
+
+@pytest.mark.parametrize("expr", ["lib.tensor([[], [1]])",
+                                  "lib.tensor([[], [1, 2]], dtype=lib.int32)",
+                                  "lib.tensor([[[]], [1]])", "lib.tensor(([], [True]))",
+                                  "lib.tensor([[1], []])"])
+def test_tensor_of_data_whose_first_elements_are_empty_as_in_torch(expr, torch):
+    assert_same_as_torch(torch, expr)
+
+
+@pytest.mark.parametrize("expr", ["y.grad_fn(lib.ones(2))", "s.grad_fn(lib.tensor(1.))",
+                                  "w.grad_fn(lib.ones(2))"])
+def test_node_call_returns_one_gradient_itself_as_in_torch(expr, torch):
+    results = []
+    for lib in (ag, torch):
+        x = lib.ones(2, requires_grad=True)
+        got = eval(expr, {"lib": lib, "y": x.exp(), "s": x.sum(), "w": x * 2})
+        results.append(type(got).__name__ if isinstance(got, tuple) else tuple(got.shape))
+    assert results[0] == results[1]
