@@ -12,6 +12,7 @@ import numpy as np
 from . import backend
 from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
 from .graph.grad_mode import MODE
+from .ops.arguments import check_namespace, warning_level
 from .ops.methods import shape_arg
 from .tensor import Size, Tensor
 
@@ -193,7 +194,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
-            "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+            "torch.tensor(sourceTensor).", UserWarning, stacklevel=warning_level(2))
     return _finish(_default_array(data, dtype), dtype, device, requires_grad)
 
 
@@ -356,3 +357,8 @@ def rand_like(t, *, dtype=None, device=None, requires_grad=False):
 
 def randn_like(t, *, dtype=None, device=None, requires_grad=False):
     return _like(randn, t, dtype, device, requires_grad)
+
+
+# torch's parser words for a wrong argument (``dtype=3``), worked out only on failure;
+# their required arguments are data and sizes, not input tensors
+check_namespace(globals(), [n for n in __all__ if n != "manual_seed"], inputs=False)

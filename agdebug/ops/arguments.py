@@ -15,6 +15,7 @@ import linecache
 import re
 import sys
 
+from ..backend import dtype as _dtype
 from ..tensor import Tensor
 
 __all__ = ["type_name", "must_be", "invalid_combination", "input_error", "arity_error",
@@ -89,13 +90,14 @@ _TORCH_WORDS = re.compile(r"\w+\(\): argument |\w+\(\) received an invalid combi
 
 
 def torch_function(fn, name: str | None = None, method: bool = False, params=None,
-                   touched: bool = False):
+                   touched: bool = False, inputs: bool = True):
     """``fn`` with torch's parser errors for its arguments, worked out only when it fails.
 
     ``params`` maps a parameter to torch's ``(name, position)`` where torch's schema differs
     (``F.embedding``'s ``input`` is aten's ``indices``, position 2); ``touched``: torch's own
     Python code reads the arguments first, so its AttributeError stands (``'list' object has
-    no attribute 'size'``) and only a TypeError is put in the parser's words."""
+    no attribute 'size'``) and only a TypeError is put in the parser's words; ``inputs``:
+    whether its required arguments are tensors (not a creation function's data and sizes)."""
     name = name or fn.__name__
     caught = TypeError if touched else (TypeError, AttributeError)
 
@@ -108,7 +110,7 @@ def torch_function(fn, name: str | None = None, method: bool = False, params=Non
             if not nested and (_TORCH_WORDS.match(str(error)) or _deliberate(error) and
                                not str(error).startswith("unsupported operand type")):
                 raise   # agdebug's own check already said it (in torch's words)
-            refused = _refusal(fn, name, method, args, kwargs, params or {})
+            refused = _refusal(fn, name, method, args, kwargs, params or {}, inputs)
             if refused is None:
                 raise
             refused._agdebug_refusal = True
@@ -131,7 +133,8 @@ def torch_method(fn, name: str | None = None):
     return torch_function(fn, name, method=True)
 
 
-def _refusal(fn, name: str, method: bool, args: tuple, kwargs: dict, params: dict):
+def _refusal(fn, name: str, method: bool, args: tuple, kwargs: dict, params: dict,
+             inputs: bool = True):
     """The TypeError torch's parser gives for this call (its first refused argument in
     torch's order), or None where none is found."""
     try:
@@ -147,17 +150,18 @@ def _refusal(fn, name: str, method: bool, args: tuple, kwargs: dict, params: dic
         spec = signature.parameters[param]
         position = index + (0 if method else 1) if index < len(args) else None
         param, position = params.get(param, (param, position))
-        refused = _refuse(name, param, spec, index - method, position, value, shown, kwargs)
+        refused = _refuse(name, param, spec, index - method, position, value, shown, kwargs,
+                          inputs)
         if refused is not None:
             found.append((position or len(args) + 1, index, refused))
     return min(found, key=lambda f: f[:2])[2] if found else None
 
 
-def _refuse(name, param, spec, index, position, value, args, kwargs):
+def _refuse(name, param, spec, index, position, value, args, kwargs, inputs=True):
     """The parser's error for one argument, or None where torch would take it."""
     if isinstance(value, Tensor) or spec.kind is spec.VAR_KEYWORD:
         return None
-    if spec.default is spec.empty and spec.kind is not spec.VAR_POSITIONAL:
+    if inputs and spec.default is spec.empty and spec.kind is not spec.VAR_POSITIONAL:
         if index > 0 and (isinstance(value, _NUMBERS) or isinstance(value, (list, tuple))
                           and all(isinstance(v, int) for v in value)):
             return None   # a Scalar ``other``, a shape
@@ -174,12 +178,15 @@ def _refuse(name, param, spec, index, position, value, args, kwargs):
         return must_be(name, "dim", position, "int", value)
     if param == "keepdim" and not isinstance(value, bool):
         return must_be(name, "keepdim", position, "bool", value)
+    if param == "dtype" and not isinstance(value, (_dtype, type, type(None))):
+        return must_be(name, "dtype", position, "torch.dtype", value)
     if spec.default is None and param in _OPTIONAL_TENSORS and value is not None:
         return must_be(name, param, position, "Tensor", value)
     return None
 
 
-def check_namespace(namespace: dict, names, renamed=None, params=None, touched=()):
+def check_namespace(namespace: dict, names, renamed=None, params=None, touched=(),
+                    inputs: bool = True):
     """Give the public functions ``names`` of a module torch's parser words on failure
     (``torch_function``), under torch's names (``renamed``: ours -> aten's) and schemas
     (``params``: function -> {ours: (torch's name, position)}). Functions that warn are left
@@ -190,7 +197,8 @@ def check_namespace(namespace: dict, names, renamed=None, params=None, touched=(
         if not inspect.isfunction(fn) or fn.__name__ == "<lambda>" or warns(fn):
             continue
         namespace[public] = torch_function(fn, renamed.get(public, public),
-                                           params=params.get(public), touched=public in touched)
+                                           params=params.get(public), touched=public in touched,
+                                           inputs=inputs)
 
 
 def warns(fn) -> bool:
