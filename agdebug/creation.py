@@ -12,6 +12,7 @@ import numpy as np
 from . import backend
 from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
 from .graph.grad_mode import MODE
+from .ops.arguments import check_namespace, warning_level
 from .ops.methods import shape_arg
 from .tensor import Size, Tensor
 
@@ -62,11 +63,11 @@ def _default_array(data, dtype=None) -> np.ndarray:
         except OverflowError:   # NumPy 2 refuses an int out of the dtype's range
             return _checked_ints(data, to_numpy_dtype(dtype))
         except (ValueError, TypeError):   # ragged, strings, None: torch's words for it
-            raise _data_error(data) from None
+            return _empty_or_raise(data, to_numpy_dtype(dtype))
     try:
         array = np.array(data)
     except ValueError:   # ragged: torch's words for where it is
-        raise _data_error(data) from None
+        return _empty_or_raise(data, DEFAULT_FLOAT.np)
     if array.dtype.kind in "uO" and not from_numpy_data:   # an int beyond int64 made them
         array = _beyond_longs(data, array)
     if array.dtype.kind in "USO" and not from_numpy_data:
@@ -77,6 +78,18 @@ def _default_array(data, dtype=None) -> np.ndarray:
     elif array.dtype.kind in "iu" and array.dtype != np.int64 and not from_numpy_data:
         array = array.astype(np.int64)
     return array
+
+
+def _empty_or_raise(data, np_dtype) -> np.ndarray:
+    """torch reads the shape from the first elements and reads no element when it holds none:
+    ``tensor([[], [1]])`` is an empty (2, 0) tensor. Anything else ragged is refused."""
+    shape, first = [], data
+    while isinstance(first, (list, tuple)):
+        shape.append(len(first))
+        if not first:
+            return np.empty(shape, dtype=np_dtype)
+        first = first[0]
+    raise _data_error(data) from None
 
 
 def _data_error(data) -> Exception:
@@ -181,7 +194,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
-            "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+            "torch.tensor(sourceTensor).", UserWarning, stacklevel=warning_level(2))
     return _finish(_default_array(data, dtype), dtype, device, requires_grad)
 
 
@@ -344,3 +357,8 @@ def rand_like(t, *, dtype=None, device=None, requires_grad=False):
 
 def randn_like(t, *, dtype=None, device=None, requires_grad=False):
     return _like(randn, t, dtype, device, requires_grad)
+
+
+# torch's parser words for a wrong argument (``dtype=3``), worked out only on failure;
+# their required arguments are data and sizes, not input tensors
+check_namespace(globals(), [n for n in __all__ if n != "manual_seed"], inputs=False)

@@ -21,6 +21,7 @@ import numpy as np
 from . import backend
 from .ops import decompositions as dec
 from .ops import lu as _lu
+from .ops.arguments import check_namespace
 from .ops.contract import multi_dot
 from .ops.distance import linalg_cross as cross
 from .ops.linalg import matmul
@@ -619,3 +620,10 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: Expected a number as ord, got {ord!r}")
     return vector_norm(A, ord, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+# torch's parser words for a wrong argument, worked out only when a function fails (see
+# ops/arguments.py): aten's ``linalg_<name>``, whose matrix is ``A`` but in these.
+_ATEN_PARAMS = {"solve_triangular": {"A": ("input", 1)}, "matrix_exp": {"A": ("input", 1)}}
+check_namespace(globals(), [n for n in __all__ if n != "LinAlgError"],
+                {name: f"linalg_{name}" for name in __all__}, _ATEN_PARAMS)

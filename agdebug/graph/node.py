@@ -125,7 +125,9 @@ class Node:
         if expected and all(g is None for g in grads):   # torch: nothing flows, no call
             count = len(self._next)
             return None if count == 1 else (None,) * count
-        return self.apply(grads)
+        result = self.apply(grads)
+        # torch returns a one-input node's gradient itself, a tuple only for several
+        return result[0] if isinstance(result, tuple) and len(result) == 1 else result
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"

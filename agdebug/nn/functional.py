@@ -21,6 +21,7 @@ from .. import backend, creation
 from ..backend import cpp_name
 from ..graph.grad_mode import MODE, no_grad
 from ..ops import activation as act
+from ..ops.arguments import check_namespace, warning_level
 from ..ops import binary_math
 from ..ops.bilinear import bilinear
 from ..ops import elementwise as ew
@@ -327,7 +328,8 @@ def _reduction(size_average, reduce, reduction: str) -> str:
         reduce = True if reduce is None else reduce
         reduction = "none" if not reduce else "mean" if size_average else "sum"
         warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                      f"reduction='{reduction}' instead.", UserWarning, stacklevel=3)
+                      f"reduction='{reduction}' instead.", UserWarning,
+                      stacklevel=warning_level(3))
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
@@ -1775,3 +1777,24 @@ def _slice(t, dim: int, start: int, end: int):
     start, end = (v + size if v < 0 else v for v in (start, end))
     start = min(max(start, 0), size)
     return t.narrow(dim, start, min(max(end, start), size) - start)
+
+
+# torch's parser words for a wrong argument, worked out only when a function fails (see
+# ops/arguments.py), under aten's names and schemas where they differ from ours.
+_ATEN_NAMES = {"cross_entropy": "cross_entropy_loss", "nll_loss": "nll_loss_nd",
+               "logsigmoid": "log_sigmoid"}
+_ATEN_PARAMS = {
+    "batch_norm": {"weight": ("weight", 2), "bias": ("bias", 3),
+                   "running_mean": ("running_mean", 4), "running_var": ("running_var", 5)},
+    "embedding": {"input": ("indices", 2), "weight": ("weight", 1)},
+}
+# Functions whose torch Python code reads an argument before the parser sees it: a
+# non-tensor fails there, with Python's AttributeError (``'list' object has no attribute
+# 'size'``), as it does here.
+_TOUCHED_FIRST = frozenset({
+    "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "adaptive_max_pool3d", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "embedding_bag", "gaussian_nll_loss", "glu", "group_norm", "huber_loss", "instance_norm",
+    "interpolate", "l1_loss", "margin_ranking_loss", "mse_loss", "normalize", "smooth_l1_loss",
+    "softsign", "tanhshrink", "upsample", "upsample_bilinear", "upsample_nearest"})
+check_namespace(globals(), __all__, _ATEN_NAMES, _ATEN_PARAMS, _TOUCHED_FIRST)

@@ -32,7 +32,12 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"agdebug\.ops
 
 def _method(op):
     def method(self, *args, **kwargs):
-        return op(self, *args, **kwargs)
+        try:
+            return op(self, *args, **kwargs)
+        except TypeError as error:   # (free in Python 3.11 until raised)
+            if not hasattr(error, "method_words"):
+                raise
+            raise TypeError(error.method_words) from None   # positions after ``self``
     method.__name__ = op.name
     return method
 
@@ -130,23 +135,37 @@ def install() -> None:
              "sigmoid": ew.sigmoid, "relu": ew.relu, "erf": ew.erf_op}
     for name, op in unary.items():
         table[name] = _unary_method(op)
+    for name in _OPERATORS:
+        table[name] = m.operator(table[name])
+    checked = set(_CHECKED_METHODS)
     for module in _OP_MODULES:
         table.update(getattr(module, "METHODS", {}))
+        checked.update(getattr(module, "METHODS", {}))
     for name, fn in table.items():
         if isinstance(fn, Op):
             fn = _method(fn)
-        elif name in _CHECKED_METHODS:
+        elif name in checked and _checks(fn, name):
             fn = arguments.torch_method(fn, name)
         setattr(Tensor, name, fn)
 
 
-# Methods given torch's words for a wrong argument by a wrapper (see arguments.py). Not all:
-# a method is hotter than a function, and a wrapper frame would shift the line that a
-# warning with a ``stacklevel`` names (scatter's ``reduce=``, var's degrees of freedom).
+# Operators that return NotImplemented for a non-operand (+, -, * do it in _binary).
+_OPERATORS = ("__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__floordiv__",
+              "__rfloordiv__", "__mod__", "__rmod__")
+# Methods given torch's words for a wrong argument by a wrapper (see arguments.py): the op
+# modules' methods and these. Not the operators and hot methods above (a wrapper frame
+# costs a call), nor those that warn with a ``stacklevel`` (a wrapper frame would shift the
+# line it names: scatter's ``reduce=``, var's degrees of freedom).
 _CHECKED_METHODS = frozenset({"sum", "mean"})
 # Functions that warn with a ``stacklevel``, left unwrapped for the same reason.
 _WARNING_FUNCTIONS = frozenset({"where", "var", "std", "var_mean", "std_mean", "meshgrid",
                                 "scatter", "scatter_reduce", "index_reduce"})
+
+
+def _checks(method, name: str) -> bool:
+    """Whether a method can take a wrapper (see _CHECKED_METHODS)."""
+    return inspect.isfunction(method) and name.rstrip("_") not in _WARNING_FUNCTIONS and \
+        not arguments.warns(method)
 
 
 def _checked(fn, name: str):

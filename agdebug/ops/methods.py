@@ -44,6 +44,16 @@ def _operand_or_none(value):
         return None
 
 
+def operator(fn):
+    """``fn`` as a Python operator: anything but a tensor or a number gives NotImplemented,
+    so Python says ``unsupported operand type(s) for /: 'Tensor' and 'str'``, as with torch."""
+    def method(self, other):
+        if type(other) not in _DIRECT and _operand_or_none(other) is None:
+            return NotImplemented
+        return fn(self, other)
+    return method
+
+
 def _binary(op, reflected=None):
     # Python's own "unsupported operand type(s) for +: 'Tensor' and 'str'" for anything else,
     # as torch gives it: the operator returns NotImplemented.
