@@ -84,6 +84,7 @@ def _fail(message: str, code: int = 2) -> int:
 def run_script(script: str, args: list, trace_path=None, values: bool = False):
     """Run ``script`` recorded; returns ``(trace, exit code)``, printing its own traceback."""
     from .debug.recorder import record
+    from .debug.script_exit import exit_status, user_traceback
     from .events import probe
     saved_argv, saved_path, streams = sys.argv[:], sys.path[:], (sys.stdout, sys.stderr)
     sys.argv = [script, *args]
@@ -95,10 +96,10 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False):
         try:
             runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:
-            code = _exit_code(exc)
+            code = exit_status(exc.code, sys.stderr.write)
         except BaseException as exc:   # the user's error: report it as theirs, keep the trace
             probe.script_error(exc)
-            _print_user_traceback(exc, script)
+            sys.stderr.write(user_traceback(exc, script))
             code = 130 if isinstance(exc, KeyboardInterrupt) else 1   # as python exits
         finally:
             sys.argv, sys.path[:] = saved_argv, saved_path
@@ -121,23 +122,6 @@ class _Echo:
 
     def __getattr__(self, attr):
         return getattr(self.stream, attr)
-
-
-def _exit_code(exc: SystemExit) -> int:
-    """What python exits with for ``exc``; like python, it prints a message given as code."""
-    if exc.code is None or isinstance(exc.code, int):
-        return exc.code or 0
-    print(exc.code, file=sys.stderr)
-    return 1
-
-
-def _print_user_traceback(exc: BaseException, script: str) -> None:
-    """The traceback from the script's first frame on (our runner's frames dropped)."""
-    tb = exc.__traceback__
-    target = os.path.abspath(script)
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != target:
-        tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb or exc.__traceback__, file=sys.stderr)
 
 
 def _record(args) -> int:

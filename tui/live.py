@@ -18,13 +18,13 @@ import os
 import runpy
 import sys
 import threading
-import traceback
 from dataclasses import dataclass
 
+from agdebug.debug.script_exit import exit_status, user_traceback
 from agdebug.debug.stepping import Outcome, Stepper, StopDebugging
 from agdebug.events import probe
 
-__all__ = ["NO_STDIN", "EventsArrived", "LiveSession", "ProgramFinished", "exit_code"]
+__all__ = ["NO_STDIN", "EventsArrived", "LiveSession", "ProgramFinished"]
 
 NO_STDIN = ("agdebug run gives the script no stdin (the terminal is the debugger's): "
             "pass input as arguments or in a file")
@@ -90,17 +90,6 @@ class _NoStdin(io.TextIOBase):
         return self.original
 
 
-def exit_code(code, write) -> int:
-    """The exit status of ``sys.exit(code)``, as Python gives it: a code that is not an int
-    or None is written (``write(text)``) and gives 1."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    write(f"{code}\n")
-    return 1
-
-
 class LiveSession:
     """Runs ``script`` with ``args`` under a ``Stepper``; ``post`` gets the messages above."""
 
@@ -154,13 +143,12 @@ class LiveSession:
         try:
             runpy.run_path(self.script, run_name="__main__")
         except SystemExit as exc:
-            self.exit_code = exit_code(exc.code, self._last_words)
+            self.exit_code = exit_status(exc.code, self._last_words)
         except StopDebugging:
             raise
         except BaseException as exc:
             self.exit_code = 1
-            self._last_words(_user_traceback("".join(traceback.format_exception(exc)),
-                                             self.script))
+            self._last_words(user_traceback(exc, self.script, hidden=(__file__,)))
             raise
         finally:
             for lines in self._lines.values():
@@ -189,13 +177,3 @@ class LiveSession:
                 if getattr(sys, name) is mine:
                     setattr(sys, name, mine.original)
         self.post(ProgramFinished(outcome))
-
-
-def _user_traceback(text: str, script: str) -> str:
-    """The traceback from the script's first frame on (the runner's frames dropped)."""
-    lines = text.splitlines(keepends=True)
-    marker = f'File "{script}"'
-    for i, line in enumerate(lines):
-        if marker in line:
-            return "Traceback (most recent call last):\n" + "".join(lines[i:])
-    return text
