@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -51,11 +52,13 @@ class DotOptions:
     layout: object = None           # a GraphState giving nodes and labels (fixed layout)
     layout_links: frozenset = frozenset()   # (leaf id, node id) .grad links to reserve
     title: str = ""
+    reveal: bool = False            # draw hidden elements (the HTML player hides them per step)
 
 
 def to_dot(state, options: DotOptions | None = None) -> str:
     """The DOT text of ``state``."""
-    return _build(state, options or DotOptions(), _Writer()).text()
+    opts = options or DotOptions()
+    return _build(state, opts, _Writer(reveal=opts.reveal)).text()
 
 
 def dot_elements(state, options: DotOptions | None = None) -> list[tuple[str, dict]]:
@@ -92,15 +95,19 @@ class _Writer:
     Attributes come as DOT ``key=value`` fragments: written as they are, and split at
     the first ``=`` (keys never hold one) only when the elements are asked for."""
 
-    def __init__(self, elements: list | None = None):
+    def __init__(self, elements: list | None = None, reveal: bool = False):
         self.lines: list[str] = []
         self.elements = elements
+        self.reveal = reveal
 
     def line(self, text: str) -> None:
         self.lines.append(text)
 
     def element(self, key: str, *attrs: str) -> None:
         """A node (``n3``) or edge (``n3 -> n2``) with its ``key=value`` attributes."""
+        if self.reveal and "style=invis" in attrs:   # a whole fragment, never label text
+            shown = "style=solid" if " -> " in key else "style=filled"
+            attrs = tuple(shown if a == "style=invis" else a for a in attrs)
         if self.elements is not None:
             self.elements.append((key, dict(a.split("=", 1) for a in attrs)))
         self.lines.append(f"  {key} [{', '.join(attrs)}]" if attrs else f"  {key}")
@@ -109,14 +116,34 @@ class _Writer:
         return "\n".join(self.lines) + "\n"
 
 
+# Characters a trace may hold that Graphviz rejects or SVG/XML cannot carry: C0/C1 controls
+# (but newline), lone surrogates (json.loads makes them from "\\ud800") and U+FFFE/U+FFFF.
+_UNPRINTABLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def _printable(match: re.Match) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)   # the Control Pictures block: U+0001 shows as a visible glyph
+    return "\u2421" if code == 0x7f else "\ufffd"
+
+
+def clean(text) -> str:
+    """``text`` with every character a diagram cannot carry replaced by a visible one."""
+    return _UNPRINTABLE.sub(_printable, str(text))
+
+
 def _q(text: str) -> str:
-    """A DOT double-quoted string."""
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT double-quoted string. ``&`` is escaped too: Graphviz decodes entities in labels,
+    so a name holding ``&lt;`` must stay those four characters on the page."""
+    text = clean(text).replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + text.replace("\n", "\\n") + '"'
 
 
 def _html(text: str) -> str:
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+    """Text for a Graphviz HTML-like label."""
+    return (clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("\n", "<BR/>"))
 
 
 # Labels repeat (every MulBackward0 of a [4] tensor, every "[4]" edge): quote each once.

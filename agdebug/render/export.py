@@ -224,11 +224,24 @@ def _write_or_dot(path: Path, make, dot_text: str) -> Path:
     try:
         data = make()
     except RenderError as exc:
-        dot_path = path.with_suffix(".dot")
-        dot_path.write_text(dot_text, encoding="utf-8")
+        dot_path = _fallback_dot(path, dot_text)
         raise RenderError(f"cannot write {path}: {exc}; wrote {dot_path} instead") from None
     path.write_bytes(data)
     return path
+
+
+def _fallback_dot(path: Path, dot_text: str) -> Path:
+    """Write ``dot_text`` beside ``path`` under a new name (``g.png.dot``, ``g.png.1.dot``...):
+    the user named only ``path``, so no file of theirs may be overwritten."""
+    for n in range(100):
+        candidate = path.with_name(f"{path.name}{f'.{n}' if n else ''}.dot")
+        try:
+            with open(candidate, "x", encoding="utf-8") as file:
+                file.write(dot_text)
+            return candidate
+        except FileExistsError:
+            continue
+    raise RenderError(f"cannot write {path}, nor a .dot file beside it (100 exist)")
 
 
 def mimebundle(state) -> dict:

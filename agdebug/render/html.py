@@ -7,6 +7,7 @@ a small script applies them. Play, step, a slider, and node details on hover.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -20,10 +21,15 @@ _STYLE_KEYS = ("fillcolor", "color", "fontcolor", "style", "penwidth")
 
 
 def _unq(value) -> str:
+    """The text of a DOT attribute value as ``dot._q`` wrote it."""
     text = str(value)
     if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
-        text = text[1:-1].replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+        text = _ESCAPE.sub(lambda m: "\n" if m.group(1) == "n" else m.group(1), text[1:-1])
+        text = text.replace("&amp;", "&")
     return text
+
+
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
 
 def step_styles(state, options) -> dict:
@@ -41,20 +47,21 @@ def step_styles(state, options) -> dict:
     return out
 
 
-def _all_visible(dot_text: str) -> str:
-    lines = []
-    for line in dot_text.split("\n"):
-        if "style=invis" in line:
-            line = line.replace("style=invis", "style=solid" if " -> " in line else
-                                "style=filled")
-        lines.append(line)
-    return "\n".join(lines)
+# JSON inside <script>: nothing in it may close the element or start markup, and U+2028/9
+# end a line in older JavaScript. json.dumps escapes non-ASCII (U+2028/9 included) already.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                              "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def script_json(value) -> str:
+    """``value`` as JSON that is inert inside an HTML ``<script>`` element."""
+    return json.dumps(value, separators=(",", ":")).translate(_SCRIPT_SAFE)
 
 
 def html_page(timeline, steps, options, render) -> str:
     """The page for ``steps`` of ``timeline``; ``render(dot, "svg")`` lays out the diagram."""
-    base = to_dot(timeline.final, options)
-    svg = render(_all_visible(base), "svg").decode("utf-8")
+    base = to_dot(timeline.final, dataclasses.replace(options, reveal=True))
+    svg = render(base, "svg").decode("utf-8")
     svg = re.sub(r"^.*?(<svg\b)", r"\1", svg, flags=re.DOTALL)   # drop the XML prolog/doctype
     frames, previous = [], {}
     for step in steps:
@@ -63,13 +70,15 @@ def html_page(timeline, steps, options, render) -> str:
         previous = styles
         event = timeline.events[step - 1] if step else None
         frames.append({"s": step, "e": describe(event) if event else "(start)", "d": diff})
-    data = json.dumps(frames, separators=(",", ":")).replace("</", "<\\/")
-    return _PAGE.replace("@SVG@", svg).replace("@DATA@", data).replace(
-        "@TITLE@", html.escape(f"agdebug: {len(timeline)} events"))
+    # Pieces joined in order, never a marker replaced over text that holds data: the SVG
+    # (escaped by Graphviz) and the JSON (escaped above) land only where they are meant to.
+    title = html.escape(f"agdebug: {len(timeline)} events")
+    return "".join((_DOCTYPE, title, _HEAD, svg, _MIDDLE, script_json(frames), _TAIL))
 
 
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>@TITLE@</title>
+_DOCTYPE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>"""
+_HEAD = """</title>
 <style>
 body{font-family:Helvetica,Arial,sans-serif;margin:0;display:flex;flex-direction:column;height:100vh}
 #bar{padding:8px;background:#f4f4f4;border-bottom:1px solid #ccc;display:flex;gap:8px;
@@ -85,9 +94,11 @@ white-space:pre-wrap;overflow:auto}
 <button id="next">&gt;</button><input id="slider" type="range" min="0" value="0">
 <span id="label"></span></div>
 <div id="event"></div>
-<div id="main"><div id="graph">@SVG@</div><div id="details">hover a node for details</div></div>
+<div id="main"><div id="graph">"""
+_MIDDLE = """</div><div id="details">hover a node for details</div></div>
 <script>
-const FRAMES = @DATA@;
+const FRAMES = """
+_TAIL = """;
 const full = [];
 let acc = {};
 for (const f of FRAMES) { acc = Object.assign({}, acc, f.d); full.push(acc); }
