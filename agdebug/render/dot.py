@@ -2,9 +2,9 @@
 
 Drawn: op nodes and AccumulateGrad (coloured by status, the current node
 outlined in red, nodes whose hooks fired outlined in purple), leaves, outputs,
-saved tensors (released ones struck out and greyed), edges in the direction
-gradients flow, labelled with the gradient's shape; edges on a live reference
-cycle in red.
+saved tensors as rows inside their node (released ones struck out and greyed),
+edges in the direction gradients flow, labelled with the gradient's shape; edges
+on a live reference cycle in red.
 
 Frames of an animation pass ``layout=``: the nodes and labels then come from
 that (final) state and only styles come from the state drawn, so Graphviz
@@ -314,21 +314,18 @@ def _draw_node(out: _Writer, node, state, opts: DotOptions, frame: bool) -> None
         extra = [_stats_text(g) for g in live.grads_in if g is not None]
         label = "\n".join([label, *[f"grad {e}" for e in extra if e]])
     shape = "ellipse" if node.is_accumulator else "box"
-    out.element(f"n{node.id}", f"label={_q_label(label)}", f"shape={shape}",
+    saved = _saved_rows(node, live) if opts.saved and node.saved else ()
+    label = _table_label(label, saved) if saved else _q_label(label)
+    out.element(f"n{node.id}", f"label={label}", f"shape={shape}",
                 f"tooltip={_q(_tooltip(live))}", *_node_style(node.id, state))
     if node.leaf is not None:
         _draw_leaf(out, node, state)
-    if opts.saved:
-        _draw_saved(out, node, live, state)
 
 
 _LEAF = _style(fillcolor=_q(LEAF_COLOR), style="filled")
-# leaf -> its AccumulateGrad, saved tensor -> its node: dotted, no arrowhead; by ``hidden``
+# leaf -> its AccumulateGrad: dotted, no arrowhead; by ``hidden``
 _LINKS = {hidden: _style(style="invis" if hidden else "dotted", arrowhead="none")
           for hidden in (False, True)}
-_SAVED_LINKS = {hidden: _style(style="invis" if hidden else "dotted", arrowhead="none",
-                               color=_q("#a68a00"))
-                for hidden in (False, True)}
 
 
 def _draw_leaf(out: _Writer, node, state) -> None:
@@ -344,35 +341,36 @@ def _draw_leaf(out: _Writer, node, state) -> None:
     out.element(f"n{node.id} -> t{leaf.id}", *_LINKS[hidden])
 
 
-def _saved_style(gone: bool) -> tuple[str, ...]:
-    """A saved tensor's box: struck out and greyed once released."""
-    return _style(shape="note", fontsize="8", style=_q("filled,dashed" if gone else "filled"),
-                  fillcolor=_q("#f0f0f0" if gone else "#fff8e1"),
-                  fontcolor=_q("#999999" if gone else "#333333"),
-                  color=_q("#bbbbbb" if gone else "#a68a00"))
-
-
-# by ``gone`` (released or freed); None: hidden
-_SAVED = {False: _saved_style(False), True: _saved_style(True),
-          None: _style(shape="note", fontsize="8", style="invis")}
-
-
 @lru_cache(maxsize=4096)
 def _saved_text(name: str, shape: tuple, dtype: str) -> str:
     """``self: [2] float32``, HTML-escaped: every node of one op saves alike."""
     return _html(f"{name}: {list(shape)} {dtype}")
 
 
-def _draw_saved(out: _Writer, node, live, state) -> None:
-    hidden = node.id not in state.nodes
+def _saved_rows(node, live) -> tuple[tuple[str, bool], ...]:
+    """``(text, gone)`` per saved tensor: gone once released, or once its node is freed."""
     freed = live.status == "freed"
+    rows = []
     for i, saved in enumerate(node.saved):
         now = live.saved[i] if i < len(live.saved) else saved
-        gone = now.released or freed
-        text = _saved_text(saved.name, saved.shape, saved.dtype)
-        label = f"<<S>{text}</S>>" if gone else f"<{text}>"
-        out.element(f"s{node.id}_{i}", f"label={label}", *_SAVED[None if hidden else gone])
-        out.element(f"s{node.id}_{i} -> n{node.id}", *_SAVED_LINKS[hidden])
+        rows.append((_saved_text(saved.name, saved.shape, saved.dtype), now.released or freed))
+    return tuple(rows)
+
+
+# A saved tensor's row: small, brown while held, grey and struck out once released. Rows
+# sit inside their node, so a chain stays one node wide (beside it, they pushed the next
+# node sideways: a staircase). The html player finds rows by ``SAVED_ROW``.
+SAVED_ROW = '<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="8" COLOR="{}">{}</FONT></TD></TR>'
+SAVED_COLORS = {False: "#7a5c00", True: "#999999"}
+
+
+@lru_cache(maxsize=4096)
+def _table_label(text: str, saved: tuple) -> str:
+    """An HTML-like label: a row per line of ``text``, then a row per saved tensor."""
+    rows = "".join(f"<TR><TD>{_html(line)}</TD></TR>" for line in text.split("\n"))
+    for row, gone in saved:
+        rows += SAVED_ROW.format(SAVED_COLORS[gone], f"<S>{row}</S>" if gone else row)
+    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{rows}</TABLE>>'
 
 
 _CHAIN = _style(shape="box3d", fillcolor=_q("#f5f5f5"), style="filled")

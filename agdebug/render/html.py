@@ -13,7 +13,7 @@ import json
 import re
 
 from ..events.records import describe
-from .dot import dot_elements, to_dot
+from .dot import SAVED_COLORS, SAVED_ROW, dot_elements, to_dot
 
 __all__ = ["html_page", "step_styles"]
 
@@ -32,8 +32,17 @@ def _unq(value) -> str:
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
 
+# Our own markup (trace text in a label is escaped, so it cannot hold these): 1 per struck row.
+_SAVED_ROW = re.compile(re.escape(SAVED_ROW.split("{}")[0]) + r"[^\"]*\">(<S>)?")
+
+
+def _struck(label: str) -> list:
+    """Per saved-tensor row of a node's label: 1 if struck out (released), else 0."""
+    return [1 if m else 0 for m in _SAVED_ROW.findall(label)]
+
+
 def step_styles(state, options) -> dict:
-    """Element key -> [fill, stroke, fontcolor, style, penwidth, struck, tooltip]."""
+    """Element key -> [fill, stroke, fontcolor, style, penwidth, struck rows, tooltip]."""
     out = {}
     counts: dict = {}
     for key, attrs in dot_elements(state, options):
@@ -41,9 +50,8 @@ def step_styles(state, options) -> dict:
         n = counts[key] = counts.get(key, 0) + 1
         if n > 1:
             key = f"{key}#{n}"
-        label = str(attrs.get("label", ""))
         out[key] = [_unq(attrs.get(k, "")) for k in _STYLE_KEYS] + [
-            1 if label.startswith("<<S>") else 0, _unq(attrs.get("tooltip", ""))]
+            _struck(str(attrs.get("label", ""))), _unq(attrs.get("tooltip", ""))]
     return out
 
 
@@ -97,6 +105,7 @@ white-space:pre-wrap;overflow:auto}
 <div id="main"><div id="graph">"""
 _MIDDLE = """</div><div id="details">hover a node for details</div></div>
 <script>
+const SAVED = @SAVED@;
 const FRAMES = """
 _TAIL = """;
 const full = [];
@@ -130,10 +139,13 @@ function restyle(g, s) {
     el.setAttribute('stroke-dasharray', style.includes('dashed') ? '5,2' :
                     (style.includes('dotted') ? '1,3' : ''));
   }
-  for (const tx of g.querySelectorAll('text')) {
-    tx.setAttribute('fill', fontcolor || (edge && color) || 'black');
-    tx.setAttribute('text-decoration', struck ? 'line-through' : '');
-  }
+  const texts = g.querySelectorAll('text');
+  const rows = texts.length - struck.length;   // a node's saved tensors: its last rows
+  texts.forEach((tx, i) => {
+    const gone = i >= rows ? struck[i - rows] : -1;
+    tx.setAttribute('fill', gone >= 0 ? SAVED[gone] : (fontcolor || (edge && color) || 'black'));
+    tx.setAttribute('text-decoration', gone === 1 ? 'line-through' : '');
+  });
 }
 let cur = 0, timer = null;
 const slider = document.getElementById('slider');
@@ -161,3 +173,5 @@ document.addEventListener('keydown', (e) => {
 show(0);
 </script></body></html>
 """
+# Filled in once at import, from constants only (no trace text): the saved rows' colours.
+_MIDDLE = _MIDDLE.replace("@SAVED@", json.dumps([SAVED_COLORS[False], SAVED_COLORS[True]]))
