@@ -53,6 +53,8 @@ class DotOptions:
     layout_links: frozenset = frozenset()   # (leaf id, node id) .grad links to reserve
     title: str = ""
     reveal: bool = False            # draw hidden elements (the HTML player hides them per step)
+    dpi: int | None = None          # PNG resolution (Graphviz's default: 96)
+    legend: bool = True
 
 
 def to_dot(state, options: DotOptions | None = None) -> str:
@@ -73,7 +75,8 @@ def _build(state, opts: DotOptions, out: _Writer) -> _Writer:
     chains = _chains(universe, keep, state) if len(keep) > opts.max_nodes and not frame else {}
     out.line("digraph agdebug {")
     out.line('  graph [rankdir=TB, fontname="Helvetica", fontsize=11, nodesep=0.3, ranksep=0.35'
-             + (f", label={_q(opts.title)}, labelloc=t" if opts.title else "") + "];")
+             + (f", label={_q(opts.title)}, labelloc=t" if opts.title else "")
+             + (f", dpi={int(opts.dpi)}" if opts.dpi else "") + "];")
     out.line('  node [fontname="Helvetica", fontsize=10, style=filled, shape=box];')
     out.line('  edge [fontname="Helvetica", fontsize=9, arrowsize=0.6];')
     order = sorted(keep)
@@ -85,6 +88,8 @@ def _build(state, opts: DotOptions, out: _Writer) -> _Writer:
     _draw_outputs(out, universe, keep, chains, state)
     _draw_edges(out, universe, order, keep, chains, state, opts, frame)
     _draw_leaf_links(out, state, keep, opts, frame)
+    if opts.legend:
+        out.line(_LEGEND)
     out.line("}")
     return out
 
@@ -432,9 +437,11 @@ def _draw_edges(out: _Writer, universe, order, keep, chains, state, opts, frame:
             if child == 0 or child not in keep:
                 continue
             dst = f"c{chains[child][0]}" if child in chains else f"n{child}"
-            if src == dst or (src, dst, nr) in drawn:
+            # One edge per input (h * h: two), but one per collapsed chain's members.
+            key = (src, dst, nr) if node_id in chains or child in chains else (src, dst, nr, i)
+            if src == dst or key in drawn:
                 continue
-            drawn.add((src, dst, nr))
+            drawn.add(key)
             label = _edge_label(universe, child, nr)
             if values and live is not None and i < len(live.grads_out):
                 stats = _stats_text(live.grads_out[i])
@@ -475,3 +482,20 @@ _LEAF_LINKS = {None: _style(label=_q(".grad"), style="invis", constraint="false"
                False: _style(label=_q(".grad"), style="dashed", constraint="false"),
                True: _style(label=_q(".grad"), style="dashed", constraint="false",
                             color=_q("#d00000"), fontcolor=_q("#d00000"), penwidth="2")}
+
+
+def _legend() -> str:
+    """A key to the colours: statuses, a cycle's red, a released saved tensor's strike."""
+    cells = "".join(f'<TD BGCOLOR="{color}">{status}</TD>' for status, color in
+                    STATUS_COLORS.items())
+    extra = ('<TD><FONT COLOR="#d00000">red edge: a reference cycle</FONT></TD>'
+             f'<TD><FONT COLOR="{SAVED_COLORS[True]}"><S>released saved tensor</S></FONT></TD>'
+             '<TD BORDER="2" COLOR="#d00000">current node</TD>'
+             '<TD BORDER="2" COLOR="#7b2cbf">hooks fired</TD>')
+    table = ('<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2" CELLPADDING="2">'
+             f'<TR>{cells}</TR><TR><TD COLSPAN="{len(STATUS_COLORS)}"><TABLE BORDER="0" '
+             f'CELLSPACING="4"><TR>{extra}</TR></TABLE></TD></TR></TABLE>>')
+    return f"  legend [label={table}, shape=plaintext, style=solid, fontsize=8]"
+
+
+_LEGEND = _legend()

@@ -42,6 +42,7 @@ __all__ = [
     "html_bytes",
     "mimebundle",
     "render",
+    "telling_step",
 ]
 
 FORMATS = ("dot", "svg", "png", "pdf", "gif", "html")
@@ -102,17 +103,24 @@ def render(dot_text: str, fmt: str) -> bytes:
 
 # ----------------------------------------------------------------------------- frames
 
+def telling_step(timeline) -> int:
+    """The step a single diagram shows: just after the first error, else just after the
+    first cycle forms, else the end of the last backward (else the end of the trace)."""
+    events = timeline.events
+    for kind in ("error", "cycle_detected"):
+        for i, event in enumerate(events):
+            if event.kind == kind:
+                return i + 1
+    ends = [i + 1 for i, e in enumerate(events) if e.kind == "backward_finished"]
+    return ends[-1] if ends else len(events)
+
+
 def frame_steps(timeline, all_steps: bool = False, max_frames: int = 400) -> list[int]:
-    """Steps to draw: every step, or the backward passes (first start to last finish)."""
+    """Steps to draw: every step, or from the first backward's start to the end of the trace
+    (what happens after a backward, a cycle broken or nodes freed, is part of the story)."""
     n = len(timeline)
-    if all_steps:
-        steps = list(range(n + 1))
-    else:
-        kinds = [e.kind for e in timeline.events]
-        starts = [i for i, k in enumerate(kinds) if k == "backward_started"]
-        ends = [i + 1 for i, k in enumerate(kinds) if k == "backward_finished"]
-        # (or the last step, when no backward both starts and finishes after that start)
-        steps = (list(range(starts[0], max(ends) + 1)) if starts and ends else []) or [n]
+    starts = [i for i, e in enumerate(timeline.events) if e.kind == "backward_started"]
+    steps = list(range(0 if all_steps or not starts else starts[0], n + 1))
     if len(steps) > max_frames:
         stride = len(steps) / max_frames
         steps = sorted({steps[int(i * stride)] for i in range(max_frames)} | {steps[-1]})
@@ -124,7 +132,7 @@ def layout_options(timeline, base: DotOptions | None = None) -> DotOptions:
     links = frozenset((e.tensor, e.grad_fn) for e in timeline.events
                       if e.kind in ("grad_accumulated", "grad_set") and e.grad_fn)
     base = base or DotOptions()
-    return DotOptions(values=base.values, saved=base.saved, attrs=base.attrs,
+    return DotOptions(values=base.values, saved=base.saved, attrs=base.attrs, dpi=base.dpi,
                       layout=timeline.final, layout_links=links)
 
 
@@ -187,9 +195,9 @@ def export(timeline, fmt: str, path, step: int | None = None, all_steps: bool = 
            options: DotOptions | None = None) -> list[Path]:
     """Write ``fmt`` for ``timeline`` to ``path``; returns the files written.
 
-    dot/svg/png/pdf: the state at ``step`` (default: the end), or with
-    ``all_steps`` one numbered file per step with a fixed layout. gif/html: the
-    backward passes (or every step with ``all_steps``). If rendering is
+    dot/svg/png/pdf: the state at ``step`` (default: ``telling_step``), or with
+    ``all_steps`` one numbered file per step with a fixed layout. gif/html: from the first
+    backward to the end of the trace (or every step with ``all_steps``). If rendering is
     impossible, the ``.dot`` file is written anyway and ``RenderError`` raised.
     """
     if fmt not in FORMATS:
@@ -209,7 +217,7 @@ def export(timeline, fmt: str, path, step: int | None = None, all_steps: bool = 
         width = len(str(len(timeline)))
         texts = frame_dots(timeline, steps, options)
         return [_write_one(_numbered(path, s, width), fmt, text) for s, text in zip(steps, texts)]
-    state = timeline.state(len(timeline) if step is None else step)
+    state = timeline.state(telling_step(timeline) if step is None else step)
     return [_write_one(path, fmt, to_dot(state, options))]
 
 

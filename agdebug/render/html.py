@@ -47,6 +47,8 @@ def step_styles(state, options) -> dict:
     counts: dict = {}
     for key, attrs in dot_elements(state, options):
         key = key.replace(" ", "")
+        if key == "legend":
+            continue   # a fixed key, never restyled
         n = counts[key] = counts.get(key, 0) + 1
         if n > 1:
             key = f"{key}#{n}"
