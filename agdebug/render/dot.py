@@ -55,6 +55,7 @@ class DotOptions:
     reveal: bool = False            # draw hidden elements (the HTML player hides them per step)
     dpi: int | None = None          # PNG resolution (Graphviz's default: 96)
     legend: bool = True
+    fit: float | None = None        # scale the drawing down to at most fit x fit inches
 
 
 def to_dot(state, options: DotOptions | None = None) -> str:
@@ -76,7 +77,8 @@ def _build(state, opts: DotOptions, out: _Writer) -> _Writer:
     out.line("digraph agdebug {")
     out.line('  graph [rankdir=TB, fontname="Helvetica", fontsize=11, nodesep=0.3, ranksep=0.35'
              + (f", label={_q(opts.title)}, labelloc=t" if opts.title else "")
-             + (f", dpi={int(opts.dpi)}" if opts.dpi else "") + "];")
+             + (f", dpi={int(opts.dpi)}" if opts.dpi else "")
+             + (f', size="{opts.fit:.2f},{opts.fit:.2f}"' if opts.fit else "") + "];")
     out.line('  node [fontname="Helvetica", fontsize=10, style=filled, shape=box];')
     out.line('  edge [fontname="Helvetica", fontsize=9, arrowsize=0.6];')
     order = sorted(keep)

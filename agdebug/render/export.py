@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 
 from ..events.records import describe
-from .dot import DotOptions, to_dot
+from .dot import DotOptions, clean, to_dot
 
 __all__ = [
     "FORMATS",
@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 FORMATS = ("dot", "svg", "png", "pdf", "gif", "html")
+FRAME_SIDE = 2000   # pixels: a frame is drawn at most 2000 x 2000 (4 megapixels)
 _lock = threading.Lock()
 
 
@@ -132,8 +133,9 @@ def layout_options(timeline, base: DotOptions | None = None) -> DotOptions:
     links = frozenset((e.tensor, e.grad_fn) for e in timeline.events
                       if e.kind in ("grad_accumulated", "grad_set") and e.grad_fn)
     base = base or DotOptions()
+    fit = FRAME_SIDE / (base.dpi or 96)   # frames: at most FRAME_SIDE^2 pixels (4 MP)
     return DotOptions(values=base.values, saved=base.saved, attrs=base.attrs, dpi=base.dpi,
-                      layout=timeline.final, layout_links=links)
+                      fit=fit, layout=timeline.final, layout_links=links)
 
 
 def frame_dots(timeline, steps, options: DotOptions | None = None) -> list[str]:
@@ -143,24 +145,32 @@ def frame_dots(timeline, steps, options: DotOptions | None = None) -> list[str]:
 
 
 def _caption(timeline, step: int) -> str:
+    """A frame's caption (the one place its text is made)."""
     event = timeline.events[step - 1] if step else None
-    return f"step {step}/{len(timeline)}  " + (describe(event)[:110] if event else "(start)")
+    return f"step {step}/{len(timeline)}  " + (clean(describe(event))[:110] if event
+                                                else "(start)")
 
 
 def gif_bytes(timeline, steps, options: DotOptions | None = None, ms: int = 600) -> bytes:
-    """An animated GIF, one frame per step (needs Pillow)."""
+    """An animated GIF, one frame per step (needs Pillow), each frame at most 4 megapixels."""
     try:
         from PIL import Image
     except ImportError:
         raise RenderError("GIF export needs Pillow: pip install Pillow") from None
-    frames = [Image.open(io.BytesIO(render(d, "png"))).convert("RGB")
-              for d in frame_dots(timeline, steps, options)]
-    size = (max(f.width for f in frames), max(f.height for f in frames))
-    frames = [_captioned(_pad(f, size, Image), _caption(timeline, s))
-              for f, s in zip(frames, steps)]
-    out = io.BytesIO()
-    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=ms,
-                   loop=0)
+    try:
+        frames, size = [], None
+        for dot_text, step in zip(frame_dots(timeline, steps, options), steps):
+            frame = Image.open(io.BytesIO(render(dot_text, "png"))).convert("RGB")
+            size = size or frame.size   # one layout: every frame has the first one's size
+            # Palette frames take a byte a pixel, a third of RGB's: all are held until saved.
+            frames.append(_captioned(_pad(frame, size, Image), _caption(timeline, step))
+                          .convert("P", palette=Image.Palette.ADAPTIVE))
+        out = io.BytesIO()
+        frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:],
+                       duration=ms, loop=0)
+    except (MemoryError, Image.DecompressionBombError) as exc:
+        raise RenderError(f"the GIF is too large to make here ({type(exc).__name__}): "
+                          "try --focus, or fewer steps with --step") from None
     return out.getvalue()
 
 
@@ -173,6 +183,7 @@ def _captioned(frame, text: str):
 
 
 def _pad(frame, size, image_module):
+    """``frame`` on a white canvas of ``size`` (cropped if larger)."""
     if frame.size == size:
         return frame
     canvas = image_module.new("RGB", size, "white")
