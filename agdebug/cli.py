@@ -42,11 +42,14 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("--format", "-f", required=True,
                      choices=("dot", "svg", "png", "pdf", "gif", "html"))
     which = exp.add_mutually_exclusive_group()
-    which.add_argument("--step", type=int, help="draw the graph after this many events")
+    which.add_argument("--step", type=int, help="draw the graph after this many events "
+                       "(default: the first error, else the first cycle, else the last "
+                       "backward's end)")
     which.add_argument("--all", action="store_true", help="every step (one file per step)")
     exp.add_argument("--values", action="store_true", help="show gradient statistics")
     exp.add_argument("--no-saved", action="store_true", help="hide saved tensors")
     exp.add_argument("--attrs", action="store_true", help="show node attributes")
+    exp.add_argument("--dpi", type=int, help="PNG resolution (default 96)")
     exp.add_argument("--focus", type=int, help="only the neighbourhood of this node id")
     exp.add_argument("--radius", type=int, default=2, help="neighbourhood radius for --focus")
     exp.add_argument("-o", "--output", required=True)
@@ -195,8 +198,10 @@ def _export(args) -> int:
     if args.step is not None and not 0 <= args.step <= len(trace):
         return _fail(f"--step {args.step} is out of range: {args.source} has steps 0 to "
                      f"{len(trace)}")
+    if args.dpi is not None and not 1 <= args.dpi <= 1200:
+        return _fail(f"--dpi {args.dpi} is out of range: choose 1 to 1200")
     options = DotOptions(values=args.values, saved=not args.no_saved, attrs=args.attrs,
-                         focus=args.focus, radius=args.radius)
+                         focus=args.focus, radius=args.radius, dpi=args.dpi)
     try:
         written = export(trace.timeline(), args.format, args.output, step=args.step,
                          all_steps=args.all, options=options)

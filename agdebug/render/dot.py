@@ -2,9 +2,9 @@
 
 Drawn: op nodes and AccumulateGrad (coloured by status, the current node
 outlined in red, nodes whose hooks fired outlined in purple), leaves, outputs,
-saved tensors (released ones struck out and greyed), edges in the direction
-gradients flow, labelled with the gradient's shape; edges on a live reference
-cycle in red.
+saved tensors as rows inside their node (released ones struck out and greyed),
+edges in the direction gradients flow, labelled with the gradient's shape; edges
+on a live reference cycle in red.
 
 Frames of an animation pass ``layout=``: the nodes and labels then come from
 that (final) state and only styles come from the state drawn, so Graphviz
@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -51,11 +52,16 @@ class DotOptions:
     layout: object = None           # a GraphState giving nodes and labels (fixed layout)
     layout_links: frozenset = frozenset()   # (leaf id, node id) .grad links to reserve
     title: str = ""
+    reveal: bool = False            # draw hidden elements (the HTML player hides them per step)
+    dpi: int | None = None          # PNG resolution (Graphviz's default: 96)
+    legend: bool = True
+    fit: float | None = None        # scale the drawing down to at most fit x fit inches
 
 
 def to_dot(state, options: DotOptions | None = None) -> str:
     """The DOT text of ``state``."""
-    return _build(state, options or DotOptions(), _Writer()).text()
+    opts = options or DotOptions()
+    return _build(state, opts, _Writer(reveal=opts.reveal)).text()
 
 
 def dot_elements(state, options: DotOptions | None = None) -> list[tuple[str, dict]]:
@@ -70,7 +76,9 @@ def _build(state, opts: DotOptions, out: _Writer) -> _Writer:
     chains = _chains(universe, keep, state) if len(keep) > opts.max_nodes and not frame else {}
     out.line("digraph agdebug {")
     out.line('  graph [rankdir=TB, fontname="Helvetica", fontsize=11, nodesep=0.3, ranksep=0.35'
-             + (f", label={_q(opts.title)}, labelloc=t" if opts.title else "") + "];")
+             + (f", label={_q(opts.title)}, labelloc=t" if opts.title else "")
+             + (f", dpi={int(opts.dpi)}" if opts.dpi else "")
+             + (f', size="{opts.fit:.2f},{opts.fit:.2f}"' if opts.fit else "") + "];")
     out.line('  node [fontname="Helvetica", fontsize=10, style=filled, shape=box];')
     out.line('  edge [fontname="Helvetica", fontsize=9, arrowsize=0.6];')
     order = sorted(keep)
@@ -82,6 +90,8 @@ def _build(state, opts: DotOptions, out: _Writer) -> _Writer:
     _draw_outputs(out, universe, keep, chains, state)
     _draw_edges(out, universe, order, keep, chains, state, opts, frame)
     _draw_leaf_links(out, state, keep, opts, frame)
+    if opts.legend:
+        out.line(_LEGEND)
     out.line("}")
     return out
 
@@ -92,15 +102,19 @@ class _Writer:
     Attributes come as DOT ``key=value`` fragments: written as they are, and split at
     the first ``=`` (keys never hold one) only when the elements are asked for."""
 
-    def __init__(self, elements: list | None = None):
+    def __init__(self, elements: list | None = None, reveal: bool = False):
         self.lines: list[str] = []
         self.elements = elements
+        self.reveal = reveal
 
     def line(self, text: str) -> None:
         self.lines.append(text)
 
     def element(self, key: str, *attrs: str) -> None:
         """A node (``n3``) or edge (``n3 -> n2``) with its ``key=value`` attributes."""
+        if self.reveal and "style=invis" in attrs:   # a whole fragment, never label text
+            shown = "style=solid" if " -> " in key else "style=filled"
+            attrs = tuple(shown if a == "style=invis" else a for a in attrs)
         if self.elements is not None:
             self.elements.append((key, dict(a.split("=", 1) for a in attrs)))
         self.lines.append(f"  {key} [{', '.join(attrs)}]" if attrs else f"  {key}")
@@ -109,14 +123,34 @@ class _Writer:
         return "\n".join(self.lines) + "\n"
 
 
+# Characters a trace may hold that Graphviz rejects or SVG/XML cannot carry: C0/C1 controls
+# (but newline), lone surrogates (json.loads makes them from "\\ud800") and U+FFFE/U+FFFF.
+_UNPRINTABLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def _printable(match: re.Match) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)   # the Control Pictures block: U+0001 shows as a visible glyph
+    return "\u2421" if code == 0x7f else "\ufffd"
+
+
+def clean(text) -> str:
+    """``text`` with every character a diagram cannot carry replaced by a visible one."""
+    return _UNPRINTABLE.sub(_printable, str(text))
+
+
 def _q(text: str) -> str:
-    """A DOT double-quoted string."""
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT double-quoted string. ``&`` is escaped too: Graphviz decodes entities in labels,
+    so a name holding ``&lt;`` must stay those four characters on the page."""
+    text = clean(text).replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + text.replace("\n", "\\n") + '"'
 
 
 def _html(text: str) -> str:
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+    """Text for a Graphviz HTML-like label."""
+    return (clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("\n", "<BR/>"))
 
 
 # Labels repeat (every MulBackward0 of a [4] tensor, every "[4]" edge): quote each once.
@@ -287,21 +321,18 @@ def _draw_node(out: _Writer, node, state, opts: DotOptions, frame: bool) -> None
         extra = [_stats_text(g) for g in live.grads_in if g is not None]
         label = "\n".join([label, *[f"grad {e}" for e in extra if e]])
     shape = "ellipse" if node.is_accumulator else "box"
-    out.element(f"n{node.id}", f"label={_q_label(label)}", f"shape={shape}",
+    saved = _saved_rows(node, live) if opts.saved and node.saved else ()
+    label = _table_label(label, saved) if saved else _q_label(label)
+    out.element(f"n{node.id}", f"label={label}", f"shape={shape}",
                 f"tooltip={_q(_tooltip(live))}", *_node_style(node.id, state))
     if node.leaf is not None:
         _draw_leaf(out, node, state)
-    if opts.saved:
-        _draw_saved(out, node, live, state)
 
 
 _LEAF = _style(fillcolor=_q(LEAF_COLOR), style="filled")
-# leaf -> its AccumulateGrad, saved tensor -> its node: dotted, no arrowhead; by ``hidden``
+# leaf -> its AccumulateGrad: dotted, no arrowhead; by ``hidden``
 _LINKS = {hidden: _style(style="invis" if hidden else "dotted", arrowhead="none")
           for hidden in (False, True)}
-_SAVED_LINKS = {hidden: _style(style="invis" if hidden else "dotted", arrowhead="none",
-                               color=_q("#a68a00"))
-                for hidden in (False, True)}
 
 
 def _draw_leaf(out: _Writer, node, state) -> None:
@@ -317,35 +348,36 @@ def _draw_leaf(out: _Writer, node, state) -> None:
     out.element(f"n{node.id} -> t{leaf.id}", *_LINKS[hidden])
 
 
-def _saved_style(gone: bool) -> tuple[str, ...]:
-    """A saved tensor's box: struck out and greyed once released."""
-    return _style(shape="note", fontsize="8", style=_q("filled,dashed" if gone else "filled"),
-                  fillcolor=_q("#f0f0f0" if gone else "#fff8e1"),
-                  fontcolor=_q("#999999" if gone else "#333333"),
-                  color=_q("#bbbbbb" if gone else "#a68a00"))
-
-
-# by ``gone`` (released or freed); None: hidden
-_SAVED = {False: _saved_style(False), True: _saved_style(True),
-          None: _style(shape="note", fontsize="8", style="invis")}
-
-
 @lru_cache(maxsize=4096)
 def _saved_text(name: str, shape: tuple, dtype: str) -> str:
     """``self: [2] float32``, HTML-escaped: every node of one op saves alike."""
     return _html(f"{name}: {list(shape)} {dtype}")
 
 
-def _draw_saved(out: _Writer, node, live, state) -> None:
-    hidden = node.id not in state.nodes
+def _saved_rows(node, live) -> tuple[tuple[str, bool], ...]:
+    """``(text, gone)`` per saved tensor: gone once released, or once its node is freed."""
     freed = live.status == "freed"
+    rows = []
     for i, saved in enumerate(node.saved):
         now = live.saved[i] if i < len(live.saved) else saved
-        gone = now.released or freed
-        text = _saved_text(saved.name, saved.shape, saved.dtype)
-        label = f"<<S>{text}</S>>" if gone else f"<{text}>"
-        out.element(f"s{node.id}_{i}", f"label={label}", *_SAVED[None if hidden else gone])
-        out.element(f"s{node.id}_{i} -> n{node.id}", *_SAVED_LINKS[hidden])
+        rows.append((_saved_text(saved.name, saved.shape, saved.dtype), now.released or freed))
+    return tuple(rows)
+
+
+# A saved tensor's row: small, brown while held, grey and struck out once released. Rows
+# sit inside their node, so a chain stays one node wide (beside it, they pushed the next
+# node sideways: a staircase). The html player finds rows by ``SAVED_ROW``.
+SAVED_ROW = '<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="8" COLOR="{}">{}</FONT></TD></TR>'
+SAVED_COLORS = {False: "#7a5c00", True: "#999999"}
+
+
+@lru_cache(maxsize=4096)
+def _table_label(text: str, saved: tuple) -> str:
+    """An HTML-like label: a row per line of ``text``, then a row per saved tensor."""
+    rows = "".join(f"<TR><TD>{_html(line)}</TD></TR>" for line in text.split("\n"))
+    for row, gone in saved:
+        rows += SAVED_ROW.format(SAVED_COLORS[gone], f"<S>{row}</S>" if gone else row)
+    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{rows}</TABLE>>'
 
 
 _CHAIN = _style(shape="box3d", fillcolor=_q("#f5f5f5"), style="filled")
@@ -407,9 +439,11 @@ def _draw_edges(out: _Writer, universe, order, keep, chains, state, opts, frame:
             if child == 0 or child not in keep:
                 continue
             dst = f"c{chains[child][0]}" if child in chains else f"n{child}"
-            if src == dst or (src, dst, nr) in drawn:
+            # One edge per input (h * h: two), but one per collapsed chain's members.
+            key = (src, dst, nr) if node_id in chains or child in chains else (src, dst, nr, i)
+            if src == dst or key in drawn:
                 continue
-            drawn.add((src, dst, nr))
+            drawn.add(key)
             label = _edge_label(universe, child, nr)
             if values and live is not None and i < len(live.grads_out):
                 stats = _stats_text(live.grads_out[i])
@@ -450,3 +484,20 @@ _LEAF_LINKS = {None: _style(label=_q(".grad"), style="invis", constraint="false"
                False: _style(label=_q(".grad"), style="dashed", constraint="false"),
                True: _style(label=_q(".grad"), style="dashed", constraint="false",
                             color=_q("#d00000"), fontcolor=_q("#d00000"), penwidth="2")}
+
+
+def _legend() -> str:
+    """A key to the colours: statuses, a cycle's red, a released saved tensor's strike."""
+    cells = "".join(f'<TD BGCOLOR="{color}">{status}</TD>' for status, color in
+                    STATUS_COLORS.items())
+    extra = ('<TD><FONT COLOR="#d00000">red edge: a reference cycle</FONT></TD>'
+             f'<TD><FONT COLOR="{SAVED_COLORS[True]}"><S>released saved tensor</S></FONT></TD>'
+             '<TD BORDER="2" COLOR="#d00000">current node</TD>'
+             '<TD BORDER="2" COLOR="#7b2cbf">hooks fired</TD>')
+    table = ('<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2" CELLPADDING="2">'
+             f'<TR>{cells}</TR><TR><TD COLSPAN="{len(STATUS_COLORS)}"><TABLE BORDER="0" '
+             f'CELLSPACING="4"><TR>{extra}</TR></TABLE></TD></TR></TABLE>>')
+    return f"  legend [label={table}, shape=plaintext, style=solid, fontsize=8]"
+
+
+_LEGEND = _legend()

@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 
 from ..debug.narration import caption
-from .dot import DotOptions, to_dot
+from .dot import DotOptions, clean, to_dot
 
 __all__ = [
     "FORMATS",
@@ -42,9 +42,11 @@ __all__ = [
     "html_bytes",
     "mimebundle",
     "render",
+    "telling_step",
 ]
 
 FORMATS = ("dot", "svg", "png", "pdf", "gif", "html")
+FRAME_SIDE = 2000   # pixels: a frame is drawn at most 2000 x 2000 (4 megapixels)
 _lock = threading.Lock()
 
 
@@ -102,17 +104,24 @@ def render(dot_text: str, fmt: str) -> bytes:
 
 # ----------------------------------------------------------------------------- frames
 
+def telling_step(timeline) -> int:
+    """The step a single diagram shows: just after the first error, else just after the
+    first cycle forms, else the end of the last backward (else the end of the trace)."""
+    events = timeline.events
+    for kind in ("error", "cycle_detected"):
+        for i, event in enumerate(events):
+            if event.kind == kind:
+                return i + 1
+    ends = [i + 1 for i, e in enumerate(events) if e.kind == "backward_finished"]
+    return ends[-1] if ends else len(events)
+
+
 def frame_steps(timeline, all_steps: bool = False, max_frames: int = 400) -> list[int]:
-    """Steps to draw: every step, or the backward passes (first start to last finish)."""
+    """Steps to draw: every step, or from the first backward's start to the end of the trace
+    (what happens after a backward, a cycle broken or nodes freed, is part of the story)."""
     n = len(timeline)
-    if all_steps:
-        steps = list(range(n + 1))
-    else:
-        kinds = [e.kind for e in timeline.events]
-        starts = [i for i, k in enumerate(kinds) if k == "backward_started"]
-        ends = [i + 1 for i, k in enumerate(kinds) if k == "backward_finished"]
-        # (or the last step, when no backward both starts and finishes after that start)
-        steps = (list(range(starts[0], max(ends) + 1)) if starts and ends else []) or [n]
+    starts = [i for i, e in enumerate(timeline.events) if e.kind == "backward_started"]
+    steps = list(range(0 if all_steps or not starts else starts[0], n + 1))
     if len(steps) > max_frames:
         stride = len(steps) / max_frames
         steps = sorted({steps[int(i * stride)] for i in range(max_frames)} | {steps[-1]})
@@ -124,8 +133,9 @@ def layout_options(timeline, base: DotOptions | None = None) -> DotOptions:
     links = frozenset((e.tensor, e.grad_fn) for e in timeline.events
                       if e.kind in ("grad_accumulated", "grad_set") and e.grad_fn)
     base = base or DotOptions()
-    return DotOptions(values=base.values, saved=base.saved, attrs=base.attrs,
-                      layout=timeline.final, layout_links=links)
+    fit = FRAME_SIDE / (base.dpi or 96)   # frames: at most FRAME_SIDE^2 pixels (4 MP)
+    return DotOptions(values=base.values, saved=base.saved, attrs=base.attrs, dpi=base.dpi,
+                      fit=fit, layout=timeline.final, layout_links=links)
 
 
 def frame_dots(timeline, steps, options: DotOptions | None = None) -> list[str]:
@@ -135,23 +145,30 @@ def frame_dots(timeline, steps, options: DotOptions | None = None) -> list[str]:
 
 
 def _caption(timeline, step: int) -> str:
-    return f"step {step}/{len(timeline)}  " + caption(timeline, step)
+    """A frame's caption (the one place its text is made): the step's sentence."""
+    return f"step {step}/{len(timeline)}  " + clean(caption(timeline, step))
 
 
 def gif_bytes(timeline, steps, options: DotOptions | None = None, ms: int = 600) -> bytes:
-    """An animated GIF, one frame per step (needs Pillow)."""
+    """An animated GIF, one frame per step (needs Pillow), each frame at most 4 megapixels."""
     try:
         from PIL import Image
     except ImportError:
         raise RenderError("GIF export needs Pillow: pip install Pillow") from None
-    frames = [Image.open(io.BytesIO(render(d, "png"))).convert("RGB")
-              for d in frame_dots(timeline, steps, options)]
-    size = (max(f.width for f in frames), max(f.height for f in frames))
-    frames = [_captioned(_pad(f, size, Image), _caption(timeline, s))
-              for f, s in zip(frames, steps)]
-    out = io.BytesIO()
-    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=ms,
-                   loop=0)
+    try:
+        frames, size = [], None
+        for dot_text, step in zip(frame_dots(timeline, steps, options), steps):
+            frame = Image.open(io.BytesIO(render(dot_text, "png"))).convert("RGB")
+            size = size or frame.size   # one layout: every frame has the first one's size
+            # Palette frames take a byte a pixel, a third of RGB's: all are held until saved.
+            frames.append(_captioned(_pad(frame, size, Image), _caption(timeline, step))
+                          .convert("P", palette=Image.Palette.ADAPTIVE))
+        out = io.BytesIO()
+        frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:],
+                       duration=ms, loop=0)
+    except (MemoryError, Image.DecompressionBombError) as exc:
+        raise RenderError(f"the GIF is too large to make here ({type(exc).__name__}): "
+                          "try --focus, or fewer steps with --step") from None
     return out.getvalue()
 
 
@@ -164,6 +181,7 @@ def _captioned(frame, text: str):
 
 
 def _pad(frame, size, image_module):
+    """``frame`` on a white canvas of ``size`` (cropped if larger)."""
     if frame.size == size:
         return frame
     canvas = image_module.new("RGB", size, "white")
@@ -186,9 +204,9 @@ def export(timeline, fmt: str, path, step: int | None = None, all_steps: bool = 
            options: DotOptions | None = None) -> list[Path]:
     """Write ``fmt`` for ``timeline`` to ``path``; returns the files written.
 
-    dot/svg/png/pdf: the state at ``step`` (default: the end), or with
-    ``all_steps`` one numbered file per step with a fixed layout. gif/html: the
-    backward passes (or every step with ``all_steps``). If rendering is
+    dot/svg/png/pdf: the state at ``step`` (default: ``telling_step``), or with
+    ``all_steps`` one numbered file per step with a fixed layout. gif/html: from the first
+    backward to the end of the trace (or every step with ``all_steps``). If rendering is
     impossible, the ``.dot`` file is written anyway and ``RenderError`` raised.
     """
     if fmt not in FORMATS:
@@ -208,7 +226,7 @@ def export(timeline, fmt: str, path, step: int | None = None, all_steps: bool = 
         width = len(str(len(timeline)))
         texts = frame_dots(timeline, steps, options)
         return [_write_one(_numbered(path, s, width), fmt, text) for s, text in zip(steps, texts)]
-    state = timeline.state(len(timeline) if step is None else step)
+    state = timeline.state(telling_step(timeline) if step is None else step)
     return [_write_one(path, fmt, to_dot(state, options))]
 
 
@@ -223,11 +241,24 @@ def _write_or_dot(path: Path, make, dot_text: str) -> Path:
     try:
         data = make()
     except RenderError as exc:
-        dot_path = path.with_suffix(".dot")
-        dot_path.write_text(dot_text, encoding="utf-8")
+        dot_path = _fallback_dot(path, dot_text)
         raise RenderError(f"cannot write {path}: {exc}; wrote {dot_path} instead") from None
     path.write_bytes(data)
     return path
+
+
+def _fallback_dot(path: Path, dot_text: str) -> Path:
+    """Write ``dot_text`` beside ``path`` under a new name (``g.png.dot``, ``g.png.1.dot``...):
+    the user named only ``path``, so no file of theirs may be overwritten."""
+    for n in range(100):
+        candidate = path.with_name(f"{path.name}{f'.{n}' if n else ''}.dot")
+        try:
+            with open(candidate, "x", encoding="utf-8") as file:
+                file.write(dot_text)
+            return candidate
+        except FileExistsError:
+            continue
+    raise RenderError(f"cannot write {path}, nor a .dot file beside it (100 exist)")
 
 
 def mimebundle(state) -> dict:

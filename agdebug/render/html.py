@@ -7,12 +7,13 @@ a small script applies them. Play, step, a slider, and node details on hover.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
 
 from ..debug.narration import caption
-from .dot import dot_elements, to_dot
+from .dot import SAVED_COLORS, SAVED_ROW, dot_elements, to_dot
 
 __all__ = ["html_page", "step_styles"]
 
@@ -20,41 +21,57 @@ _STYLE_KEYS = ("fillcolor", "color", "fontcolor", "style", "penwidth")
 
 
 def _unq(value) -> str:
+    """The text of a DOT attribute value as ``dot._q`` wrote it."""
     text = str(value)
     if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
-        text = text[1:-1].replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+        text = _ESCAPE.sub(lambda m: "\n" if m.group(1) == "n" else m.group(1), text[1:-1])
+        text = text.replace("&amp;", "&")
     return text
 
 
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+# Our own markup (trace text in a label is escaped, so it cannot hold these): 1 per struck row.
+_SAVED_ROW = re.compile(re.escape(SAVED_ROW.split("{}")[0]) + r"[^\"]*\">(<S>)?")
+
+
+def _struck(label: str) -> list:
+    """Per saved-tensor row of a node's label: 1 if struck out (released), else 0."""
+    return [1 if m else 0 for m in _SAVED_ROW.findall(label)]
+
+
 def step_styles(state, options) -> dict:
-    """Element key -> [fill, stroke, fontcolor, style, penwidth, struck, tooltip]."""
+    """Element key -> [fill, stroke, fontcolor, style, penwidth, struck rows, tooltip]."""
     out = {}
     counts: dict = {}
     for key, attrs in dot_elements(state, options):
         key = key.replace(" ", "")
+        if key == "legend":
+            continue   # a fixed key, never restyled
         n = counts[key] = counts.get(key, 0) + 1
         if n > 1:
             key = f"{key}#{n}"
-        label = str(attrs.get("label", ""))
         out[key] = [_unq(attrs.get(k, "")) for k in _STYLE_KEYS] + [
-            1 if label.startswith("<<S>") else 0, _unq(attrs.get("tooltip", ""))]
+            _struck(str(attrs.get("label", ""))), _unq(attrs.get("tooltip", ""))]
     return out
 
 
-def _all_visible(dot_text: str) -> str:
-    lines = []
-    for line in dot_text.split("\n"):
-        if "style=invis" in line:
-            line = line.replace("style=invis", "style=solid" if " -> " in line else
-                                "style=filled")
-        lines.append(line)
-    return "\n".join(lines)
+# JSON inside <script>: nothing in it may close the element or start markup, and U+2028/9
+# end a line in older JavaScript. json.dumps escapes non-ASCII (U+2028/9 included) already.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                              "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def script_json(value) -> str:
+    """``value`` as JSON that is inert inside an HTML ``<script>`` element."""
+    return json.dumps(value, separators=(",", ":")).translate(_SCRIPT_SAFE)
 
 
 def html_page(timeline, steps, options, render) -> str:
     """The page for ``steps`` of ``timeline``; ``render(dot, "svg")`` lays out the diagram."""
-    base = to_dot(timeline.final, options)
-    svg = render(_all_visible(base), "svg").decode("utf-8")
+    base = to_dot(timeline.final, dataclasses.replace(options, reveal=True))
+    svg = render(base, "svg").decode("utf-8")
     svg = re.sub(r"^.*?(<svg\b)", r"\1", svg, flags=re.DOTALL)   # drop the XML prolog/doctype
     frames, previous = [], {}
     for step in steps:
@@ -62,13 +79,15 @@ def html_page(timeline, steps, options, render) -> str:
         diff = {k: v for k, v in styles.items() if previous.get(k) != v}
         previous = styles
         frames.append({"s": step, "e": caption(timeline, step), "d": diff})
-    data = json.dumps(frames, separators=(",", ":")).replace("</", "<\\/")
-    return _PAGE.replace("@SVG@", svg).replace("@DATA@", data).replace(
-        "@TITLE@", html.escape(f"agdebug: {len(timeline)} events"))
+    # Pieces joined in order, never a marker replaced over text that holds data: the SVG
+    # (escaped by Graphviz) and the JSON (escaped above) land only where they are meant to.
+    title = html.escape(f"agdebug: {len(timeline)} events")
+    return "".join((_DOCTYPE, title, _HEAD, svg, _MIDDLE, script_json(frames), _TAIL))
 
 
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>@TITLE@</title>
+_DOCTYPE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>"""
+_HEAD = """</title>
 <style>
 body{font-family:Helvetica,Arial,sans-serif;margin:0;display:flex;flex-direction:column;height:100vh}
 #bar{padding:8px;background:#f4f4f4;border-bottom:1px solid #ccc;display:flex;gap:8px;
@@ -84,9 +103,12 @@ white-space:pre-wrap;overflow:auto}
 <button id="next">&gt;</button><input id="slider" type="range" min="0" value="0">
 <span id="label"></span></div>
 <div id="event"></div>
-<div id="main"><div id="graph">@SVG@</div><div id="details">hover a node for details</div></div>
+<div id="main"><div id="graph">"""
+_MIDDLE = """</div><div id="details">hover a node for details</div></div>
 <script>
-const FRAMES = @DATA@;
+const SAVED = @SAVED@;
+const FRAMES = """
+_TAIL = """;
 const full = [];
 let acc = {};
 for (const f of FRAMES) { acc = Object.assign({}, acc, f.d); full.push(acc); }
@@ -118,10 +140,13 @@ function restyle(g, s) {
     el.setAttribute('stroke-dasharray', style.includes('dashed') ? '5,2' :
                     (style.includes('dotted') ? '1,3' : ''));
   }
-  for (const tx of g.querySelectorAll('text')) {
-    tx.setAttribute('fill', fontcolor || (edge && color) || 'black');
-    tx.setAttribute('text-decoration', struck ? 'line-through' : '');
-  }
+  const texts = g.querySelectorAll('text');
+  const rows = texts.length - struck.length;   // a node's saved tensors: its last rows
+  texts.forEach((tx, i) => {
+    const gone = i >= rows ? struck[i - rows] : -1;
+    tx.setAttribute('fill', gone >= 0 ? SAVED[gone] : (fontcolor || (edge && color) || 'black'));
+    tx.setAttribute('text-decoration', gone === 1 ? 'line-through' : '');
+  });
 }
 let cur = 0, timer = null;
 const slider = document.getElementById('slider');
@@ -149,3 +174,5 @@ document.addEventListener('keydown', (e) => {
 show(0);
 </script></body></html>
 """
+# Filled in once at import, from constants only (no trace text): the saved rows' colours.
+_MIDDLE = _MIDDLE.replace("@SAVED@", json.dumps([SAVED_COLORS[False], SAVED_COLORS[True]]))

@@ -64,10 +64,13 @@ def test_deterministic_and_styles():
     state = _state(_small_events())
     text = to_dot(state)
     assert text == to_dot(_state(_small_events()))
-    assert 'n3 [label="MulBackward0\\n[2] float32"' in text
+    assert 'n3 [label=<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1"><TR>' \
+        '<TD>MulBackward0</TD></TR><TR><TD>[2] float32</TD></TR>' in text   # saved: rows inside
+    assert 'n4 [label="SumBackward0\\n[] float32"' in text   # nothing saved: a plain label
     assert 'color="#d00000", penwidth=3' in text.split("\n  n3 ")[1].split("\n")[0]  # current
     assert "<S>self: [2] float32</S>" in text             # released saved tensor struck out
-    assert "<result: [2] float32>" in text                  # live one is not
+    assert '"#7a5c00">result: [2] float32<' in text         # live one is not
+    assert "s2_0" not in text                                # no box beside the node
     assert 'n4 -> n3 [label="[2]"]' in text                 # edge labelled with grad shape
     assert "output t4" in text
 

@@ -99,7 +99,7 @@ def test_no_graphviz_still_writes_dot(timeline, tmp_path, monkeypatch):
     with pytest.raises(ex.RenderError) as info:
         ex.export(timeline, "png", tmp_path / "g.png")
     assert "\n" not in str(info.value) and "graphviz-pure" in str(info.value)
-    assert (tmp_path / "g.dot").read_text().startswith("digraph agdebug {")
+    assert (tmp_path / "g.png.dot").read_text().startswith("digraph agdebug {")
     assert not (tmp_path / "g.png").exists()
 
 
