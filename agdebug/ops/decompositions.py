@@ -95,7 +95,7 @@ def _nan_where(xp, out, bad):
 # ----------------------------------------------------------------------------- inverse, det
 
 @defop("linalg_inv_ex", node="LinalgInvExBackward0", outputs=2, nondiff_outputs=(1,),
-       saves=("result",))
+       saves=("inverse=result",))   # torch's _saved_inverse
 def linalg_inv_ex_op(xp, A):
     info = xp.zeros(A.shape[:-2], dtype=np.int32)
     try:
@@ -111,7 +111,7 @@ def linalg_inv_ex_op(xp, A):
 
 @linalg_inv_ex_op.vjp
 def linalg_inv_ex_vjp(ctx, grad, grad_info):
-    inverse_t = ctx.result.mT
+    inverse_t = ctx.inverse.mT
     return (-(inverse_t @ (grad @ inverse_t)),)
 
 
@@ -224,7 +224,7 @@ def linalg_solve_triangular_vjp(ctx, grad):
 # ----------------------------------------------------------------------------- cholesky
 
 @defop("linalg_cholesky_ex", node="LinalgCholeskyExBackward0", outputs=2, nondiff_outputs=(1,),
-       saves=("result",))
+       saves=("L=result",))   # torch's _saved_L
 def linalg_cholesky_ex_op(xp, A, upper=False):
     info = xp.zeros(A.shape[:-2], dtype=np.int32)
     try:
@@ -241,7 +241,7 @@ def linalg_cholesky_ex_op(xp, A, upper=False):
 @linalg_cholesky_ex_op.vjp
 def linalg_cholesky_ex_vjp(ctx, grad, grad_info):
     # Iain Murray (2016), as torch's cholesky_backward: gA = L^{-H} phi(L^H gL) L^{-1}
-    L, gL = ctx.result, grad
+    L, gL = ctx.L, grad
     if ctx.upper:
         L, gL = L.mT, gL.mT
     gA = (L.mT @ gL).tril()

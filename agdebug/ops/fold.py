@@ -14,6 +14,7 @@ import numpy as np
 
 from .nn import _crop, _pad, _unwindow, _windows
 from .registry import defop
+from .saved_names import SELF_SIZES
 from .util import input_shape
 
 
@@ -161,7 +162,7 @@ def pixel_unshuffle_function(input, downscale_factor):
 
 # ----------------------------------------------------------------------------- Tensor.unfold
 
-@defop("unfold", node="UnfoldBackward0", view=True)
+@defop("unfold", node="UnfoldBackward0", view=True, sizes=SELF_SIZES)
 def unfold(xp, x, dimension=0, size=1, step=1):
     """A view: the ``size``-long windows along ``dimension`` every ``step``, as a new last dim."""
     if x.ndim == 0:

@@ -16,6 +16,7 @@ from ..tensor import Tensor
 from .elementwise import converted
 from .index import _add_at, _check_bounds, copy_slices
 from .registry import _unwrap, apply_inplace, defop
+from .saved_names import SELF_SIZES
 from .util import dims_of, input_shape, needs, zeros_grad
 
 # ----------------------------------------------------------------------------- gather / scatter
@@ -256,7 +257,7 @@ def take_along_dim(input, indices, dim=None):
 
 # ----------------------------------------------------------------------------- index_select / add
 
-@defop("index_select", node="IndexSelectBackward0", saves=("index=array",))
+@defop("index_select", node="IndexSelectBackward0", saves=("index=array",), sizes=SELF_SIZES)
 def index_select_op(xp, x, index=None, dim=0):
     if x.ndim == 0:   # torch: a scalar's one value, as a scalar (NumPy: shape (1,))
         return xp.take(x, index.reshape(-1), axis=dim).reshape(())

@@ -21,6 +21,7 @@ from ..graph.grad_mode import MODE
 from ..tensor import Tensor
 from .registry import (LEAF_INPLACE_MESSAGE, _unwrap, apply_inplace,
                        check_inplace, defop)
+from .saved_names import SELF_SIZES
 from .util import dims_of, input_shape, needs, zeros_grad
 
 VIEW_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an in-place "
@@ -78,7 +79,7 @@ def _fit(grad: Tensor, shape: tuple) -> Tensor:
 
 # ----------------------------------------------------------------------------- basic views
 
-@defop("select", node="SelectBackward0", view=True)
+@defop("select", node="SelectBackward0", view=True, sizes=SELF_SIZES)
 def select(xp, x, dim=0, index=0):
     return x[(slice(None),) * dim + (index, Ellipsis)]
 
@@ -89,7 +90,7 @@ def select_vjp(ctx, grad):
     return (copy_slices(zeros_grad(grad, input_shape(ctx, 0)), grad, key=key),)
 
 
-@defop("slice", node="SliceBackward0", view=True)
+@defop("slice", node="SliceBackward0", view=True, sizes=SELF_SIZES)
 def slice_(xp, x, dim=0, start=0, end=0, step=1):
     return x[(slice(None),) * dim + (slice(start, end, step),)]
 
@@ -112,7 +113,7 @@ def alias_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- advanced
 
-@defop("index", node="IndexBackward0")
+@defop("index", node="IndexBackward0", sizes=SELF_SIZES)
 def index(xp, x, key=((), None)):
     out = _take(x, key)
     return out.copy() if key[1] is None else out

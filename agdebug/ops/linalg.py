@@ -13,6 +13,7 @@ import numpy as np
 from ..tensor import Tensor
 from ..backend import cpp_name
 from .registry import defop
+from .saved_names import SELF_SIZES
 from .shape import unsafe_view
 from .util import broadcast_shape, needs, unrecorded_host
 
@@ -25,8 +26,10 @@ def _name(t: Tensor) -> str:
 # ----------------------------------------------------------------------------- products
 
 # torch keeps each matrix only for the other's gradient, and mat2's strides for its own
-# (its gradient is laid out like it).
-@defop("mm", node="MmBackward0", saves=("self@1", "mat2@0", "mat2_sym_strides=strides1@1"))
+# (its gradient is laid out like it); each input's sizes (and self's strides) for its own.
+@defop("mm", node="MmBackward0", saves=("self@1", "mat2@0", "mat2_sym_strides=strides1@1",
+                                        "self_sym_strides=strides0@0", "self_sym_sizes=sizes0",
+                                        "mat2_sym_sizes=sizes1"))
 def mm_op(xp, self, mat2):
     return self @ mat2
 
@@ -107,7 +110,8 @@ def mv_vjp(ctx, grad):
 
 
 @defop("addmm", node="AddmmBackward0",
-       saves=("mat1@2", "mat2@1", "mat2_sym_strides=strides2@2"))
+       saves=("mat1@2", "mat2@1", "mat2_sym_strides=strides2@2", "mat1_sym_strides=strides1@1",
+              "mat1_sym_sizes=sizes1", "mat2_sym_sizes=sizes2"))
 def addmm_op(xp, self, mat1, mat2, beta=1, alpha=1):
     product = mat1 @ mat2
     if alpha != 1:
@@ -132,7 +136,7 @@ def addmm_vjp(ctx, grad):
     return grad_self, grad_mat1, grad_mat2
 
 
-@defop("squeeze_matmul", node="SqueezeBackward4")
+@defop("squeeze_matmul", node="SqueezeBackward4", sizes=SELF_SIZES)
 def squeeze_matmul(xp, x, dim=0):
     # torch squeezes the [1, m] result of ``v.unsqueeze(0).mm(A)`` in place (squeeze_).
     return xp.squeeze(x, axis=dim)

@@ -12,6 +12,7 @@ import numpy as np
 from ..backend import xp_of
 from ..tensor import Tensor
 from .registry import apply_inplace, defop
+from .saved_names import SELF_SIZES
 from .shape import narrow, unsafe_view
 from .util import dims_of, input_shape, kernel_missing, needs
 
@@ -30,13 +31,13 @@ def _diagonal_view(xp, x, offset: int, dim1: int, dim2: int):
     return xp.lib.stride_tricks.as_strided(y, shape, strides)
 
 
-@defop("diagonal", node="DiagonalBackward0", view=True)
+@defop("diagonal", node="DiagonalBackward0", view=True, sizes=SELF_SIZES)
 def diagonal_op(xp, x, offset=0, dim1=0, dim2=1):
     return _diagonal_view(xp, x, offset, dim1, dim2)
 
 
 # torch.diag of a matrix runs diagonal_copy: a copy, with this (generated) node name.
-@defop("diagonal_copy", node="DiagonalBackward0_copy")
+@defop("diagonal_copy", node="DiagonalBackward0_copy", sizes=SELF_SIZES)
 def diagonal_copy_op(xp, x, offset=0, dim1=0, dim2=1):
     return _diagonal_view(xp, x, offset, dim1, dim2).copy()
 
@@ -124,7 +125,7 @@ def diagflat(input, offset=0):
 
 # ----------------------------------------------------------------------------- trace
 
-@defop("trace", node="TraceBackward0")
+@defop("trace", node="TraceBackward0", sizes=SELF_SIZES)
 def trace_op(xp, x):
     dtype = np.int64 if x.dtype.kind in "iu" else x.dtype   # integers sum as int64
     return xp.asarray(xp.trace(x, dtype=dtype))

@@ -12,18 +12,20 @@ from __future__ import annotations
 
 from . import shape as sh
 from .registry import defop
+from .saved_names import SELF_SIZES
 from .shape_args import _dim, split_size_arguments, split_sizes_arguments
 
 __all__ = ["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"]
 
 
-@defop("unsafe_split", node="UnsafeSplitBackward0", outputs="many")
+@defop("unsafe_split", node="UnsafeSplitBackward0", outputs="many", sizes=SELF_SIZES)
 def unsafe_split_op(xp, x, split_size=1, dim=0):
     return [piece.copy() for piece in
             sh._pieces(x, sh._split_sizes(x.shape[dim], split_size), dim)]
 
 
-@defop("unsafe_split_with_sizes", node="UnsafeSplitWithSizesBackward0", outputs="many")
+@defop("unsafe_split_with_sizes", node="UnsafeSplitWithSizesBackward0", outputs="many",
+       sizes=SELF_SIZES)
 def unsafe_split_with_sizes_op(xp, x, split_sizes=(), dim=0):
     return [piece.copy() for piece in sh._pieces(x, split_sizes, dim)]
 

@@ -16,6 +16,7 @@ import numpy as np
 from ..tensor import Tensor
 from .elementwise import where
 from .registry import defop
+from .saved_names import SELF_SIZES, as_ints
 from .util import dims_of, expand_reduced, input_shape, return_type
 
 
@@ -68,7 +69,8 @@ def _int_as_long(x):
 
 # ----------------------------------------------------------------------------- sum, mean
 
-@defop("sum", node="SumBackward0")
+@defop("sum", node="SumBackward0", sizes=SELF_SIZES,
+       saved_as={"dtype": None})
 def sum_all(xp, x, dtype=None):
     return xp.sum(x, dtype=dtype if dtype is not None else _int_as_long(x))
 
@@ -78,7 +80,7 @@ def sum_all_vjp(ctx, grad):
     return (grad.expand(input_shape(ctx, 0)),)
 
 
-@defop("sum_dim", node="SumBackward1")
+@defop("sum_dim", node="SumBackward1", sizes=SELF_SIZES)
 def sum_dim(xp, x, dim=None, keepdim=False, dtype=None):
     axes = _axes(dim, x.ndim)
     return xp.sum(x, axis=axes, keepdims=keepdim,
@@ -91,7 +93,7 @@ def sum_dim_vjp(ctx, grad):
     return (expand_reduced(grad, shape, ctx.dim, ctx.keepdim),)
 
 
-@defop("sum_to_size", node="SumBackward1")
+@defop("sum_to_size", node="SumBackward1", sizes=SELF_SIZES)
 def sum_to_size(xp, x, size=()):
     lead = x.ndim - len(size)
     axes = tuple(range(lead)) + tuple(
@@ -105,7 +107,8 @@ def sum_to_size_vjp(ctx, grad):
     return (grad.expand(input_shape(ctx, 0)),)
 
 
-@defop("mean", node="MeanBackward0")
+@defop("mean", node="MeanBackward0", sizes=SELF_SIZES,
+       saved_as={"dtype": None})
 def mean_all(xp, x, dtype=None):
     _check_floating(x, dtype)
     return xp.mean(x, dtype=dtype)
@@ -117,7 +120,8 @@ def mean_all_vjp(ctx, grad):
     return (grad.expand(shape) / max(math.prod(shape), 1),)
 
 
-@defop("mean_dim", node="MeanBackward1")
+@defop("mean_dim", node="MeanBackward1", sizes=SELF_SIZES,
+       saved_as={"dim": ("dim", as_ints), "dtype": None})
 def mean_dim(xp, x, dim=None, keepdim=False, dtype=None):
     _check_floating(x, dtype)
     return xp.mean(x, axis=_axes(dim, x.ndim), keepdims=keepdim, dtype=dtype)
@@ -148,7 +152,8 @@ def _var(xp, x, dim, correction, keepdim):
         return xp.var(x, axis=_axes(dim, x.ndim), ddof=correction, keepdims=keepdim)
 
 
-@defop("var", node="VarBackward0", saves=("x",))
+@defop("var", node="VarBackward0", saves=("x",),
+       saved_as={"dim": ("dim", as_ints)})
 def var(xp, x, dim=None, correction=1, keepdim=False):
     _dof_check(x, dim, correction, "var")
     return _var(xp, x, dim, correction, keepdim)
@@ -167,7 +172,8 @@ def var_vjp(ctx, grad):
     return (_var_backward(grad, ctx.x, ctx.dim, ctx.correction, ctx.keepdim),)
 
 
-@defop("std", node="StdBackward0", saves=("x", "result"))
+@defop("std", node="StdBackward0", saves=("x", "result"),
+       saved_as={"dim": ("dim", as_ints)})
 def std(xp, x, dim=None, correction=1, keepdim=False):
     _dof_check(x, dim, correction, "std")
     return xp.sqrt(_var(xp, x, dim, correction, keepdim))
@@ -185,7 +191,8 @@ def std_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- prod
 
-@defop("prod", node="ProdBackward0", saves=("x", "result"))
+@defop("prod", node="ProdBackward0", saves=("x", "result"),
+       saved_as={"dtype": None})
 def prod_all(xp, x, dtype=None):
     return xp.prod(x, dtype=dtype if dtype is not None else _int_as_long(x))
 
@@ -199,7 +206,8 @@ def prod_all_vjp(ctx, grad):
     return (grad * _prod_of_others(flat, 0).reshape(tuple(x.shape)),)
 
 
-@defop("prod_dim", node="ProdBackward1", saves=("x", "result"))
+@defop("prod_dim", node="ProdBackward1", saves=("x", "result"),
+       saved_as={"dtype": None})
 def prod_dim(xp, x, dim=0, keepdim=False, dtype=None):
     axis = _axes(dim, x.ndim)
     return xp.prod(x, axis=axis, keepdims=keepdim,
@@ -315,7 +323,7 @@ def _to_index(grad: Tensor, ctx) -> Tensor:
 
 
 @defop("max_dim", node="MaxBackward0", outputs=2, nondiff_outputs=(1,),
-       saves=("indices=result1",))
+       saves=("indices=result1",), sizes=SELF_SIZES)
 def max_dim(xp, x, dim=0, keepdim=False):
     return _arg_select(xp, x, dim, keepdim, True, "max")
 
@@ -326,7 +334,7 @@ def max_dim_vjp(ctx, grad, grad_indices):
 
 
 @defop("min_dim", node="MinBackward0", outputs=2, nondiff_outputs=(1,),
-       saves=("indices=result1",))
+       saves=("indices=result1",), sizes=SELF_SIZES)
 def min_dim(xp, x, dim=0, keepdim=False):
     return _arg_select(xp, x, dim, keepdim, False, "min")
 
@@ -336,7 +344,8 @@ def min_dim_vjp(ctx, grad, grad_indices):
     return (_to_index(grad, ctx),)
 
 
-@defop("amax", node="AmaxBackward0", saves=("x", "result"))
+@defop("amax", node="AmaxBackward0", saves=("x", "result"),
+       saved_as={"dim": ("dim", as_ints)})
 def amax(xp, x, dim=(), keepdim=False):
     axes = _axes(dim, x.ndim)
     if axes is None:
@@ -353,7 +362,8 @@ def amax_vjp(ctx, grad):
     return (_evenly(grad, ctx.x, ctx.result, ctx.dim, ctx.keepdim),)
 
 
-@defop("amin", node="AminBackward0", saves=("x", "result"))
+@defop("amin", node="AminBackward0", saves=("x", "result"),
+       saved_as={"dim": ("dim", as_ints)})
 def amin(xp, x, dim=(), keepdim=False):
     axes = _axes(dim, x.ndim)
     if axes is None:
@@ -414,7 +424,8 @@ def _truth(xp, reduce, x, dim, keepdim: bool):
 
 # ----------------------------------------------------------------------------- logsumexp, norm
 
-@defop("logsumexp", node="LogsumexpBackward0", saves=("x", "result"))
+@defop("logsumexp", node="LogsumexpBackward0", saves=("x", "result"),
+       saved_as={"dim": ("dim", as_ints)})
 def logsumexp(xp, x, dim=(), keepdim=False):
     if x.dtype.kind in "biu":
         x = x.astype(np.float32)
@@ -436,7 +447,8 @@ def logsumexp_vjp(ctx, grad):
     return (expand_reduced(grad, shape, ctx.dim, ctx.keepdim) * weights,)
 
 
-@defop("norm", node="LinalgVectorNormBackward0", saves=("x", "result"))
+@defop("norm", node="LinalgVectorNormBackward0", saves=("x", "result"),
+       saved_as={"dim": ("dim", as_ints)})
 def norm(xp, x, ord=2.0, dim=None, keepdim=False):
     if x.dtype.kind not in "fc":
         from ..backend import get_dtype
@@ -507,7 +519,8 @@ def _cumulative(scan, x, dim, dtype):
     return scan(x, axis=axis[0], dtype=dtype if dtype is not None else _int_as_long(x))
 
 
-@defop("cumsum", node="CumsumBackward0")
+@defop("cumsum", node="CumsumBackward0",
+       saved_as={"dtype": None})
 def cumsum(xp, x, dim=0, dtype=None):
     return _cumulative(xp.cumsum, x, dim, dtype)
 
@@ -521,7 +534,8 @@ def cumsum_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- cumprod
 
-@defop("cumprod", node="CumprodBackward0", saves=("x", "result"))
+@defop("cumprod", node="CumprodBackward0", saves=("x", "result"),
+       saved_as={"dtype": None})
 def cumprod(xp, x, dim=0, dtype=None):
     return _cumulative(xp.cumprod, x, dim, dtype)
 

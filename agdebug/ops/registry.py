@@ -31,6 +31,7 @@ from ..graph.node import OpNode, shared_nrs
 from ..graph.saved import SavedTensor
 from ..tensor import Tensor
 from .arguments import arity_error, input_error, must_be
+from .saved_names import event_names, torch_fields
 from .util import broadcast_error
 
 __all__ = ["Op", "defop", "OPS", "apply_inplace", "apply_shape_inplace", "run_direct"]
@@ -48,7 +49,7 @@ class Op:
 
     def __init__(self, name: str, forward, node: str, saves=(), view=False, outputs=1,
                  nondiff_outputs=(), extras=(), differentiable=True, broadcasts=False,
-                 any_device=False, same_dtype_kernel=None, saved_as=None):
+                 any_device=False, same_dtype_kernel=None, saved_as=None, sizes=None):
         self.name = name
         # How the inputs' arrays are read: all on one device (nearly every op), or moved to
         # the first input's device (``copy_`` from another device).
@@ -82,7 +83,9 @@ class Op:
         # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``),
         # where the forward calls them ``x`` and ``y``; other names are torch's own.
         torch_names = {t: n for t, n in zip(("self", "other"), params) if (t, n) in _ALIASES}
-        declared = {n: OpNode.field(n, defaults.get(n)) if n in save_names
+        # (strides torch keeps only for a gradient read as () without it, as its unsaved int[])
+        unsaved = {spec[0]: () for spec in self.save_specs if spec[1] == "strides"}
+        declared = {n: OpNode.field(n, defaults.get(n, unsaved.get(n))) if n in save_names
                     else OpNode.attr_field(n, defaults[n]) for n in (*save_names, *defaults)}
         fields = {n: p for n, p in declared.items() if not hasattr(OpNode, n)}
         # torch's spellings as properties too (``_saved_self``, ``_saved_dim``): nodes have no
@@ -91,9 +94,10 @@ class Op:
         # An input torch names ``self``/``other`` is exposed under that name alone, and so is
         # a keyword ``saved_as`` renames (``{"pad": "padding"}``; None: torch has no such
         # ``_saved_`` attribute, the value is the derivative's alone).
+        # ``saved_as`` may also give ``(name, convert)``: torch's value is ``convert(ctx.<n>)``;
+        # ``sizes`` names torch's ``<input>_sym_sizes`` (``{"self_sym_sizes": 0}``).
         renamed = {n: t for t, n in torch_names.items()} | (saved_as or {})
-        fields.update({f"_saved_{renamed.get(n, n)}": p for n, p in declared.items()
-                       if renamed.get(n, n) is not None})
+        fields.update(torch_fields(declared, renamed, sizes or {}))
         for n in (spec[0] for spec in self.save_specs if spec[1] == "array"):
             fields[n] = OpNode.array_field(n)   # ctx.index: the array; _saved_index: a tensor
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
@@ -101,8 +105,7 @@ class Op:
                                                  "torch_names": torch_names,
                                                  "save_names": save_names,
                                                  # events name saved values as torch does
-                                                 "saved_as": {n: t for n, t in renamed.items()
-                                                              if t is not None},
+                                                 "saved_as": event_names(renamed),
                                                  **fields})
         if node in _CPP_NODES:   # torch's C++-only nodes report a qualified name()
             self.node_class.name = lambda _self, _n=_CPP_NODES[node]: _n
@@ -186,7 +189,8 @@ def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tu
     (``"x@0,1"``: if input 0 or 1 does), as torch saves only what the gradients it will
     compute use (``(x * 3)`` keeps 3, not x); ``"R=result1"`` saves output 1 as ``R``
     (``"result"`` is output 0); ``"w_sym_strides=strides1"`` keeps input 1's strides (in
-    elements, as torch's ``sym_strides``) where a gradient needs its layout, not its values;
+    elements, as torch's ``sym_strides``) where a gradient needs its layout, not its values
+    (``"self_sym_sizes=sizes0"``: its shape, where no edge has it);
     ``"index=array"`` keeps the keyword array ``index`` (an index, mask or pivots, which are
     no inputs of the node) as a saved tensor, torch's SavedVariable.
     """
@@ -199,6 +203,8 @@ def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tu
         return (name, "result", int(output[6:] or 0), needed_by)
     if output.startswith("strides"):
         return (name, "strides", int(output[7:]), needed_by)
+    if output.startswith("sizes"):
+        return (name, "sizes", int(output[5:]), needed_by)
     if output == "array":
         return (name, "array", 0, needed_by)
     if saved == "result":
@@ -514,6 +520,8 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
         elif kind == "strides":
             array = args[index]._data
             saved[name] = tuple([step // array.itemsize for step in array.strides])
+        elif kind == "sizes":
+            saved[name] = args[index]._data.shape
         elif kind == "extra":
             saved[name] = SavedTensor(Tensor._wrap(extras[index]), False)
         elif kind == "attr" or kind == "array":

@@ -14,6 +14,7 @@ from . import tie_order
 from .gather import scatter_add_op
 from .reduce import _evenly, _to_index, missing_arguments, values_indices
 from .registry import defop
+from .saved_names import SELF_SIZES
 from .util import dims_of, input_shape, kernel_missing, return_type, zeros_grad
 
 for _name in ("median", "nanmedian", "mode", "kthvalue", "cummax", "cummin"):
@@ -119,9 +120,9 @@ def _value_selecting_vjp(ctx, grad, grad_indices):
 
 
 def _selecting_op(name: str, node: str, forward):
-    # torch keeps the indices as returned (``_saved_indices``, squeezed unless keepdim)
-    op = defop(name, node=node, outputs=2, nondiff_outputs=(1,),
-               saves=("indices=result1",))(forward)
+    # torch keeps the indices as returned (``_saved_indices``, squeezed unless keepdim), not k
+    op = defop(name, node=node, outputs=2, nondiff_outputs=(1,), saves=("indices=result1",),
+               sizes=SELF_SIZES, saved_as={"k": None})(forward)
     op.vjp(_value_selecting_vjp)
     return op
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import defop
+from .saved_names import SELF_SIZES, as_ints
 from .util import input_shape, needs, zeros_grad
 
 
 # ----------------------------------------------------------------------------- reshaping views
 
-@defop("view", node="ViewBackward0", view=True)
+@defop("view", node="ViewBackward0", view=True, sizes=SELF_SIZES)
 def view(xp, x, shape=()):
     return x.reshape(shape)
 
@@ -25,7 +26,7 @@ def view_vjp(ctx, grad):
     return (grad.reshape(input_shape(ctx, 0)),)
 
 
-@defop("reshape_alias", node="ReshapeAliasBackward0", view=True)
+@defop("reshape_alias", node="ReshapeAliasBackward0", view=True, sizes=SELF_SIZES)
 def reshape_alias(xp, x, shape=()):
     """``reshape`` of a non-contiguous tensor whose strides allow a view (torch's
     ``_reshape_alias``; a contiguous one gets ``view``)."""
@@ -37,7 +38,7 @@ def reshape_alias_vjp(ctx, grad):
     return (grad.reshape(input_shape(ctx, 0)),)
 
 
-@defop("unsafe_view", node="UnsafeViewBackward0")
+@defop("unsafe_view", node="UnsafeViewBackward0", sizes=SELF_SIZES)
 def unsafe_view(xp, x, shape=()):
     return x.reshape(shape)
 
@@ -47,7 +48,7 @@ def unsafe_view_vjp(ctx, grad):
     return (grad.reshape(input_shape(ctx, 0)),)
 
 
-@defop("expand", node="ExpandBackward0", view=True)
+@defop("expand", node="ExpandBackward0", view=True, sizes=SELF_SIZES)
 def expand(xp, x, shape=()):
     return xp.broadcast_to(x, shape)
 
@@ -57,17 +58,18 @@ def expand_vjp(ctx, grad):
     return (grad.sum_to_size(input_shape(ctx, 0)),)
 
 
-@defop("squeeze", node="SqueezeBackward0", view=True)
+@defop("squeeze", node="SqueezeBackward0", view=True, sizes=SELF_SIZES)
 def squeeze(xp, x):
     return x.reshape(tuple(s for s in x.shape if s != 1))
 
 
-@defop("squeeze_dim", node="SqueezeBackward1", view=True)
+@defop("squeeze_dim", node="SqueezeBackward1", view=True, sizes=SELF_SIZES)
 def squeeze_dim(xp, x, dim=0):
     return _squeeze_dims(x, (dim,))
 
 
-@defop("squeeze_dims", node="SqueezeBackward2", view=True)
+@defop("squeeze_dims", node="SqueezeBackward2", view=True, sizes=SELF_SIZES,
+       saved_as={"dims": ("dim", as_ints)})
 def squeeze_dims(xp, x, dims=()):
     return _squeeze_dims(x, dims)
 
@@ -133,23 +135,24 @@ def t_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------- in-place shape changes
 
-def _in_place(op, name: str, node: str):
+def _in_place(op, name: str, node: str, **saved):
     """``op`` under the node torch records for its in-place form (``x.unsqueeze_(0)``): the
     same forward and derivative (registry.apply_shape_inplace moves the tensor onto it)."""
-    variant = defop(name, node=node)(op.forward)
+    variant = defop(name, node=node, **saved)(op.forward)
     variant.vjp(op.backward)
     return variant
 
 
-squeeze_ = _in_place(squeeze, "squeeze_", "SqueezeBackward3")
-squeeze_dim_ = _in_place(squeeze_dim, "squeeze_dim_", "SqueezeBackward4")
-squeeze_dims_ = _in_place(squeeze_dims, "squeeze_dims_", "SqueezeBackward5")
+squeeze_ = _in_place(squeeze, "squeeze_", "SqueezeBackward3", sizes=SELF_SIZES)
+squeeze_dim_ = _in_place(squeeze_dim, "squeeze_dim_", "SqueezeBackward4", sizes=SELF_SIZES)
+squeeze_dims_ = _in_place(squeeze_dims, "squeeze_dims_", "SqueezeBackward5", sizes=SELF_SIZES,
+                          saved_as={"dims": ("dim", as_ints)})
 unsqueeze_ = _in_place(unsqueeze, "unsqueeze_", "UnsqueezeBackward1")
 transpose_ = _in_place(transpose, "transpose_", "TransposeBackward1")
 t_ = _in_place(t, "t_", "TBackward1")
 
 
-@defop("narrow", node="SliceBackward0", view=True)
+@defop("narrow", node="SliceBackward0", view=True, sizes=SELF_SIZES)
 def narrow(xp, x, dim=0, start=0, length=0):
     return x[(slice(None),) * dim + (slice(start, start + length),)]
 
@@ -164,7 +167,7 @@ def narrow_vjp(ctx, grad):
     return (cat(*parts, dim=dim, sizes=(start, length, after[dim])),)
 
 
-@defop("narrow_copy", node="NarrowCopyBackward0")
+@defop("narrow_copy", node="NarrowCopyBackward0", sizes=SELF_SIZES)
 def narrow_copy(xp, x, dim=0, start=0, length=0):
     return x[(slice(None),) * dim + (slice(start, start + length),)].copy()
 
@@ -174,7 +177,7 @@ narrow_copy.vjp(narrow_vjp)
 
 # ----------------------------------------------------------------------------- copies
 
-@defop("repeat", node="RepeatBackward0")
+@defop("repeat", node="RepeatBackward0", sizes=SELF_SIZES)
 def repeat(xp, x, repeats=()):
     return xp.tile(x, repeats)
 
@@ -275,12 +278,13 @@ def stack_vjp(ctx, grad):
     return tuple(unbind(grad, dim=ctx.dim))
 
 
-@defop("split", node="SplitBackward0", view=True, outputs="many")
+@defop("split", node="SplitBackward0", view=True, outputs="many", sizes=SELF_SIZES)
 def split(xp, x, split_size=1, dim=0):
     return _pieces(x, _split_sizes(x.shape[dim], split_size), dim)
 
 
-@defop("split_with_sizes", node="SplitWithSizesBackward0", view=True, outputs="many")
+@defop("split_with_sizes", node="SplitWithSizesBackward0", view=True, outputs="many",
+       sizes=SELF_SIZES)
 def split_with_sizes(xp, x, split_sizes=(), dim=0):
     return _pieces(x, split_sizes, dim)
 

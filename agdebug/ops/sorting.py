@@ -15,6 +15,7 @@ from .gather import scatter_add_op
 from .reduce import values_indices
 from ..tensor import Tensor
 from .registry import defop
+from .saved_names import SELF_SIZES
 from .util import dims_of, input_shape, no_derivative, zeros_grad
 
 
@@ -109,9 +110,12 @@ def _sort_stable_forward(xp, x, dim=-1, descending=False, stable=True):
 # torch names the node after the overload: ``sort(dim, descending)`` is SortBackward0 (never
 # stable), the ``stable=`` overload (whatever its value) SortBackward1.
 sort_op = defop("sort", node="SortBackward0", outputs=2, nondiff_outputs=(1,),
-                extras=("indices",), saves=("indices",))(_sort_forward)
+                extras=("indices",), saves=("indices",), sizes=SELF_SIZES,
+                saved_as={"descending": None})(_sort_forward)
 sort_stable_op = defop("sort_stable", node="SortBackward1", outputs=2, nondiff_outputs=(1,),
-                       extras=("indices",), saves=("indices",))(_sort_stable_forward)
+                       extras=("indices",), saves=("indices",),
+                       sizes=SELF_SIZES, saved_as={"descending": None, "stable": None})(
+    _sort_stable_forward)
 
 
 @sort_op.vjp
@@ -123,7 +127,8 @@ sort_stable_op.vjp(sort_vjp)
 
 
 @defop("topk", node="TopkBackward0", outputs=2, nondiff_outputs=(1,), extras=("indices",),
-       saves=("indices",))
+       saves=("indices",), sizes=SELF_SIZES,
+       saved_as={"k": None, "largest": None, "sorted": None})
 def topk_op(xp, x, k=1, dim=-1, largest=True, sorted=True):
     return _sorted(xp, x, dim, largest, k, stable=False, sort=sorted)
 

@@ -18,6 +18,7 @@ from .elementwise import where
 from .reduce import (NO_DIM, _axes, _const, _correction, _count, _evenly, _np_dtype,
                      _var_backward, missing_arguments)
 from .registry import _unwrap, defop
+from .saved_names import as_ints
 from .util import dims_of, expand_reduced, kernel_missing, return_type
 
 # ----------------------------------------------------------------------------- var_mean
@@ -55,7 +56,8 @@ def _moments_vjp(ctx, grad_spread, grad_mean, spread_grad):
     return (total,)
 
 
-@defop("var_mean", node="VarMeanBackward0", outputs=2, saves=("x",))
+@defop("var_mean", node="VarMeanBackward0", outputs=2, saves=("x",),
+       saved_as={"dim": ("dim", as_ints)})
 def var_mean_op(xp, x, dim=None, correction=1, keepdim=False):
     return _moments(xp, x, dim, correction, keepdim, "var_mean")
 
@@ -67,7 +69,8 @@ def var_mean_vjp(ctx, grad_var, grad_mean):
     return _moments_vjp(ctx, grad_var, grad_mean, var_grad)
 
 
-@defop("std_mean", node="StdMeanBackward0", outputs=2, saves=("x", "result0=result0"))
+@defop("std_mean", node="StdMeanBackward0", outputs=2, saves=("x", "result0=result0"),
+       saved_as={"dim": ("dim", as_ints)})
 def std_mean_op(xp, x, dim=None, correction=1, keepdim=False):
     var, mean = _moments(xp, x, dim, correction, keepdim, "std_mean")
     return xp.sqrt(var), mean
@@ -157,7 +160,8 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 # ----------------------------------------------------------------------------- nansum, nanmean
 
-@defop("nansum", node="NansumBackward0", saves=("x",))
+@defop("nansum", node="NansumBackward0", saves=("x",),
+       saved_as={"dim": ("dim", as_ints), "dtype": None})
 def nansum_op(xp, x, dim=None, keepdim=False, dtype=None):
     if x.dtype.kind in "biu":   # no NaN in integers: a sum, as int64
         return xp.sum(x, axis=_axes(dim, x.ndim), keepdims=keepdim, dtype=dtype or np.int64)

@@ -39,13 +39,12 @@ KNOWN = {
     "IndexBackward0": _INDEX,
     "IndexPutBackward0": _INDEX,
     "PackPaddedSequenceBackward0": _KEEPDIM,
-    "BinaryCrossEntropyBackward0": _FORMULA,
+    "BinaryCrossEntropyBackward0": "torch keeps weight expanded to the input's shape, "
+                                   "agdebug the weight as given",
     "CholeskySolveBackward0": _FORMULA,
     "ConvolutionBackward0": _FORMULA,
     "ConvolutionBackwardBackward0": _FORMULA,
-    "LinalgCholeskyExBackward0": _FORMULA,
     "LinalgDetBackward0": _FORMULA,
-    "LinalgInvExBackward0": _FORMULA,
     "LinalgSlogdetBackward0": _FORMULA,
     "LinalgSolveExBackward0": _FORMULA,
     "LogSigmoidBackward0": _FORMULA,
@@ -67,6 +66,183 @@ KNOWN = {
     "PowBackward1": _OTHER_AREA,
     "PowBackward2": _OTHER_AREA,
     "SgnBackward0": _OTHER_AREA,
+}
+
+# Nodes whose ``_saved_`` names or non-tensor values are not torch's yet (the test of names
+# and values), with the reason.
+_NAMES = ("names not declared yet: agdebug keeps values under other names (a scalar operand, "
+          "a dtype, a shape, a whole size where torch keeps scales_h/w...), see issue 21")
+_METADATA = ("torch's *_sym_argsize_* / *_sym_sizes_opt / *_sym_numel metadata: not declared "
+             "yet (a declaration reading the input's shape, as sizes= does for *_sym_sizes)")
+_DIMS = ("a dim (k, index, shifts) one side keeps as the user gave it (negative) and the other "
+         "normalized: agdebug's entry points normalize some before the node, torch others")
+_STRIDE = "torch keeps stride=() as given (meaning the kernel size), agdebug the resolved stride"
+_TENSORS = "its saved tensors are not torch's yet either (KNOWN above)"
+_LAYOUT = ("sym_strides of a LAPACK result: torch's linalg outputs are column-major, agdebug's "
+           "row-major (the product's numbers are the same)")
+KNOWN_NAMES = {
+    "AdaptiveAvgPool2DBackward0": _NAMES,
+    "AdaptiveAvgPool2DBackwardBackward0": _NAMES,
+    "AdaptiveAvgPool3DBackward0": _NAMES,
+    "AdaptiveAvgPool3DBackwardBackward0": _NAMES,
+    "AddBackward1": _NAMES,
+    "AddbmmBackward0": _METADATA,
+    "AsStridedBackward0": _NAMES,
+    "AsStridedBackward1": _NAMES,
+    "AvgPool2DBackward0": _STRIDE,
+    "AvgPool2DBackwardBackward0": _NAMES,
+    "AvgPool3DBackward0": _STRIDE,
+    "AvgPool3DBackwardBackward0": _NAMES,
+    "BernoulliBackward2": _NAMES,
+    "BlockDiagBackward0": _NAMES,
+    "CatBackward0": _NAMES,
+    "CholeskySolveBackward0": _TENSORS,
+    "Col2ImBackward0": _NAMES,
+    "ConstantPadNdBackward0": _NAMES,
+    "ConvolutionBackward0": _TENSORS,
+    "ConvolutionBackwardBackward0": _TENSORS,
+    "CopysignBackward1": _NAMES,
+    "CumminBackward0": _DIMS,
+    "DiagEmbedBackward0": _DIMS,
+    "DiagonalBackward0": _DIMS,
+    "EluBackward0": _NAMES,
+    "EmbeddingBackward0": _NAMES,
+    "EmbeddingBagBackward0": _TENSORS,
+    "EqBackward0": _NAMES,
+    "ExpandBackward0": _NAMES,
+    "FillBackward2": _NAMES,
+    "FlipBackward0": _DIMS,
+    "FmodBackward0": _NAMES,
+    "GatherBackward0": _NAMES,
+    "GeBackward0": _NAMES,
+    "GluBackward0": _DIMS,
+    "GridSampler2DBackwardBackward0": _NAMES,
+    "GridSampler3DBackwardBackward0": _NAMES,
+    "GtBackward0": _NAMES,
+    "Im2ColBackward0": _METADATA,
+    "IndexAddBackward0": _NAMES,
+    "IndexBackward0": _TENSORS,
+    "IndexCopyBackward0": _NAMES,
+    "IndexFillBackward0": _NAMES,
+    "IndexPutBackward0": _TENSORS,
+    "IndexReduceBackward0": _DIMS,
+    "KthvalueBackward0": _DIMS,
+    "LeBackward0": _NAMES,
+    "LinalgCrossBackward0": _DIMS,
+    "LinalgDetBackward0": _TENSORS,
+    "LinalgEighBackward0": _NAMES,
+    "LinalgPinvBackward0": _NAMES,
+    "LinalgSlogdetBackward0": _TENSORS,
+    "LinalgSolveExBackward0": _TENSORS,
+    "LinalgSvdBackward0": _METADATA,
+    "LogSigmoidBackward0": _TENSORS,
+    "LogcumsumexpBackward0": _DIMS,
+    "LtBackward0": _NAMES,
+    "LuUnpackBackward0": _METADATA,
+    "MaskedFillBackward0": _NAMES,
+    "MaskedScatterBackward0": _METADATA,
+    "MaxPool2DWithIndicesBackward0": _STRIDE,
+    "MaxPool2DWithIndicesBackwardBackward0": _NAMES,
+    "MaxPool3DWithIndicesBackward0": _STRIDE,
+    "MaxPool3DWithIndicesBackwardBackward0": _NAMES,
+    "MaxUnpool2DBackward0": _NAMES,
+    "MeanBackward0": _METADATA,
+    "MeanBackward1": _METADATA,
+    "MmBackward0": _LAYOUT,
+    "ModeBackward0": _DIMS,
+    "MultilabelMarginLossBackward0": _TENSORS,
+    "NanToNumBackward0": _NAMES,
+    "NanmedianBackward1": _DIMS,
+    "NarrowCopyBackward0": _DIMS,
+    "NativeBatchNormBackward0": _TENSORS,
+    "NativeGroupNormBackward0": _TENSORS,
+    "NativeLayerNormBackward0": _TENSORS,
+    "NeBackward0": _NAMES,
+    "NllLoss2DBackward0": _TENSORS,
+    "NllLossBackward0": _TENSORS,
+    "NormBackward0": _NAMES,
+    "NormBackward1": _NAMES,
+    "NormalBackward0": _NAMES,
+    "NormalBackward1": _NAMES,
+    "NormalBackward2": _NAMES,
+    "NormalBackward3": _METADATA,
+    "PackPaddedSequenceBackward0": _TENSORS,
+    "PermuteBackward0": _DIMS,
+    "PowBackward1": _TENSORS,
+    "PowBackward2": _TENSORS,
+    "RandomBackward0": _NAMES,
+    "RandomBackward1": _NAMES,
+    "ReflectionPad1DBackward0": _NAMES,
+    "ReflectionPad2DBackward0": _NAMES,
+    "ReflectionPad3DBackward0": _NAMES,
+    "RemainderBackward0": _NAMES,
+    "RenormBackward0": _DIMS,
+    "ReplicationPad1DBackward0": _NAMES,
+    "ReplicationPad2DBackward0": _NAMES,
+    "ReplicationPad3DBackward0": _NAMES,
+    "ReshapeAliasBackward0": _NAMES,
+    "RollBackward0": _DIMS,
+    "Rot90Backward0": _DIMS,
+    "RoundBackward0": _NAMES,
+    "RoundBackward1": _NAMES,
+    "RsubBackward1": _NAMES,
+    "ScatterBackward1": _NAMES,
+    "SelectBackward0": _DIMS,
+    "SgnBackward0": _TENSORS,
+    "SigmoidBackwardBackward0": _TENSORS,
+    "SliceBackward0": _NAMES,
+    "SortBackward0": _DIMS,
+    "SortBackward1": _DIMS,
+    "SplitBackward0": _DIMS,
+    "SplitWithSizesBackward0": _DIMS,
+    "SqueezeBackward1": _DIMS,
+    "SqueezeBackward4": _DIMS,
+    "StackBackward0": _DIMS,
+    "SubBackward1": _NAMES,
+    "SumBackward1": _NAMES,
+    "TanhBackwardBackward0": _TENSORS,
+    "ThresholdBackward0": _NAMES,
+    "ThresholdBackward1": _NAMES,
+    "ToCopyBackward0": _NAMES,
+    "TopkBackward0": _DIMS,
+    "TransposeBackward0": _DIMS,
+    "TrilinearBackward0": _TENSORS,
+    "UnbindBackward0": _DIMS,
+    "UnfoldBackward0": _DIMS,
+    "UnfoldBackwardBackward0": _NAMES,
+    "UniformBackward0": _NAMES,
+    "UnsafeSplitBackward0": _DIMS,
+    "UnsafeViewBackward0": _NAMES,
+    "UnsqueezeBackward0": _DIMS,
+    "UpsampleBicubic2DAaBackward0": _NAMES,
+    "UpsampleBicubic2DAaBackwardBackward0": _NAMES,
+    "UpsampleBicubic2DBackward0": _NAMES,
+    "UpsampleBicubic2DBackwardBackward0": _NAMES,
+    "UpsampleBilinear2DAaBackward0": _NAMES,
+    "UpsampleBilinear2DAaBackwardBackward0": _NAMES,
+    "UpsampleBilinear2DBackward0": _NAMES,
+    "UpsampleBilinear2DBackwardBackward0": _NAMES,
+    "UpsampleLanczos2DAaBackward0": _NAMES,
+    "UpsampleLanczos2DAaBackwardBackward0": _NAMES,
+    "UpsampleLinear1DBackward0": _NAMES,
+    "UpsampleLinear1DBackwardBackward0": _NAMES,
+    "UpsampleNearest1DBackward0": _NAMES,
+    "UpsampleNearest1DBackwardBackward0": _NAMES,
+    "UpsampleNearest2DBackward0": _NAMES,
+    "UpsampleNearest2DBackwardBackward0": _NAMES,
+    "UpsampleNearest3DBackward0": _NAMES,
+    "UpsampleNearest3DBackwardBackward0": _NAMES,
+    "UpsampleNearestExact1DBackward0": _NAMES,
+    "UpsampleNearestExact1DBackwardBackward0": _NAMES,
+    "UpsampleNearestExact2DBackward0": _NAMES,
+    "UpsampleNearestExact2DBackwardBackward0": _NAMES,
+    "UpsampleNearestExact3DBackward0": _NAMES,
+    "UpsampleNearestExact3DBackwardBackward0": _NAMES,
+    "UpsampleTrilinear3DBackward0": _NAMES,
+    "UpsampleTrilinear3DBackwardBackward0": _NAMES,
+    "ViewBackward0": _NAMES,
+    "WeightNormInterfaceBackward0": _TENSORS,
+    "torch::autograd::CopyBackwards": _NAMES,
 }
 
 
@@ -155,6 +331,52 @@ PARAMS = [pytest.param(c, s, id=f"{c.id}-{'-'.join(map(str, s))}")
 @pytest.mark.parametrize(("case", "needing"), PARAMS)
 def test_saved_tensors_are_torch_s(case, needing, torch):
     assert _differences(case, needing, torch) == []
+
+
+def _value(value):
+    """A saved non-tensor value as compared: ints modulo 2**64 (torch reads an int64 back as
+    unsigned, -1 as 2**64 - 1: README, "Known differences"), lists as tuples; None for a
+    tensor, whose saving the test above compares."""
+    if hasattr(value, "grad_fn") or isinstance(value, np.ndarray):
+        return None
+    if isinstance(value, (tuple, list)):
+        items = tuple(_value(v) for v in value)
+        return None if value and all(hasattr(v, "grad_fn") for v in value) else items
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value % 2 ** 64
+    return value
+
+
+def _name_differences(ours, theirs) -> list:
+    """The ``_saved_`` names one node has and the other lacks, and the values (not tensors)
+    that differ where both have the name."""
+    mine = {n for n in dir(ours) if n.startswith("_saved_")}
+    torch_s = {n for n in dir(theirs) if n.startswith("_saved_")}
+    out = [f"agdebug only: {n}" for n in sorted(mine - torch_s)]
+    out += [f"torch only: {n}" for n in sorted(torch_s - mine)]
+    for n in sorted(mine & torch_s):
+        a, t = _value(getattr(ours, n)), _value(getattr(theirs, n))
+        if a != t and a is not None and t is not None:
+            out.append(f"{n}: agdebug {a!r}, torch {t!r}")
+    return out
+
+
+def _all_name_differences(case, needing: tuple, torch) -> list:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = case.fn(ag, *_make(case, ag, needing))
+        theirs = case.fn(torch, *_make(case, torch, needing))
+    return [f"{t.name()} {d}" for a, t in _node_pairs(_roots(ours), _roots(theirs))
+            if not t.name().endswith("AccumulateGrad") and t.name() not in KNOWN_NAMES
+            for d in _name_differences(a, t)]
+
+
+@pytest.mark.parametrize(("case", "needing"), PARAMS)
+def test_saved_names_and_values_are_torch_s(case, needing, torch):
+    """The set of ``_saved_`` names is torch's, and so are the saved numbers, sizes and
+    flags both have (``_saved_reduction`` is 1 for 'mean', ``_saved_dim`` a tuple where
+    torch's is a list of dims)."""
+    assert _all_name_differences(case, needing, torch) == []
 
 
 def _released(scenario) -> list:
