@@ -1,0 +1,137 @@
+"""Torch autograd nodes as agdebug sees them: stable ids, creation events, lifetimes.
+
+A node's id lives in its ``metadata`` dict as a small ``Tag`` (torch nodes take no weak
+references, and a strong one would keep the graph alive). The tag is the one object only
+the node holds: a weak reference to it tells when torch destroys the node.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from ..events import probe
+from ..events import records as r
+from ..events.bus import WATCH
+from ..graph.node import next_id
+from .state import STATE
+from .tensors import summaries, summarize
+
+__all__ = ["Tag", "node_id", "known", "created", "walk_new"]
+
+KEY = "agdebug"
+_NodeCreated = r.builder(r.NodeCreated)
+_SavedSummary = r.builder(r.SavedSummary)
+
+
+class Tag:
+    """What the watcher keeps in a node's ``metadata``: its id and the watch it belongs to."""
+
+    __slots__ = ("__weakref__", "hooked", "name", "node", "session")
+
+    def __init__(self, node: int, name: str):
+        self.node = node
+        self.name = name
+        self.session = STATE.session
+        self.hooked = False
+
+
+class _TagRef(weakref.ref):
+    __slots__ = ("node",)
+
+
+def tag_of(fn) -> Tag | None:
+    """``fn``'s tag from this watch, or None when this watch has not seen it."""
+    tag = fn.metadata.get(KEY)
+    return tag if tag is not None and tag.session == STATE.session else None
+
+
+def node_id(fn) -> int:
+    """The id of a node already seen (0 for None)."""
+    if fn is None:
+        return 0
+    tag = tag_of(fn)
+    return tag.node if tag is not None else 0
+
+
+def _tag(fn, name: str) -> Tag:
+    tag = fn.metadata[KEY] = Tag(next_id(), name)
+    ref = STATE.node_refs[tag.node] = _TagRef(tag, _freed)
+    ref.node = tag.node
+    return tag
+
+
+def _freed(ref: _TagRef) -> None:
+    STATE.node_refs.pop(ref.node, None)
+    STATE.handles.pop(ref.node, None)
+    life = probe._LIFE   # the probe's GC bookkeeping: a pass that frees nodes is shown
+    if life.in_gc:
+        life.freed_in_gc += 1
+    if WATCH.on and STATE.session:
+        probe._send(r.NodeFreed(0, ref.node, "gc" if life.in_gc else "refcount"))
+
+
+def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), outputs=()):
+    """Publish node_created for every node reachable from ``roots`` this watch has not
+    seen, ancestors first (iteratively: a long chain must not recurse). ``op_node`` gets
+    the op's name, inputs and outputs; the others (made inside C++) get none."""
+    order, stack, seen = [], [(fn, False) for fn in reversed(roots) if fn is not None], set()
+    while stack:
+        fn, expanded = stack.pop()
+        if expanded:
+            order.append(fn)
+            continue
+        key = id(fn)   # (each node is held by ``stack``/``order`` while walked)
+        if key in seen or tag_of(fn) is not None:
+            continue
+        seen.add(key)
+        stack.append((fn, True))
+        for nxt, _ in reversed(fn.next_functions):
+            if nxt is not None:
+                stack.append((nxt, False))
+    for fn in order:
+        if tag_of(fn) is None:   # (a node reached twice is appended once per path)
+            mine = fn is op_node
+            created(fn, source, op if mine else "", inputs if mine else (),
+                    outputs if mine else ())
+
+
+def created(fn, source: str, op: str, inputs, outputs) -> int:
+    """Tag ``fn`` and publish its node_created."""
+    name = fn.name()
+    tag = _tag(fn, name)
+    edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
+    leaf = summarize(fn.variable) if name == ACCUMULATE else None
+    saved = saved_of(fn, tag.node) if leaf is None else ()
+    if WATCH.on:
+        probe._send(_NodeCreated(0, tag.node, name, op, edges, summaries(inputs),
+                                 summaries(outputs), saved, (), leaf, source))
+    return tag.node
+
+
+ACCUMULATE = "torch::autograd::AccumulateGrad"
+_SAVED_NAMES: dict = {}   # node class -> names of its saved fields (``_saved_<name>``)
+
+
+def _saved_names(fn) -> tuple:
+    cls = type(fn)
+    names = _SAVED_NAMES.get(cls)
+    if names is None:
+        names = _SAVED_NAMES[cls] = tuple(
+            a[len("_saved_"):] for a in dir(fn) if a.startswith("_saved_"))
+    return names
+
+
+def saved_of(fn, node: int) -> tuple:
+    """The saved fields of ``fn``: read through the watcher's unpack hook, which names the
+    holders it unpacks (so each release is tied to its node and name)."""
+    from .saved import naming
+    out = []
+    for name in _saved_names(fn):
+        with naming(node, name) as holders:
+            value = getattr(fn, "_saved_" + name)
+        if holders:
+            out.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
+                       for h in holders)
+        elif type(value) in (bool, int, float):   # a saved Python number
+            out.append(_SavedSummary(name, 0, (), type(value).__name__, 0))
+    return tuple(out)
