@@ -238,6 +238,9 @@ class _NodeHooks:
         STATE.busy += 1
         try:
             flush(run)
+            made = [g.grad_fn for g in grad_outputs if g is not None and g.grad_fn is not None]
+            if made:   # create_graph: the sum of its incoming gradients, made in C++
+                nodes.walk_new(made, "")
             run.current = self.node
             ref = STATE.node_refs.get(self.node)
             tag = ref() if ref is not None else None

@@ -16,7 +16,7 @@ from ..graph.node import next_id
 from .state import STATE
 from .tensors import summaries, summarize
 
-__all__ = ["Tag", "node_id", "known", "created", "walk_new"]
+__all__ = ["ACCUMULATE", "Tag", "created", "node_id", "tag_of", "walk_new"]
 
 KEY = "agdebug"
 _NodeCreated = r.builder(r.NodeCreated)
@@ -72,27 +72,40 @@ def _freed(ref: _TagRef) -> None:
 
 def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), outputs=()):
     """Publish node_created for every node reachable from ``roots`` this watch has not
-    seen, ancestors first (iteratively: a long chain must not recurse). ``op_node`` gets
-    the op's name, inputs and outputs; the others (made inside C++) get none."""
-    order, stack, seen = [], [(fn, False) for fn in reversed(roots) if fn is not None], set()
-    while stack:
-        fn, expanded = stack.pop()
-        if expanded:
-            order.append(fn)
+    seen, in torch's creation order. ``op_node`` gets the op's name, inputs and outputs;
+    the others (made inside C++: a composite's inner nodes) get none."""
+    new = _unseen(roots)
+    if not new:
+        return
+    # Op nodes were made in sequence-number order (parents first); a leaf's AccumulateGrad
+    # is made with the first node that uses it, just before that node.
+    new.sort(key=lambda fn: fn._sequence_nr())
+    for fn in new:
+        if fn.name() == ACCUMULATE:
+            if tag_of(fn) is None:   # (not yet created before a consumer)
+                created(fn, source, "", (), ())
             continue
-        key = id(fn)   # (each node is held by ``stack``/``order`` while walked)
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and tag_of(nxt) is None and nxt.name() == ACCUMULATE:
+                created(nxt, source, "", (), ())
+        mine = fn is op_node
+        created(fn, source, op if mine else "", inputs if mine else (),
+                outputs if mine else ())
+
+
+def _unseen(roots) -> list:
+    """The nodes reachable from ``roots`` that this watch has not seen (iteratively: a
+    long chain must not recurse; known nodes end the walk)."""
+    found, stack, seen = [], [fn for fn in roots if fn is not None], set()
+    while stack:
+        fn = stack.pop()
+        key = id(fn)   # (each node is held by ``stack``/``found`` while walked)
         if key in seen or tag_of(fn) is not None:
             continue
         seen.add(key)
-        stack.append((fn, True))
-        for nxt, _ in reversed(fn.next_functions):
-            if nxt is not None:
-                stack.append((nxt, False))
-    for fn in order:
-        if tag_of(fn) is None:   # (a node reached twice is appended once per path)
-            mine = fn is op_node
-            created(fn, source, op if mine else "", inputs if mine else (),
-                    outputs if mine else ())
+        found.append(fn)
+        stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
+    return found
 
 
 def created(fn, source: str, op: str, inputs, outputs) -> int:
@@ -116,8 +129,10 @@ def _saved_names(fn) -> tuple:
     cls = type(fn)
     names = _SAVED_NAMES.get(cls)
     if names is None:
-        names = _SAVED_NAMES[cls] = tuple(
-            a[len("_saved_"):] for a in dir(fn) if a.startswith("_saved_"))
+        names = tuple(a for a in dir(fn) if a.startswith("_saved_"))
+        if not names and hasattr(fn, "saved_tensors"):   # a custom autograd.Function
+            names = ("saved_tensors",)
+        _SAVED_NAMES[cls] = names
     return names
 
 
@@ -126,9 +141,10 @@ def saved_of(fn, node: int) -> tuple:
     holders it unpacks (so each release is tied to its node and name)."""
     from .saved import naming
     out = []
-    for name in _saved_names(fn):
+    for attr in _saved_names(fn):
+        name = attr.removeprefix("_saved_")
         with naming(node, name) as holders:
-            value = getattr(fn, "_saved_" + name)
+            value = getattr(fn, attr)
         if holders:
             out.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
                        for h in holders)

@@ -44,10 +44,10 @@ def _mode_class(torch):
             if name == "__get__":
                 return func(*args, **kwargs)
             if name == "__set__":
-                out = func(*args, **kwargs)
+                # (published before: the old .grad's graph is freed by the assignment)
                 if getattr(func.__self__, "__name__", "") == "grad":
                     _grad_set(*args)
-                return out
+                return func(*args, **kwargs)
             out = func(*args, **kwargs)
             if WATCH.on:
                 STATE.busy += 1
