@@ -114,10 +114,10 @@ def created(fn, source: str, op: str, inputs, outputs) -> int:
     tag = _tag(fn, name)
     edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
     leaf = summarize(fn.variable) if name == ACCUMULATE else None
-    saved = saved_of(fn, tag.node) if leaf is None else ()
+    saved, attrs = saved_of(fn, tag.node) if leaf is None else ((), ())
     if WATCH.on:
         probe._send(_NodeCreated(0, tag.node, name, op, edges, summaries(inputs),
-                                 summaries(outputs), saved, (), leaf, source))
+                                 summaries(outputs), saved, attrs, leaf, source))
     return tag.node
 
 
@@ -136,18 +136,20 @@ def _saved_names(fn) -> tuple:
     return names
 
 
-def saved_of(fn, node: int) -> tuple:
-    """The saved fields of ``fn``: read through the watcher's unpack hook, which names the
-    holders it unpacks (so each release is tied to its node and name)."""
+def saved_of(fn, node: int) -> tuple[tuple, tuple]:
+    """The saved tensors of ``fn`` and its saved non-tensor values (as attributes: torch
+    keeps ``alpha``, ``dim``... as plain values, agdebug as node attributes). Tensors are
+    read through the watcher's unpack hook, which names the holders it unpacks (so each
+    release is tied to its node and name)."""
     from .saved import naming
-    out = []
+    saved, attrs = [], []
     for attr in _saved_names(fn):
         name = attr.removeprefix("_saved_")
         with naming(node, name) as holders:
             value = getattr(fn, attr)
         if holders:
-            out.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
-                       for h in holders)
-        elif type(value) in (bool, int, float):   # a saved Python number
-            out.append(_SavedSummary(name, 0, (), type(value).__name__, 0))
-    return tuple(out)
+            saved.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
+                         for h in holders)
+        elif isinstance(value, (bool, int, float, str)):
+            attrs.append((name, repr(value)))
+    return tuple(saved), tuple(attrs)

@@ -71,13 +71,20 @@ def _kept(t):
 
 
 def unpack(holder):
-    if STATE.naming:
+    if STATE.naming:   # the watcher reads a saved field to name it: the program sees nothing
         _NAMING.append(holder)
+        if holder.unpack is not None:
+            return _placeholder()
     value = holder.value
     return holder.unpack(value) if holder.unpack is not None else value
 
 
 _NAMING: list = []   # holders unpacked since ``naming`` began
+
+
+def _placeholder():
+    import torch
+    return torch.empty(0)   # (what torch gets while naming: the value is not looked at)
 
 
 @contextmanager
