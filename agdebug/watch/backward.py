@@ -190,31 +190,41 @@ def _plan(run: Run, firsts, input_edges, api: str) -> None:
     for fn in order:
         key = id(fn)
         runs = needed is None or key in needed
-        node = nodes.node_id(fn)
+        tag = nodes.tag_of(fn)
+        node, name, edges = tag.node, tag.name, tag.edges
         run.deps[node] = deps[key] + (1 if fn in firsts else 0)
-        edges = tuple((nodes.node_id(nxt), nr) for nxt, nr in fn.next_functions)
         if runs:
-            _hook(fn, node, edges)
-            if fn.name() == nodes.ACCUMULATE:   # what its .grad was: "new", "summed"...
+            _hook(fn, tag)
+            if name == nodes.ACCUMULATE:   # what its .grad was: "new", "summed"...
                 grad = fn.variable.grad
                 STATE.leaves[node] = 0 if grad is None else grad.data_ptr()
-            run.edges[node] = tuple(e for e, nxt in zip(edges, fn.next_functions)
-                                    if nxt[0] is not None and (needed is None or id(
-                                        nxt[0]) in needed or id(nxt[0]) in captures))
+            run.edges[node] = edges if needed is None else _sent_to(fn, edges, needed,
+                                                                     captures)
         if runs or key in captures:
-            planned.append(_PlannedNode(node, fn.name(), run.deps[node], runs, edges))
+            planned.append(_PlannedNode(node, name, run.deps[node], runs, edges))
     probe._send(r.BackwardPlanned(0, tuple(planned)))
 
 
-def _hook(fn, node: int, edges: tuple) -> None:
+def _sent_to(fn, edges: tuple, needed: set, captures: set) -> tuple:
+    """The edges along which ``fn`` sends a gradient when ``inputs=`` prunes the run."""
+    out = []
+    for edge, (nxt, _) in zip(edges, fn.next_functions):
+        if nxt is not None and (id(nxt) in needed or id(nxt) in captures):
+            out.append(edge)
+        else:
+            out.append((0, edge[1]))   # (nothing arrives there)
+    return tuple(out)
+
+
+def _hook(fn, tag) -> None:
     """Pre- and post-hooks on ``fn``, once per watch: they hold only ids."""
-    tag = nodes.tag_of(fn)
     if tag.hooked:
         return
     tag.hooked = True
+    node = tag.node
     hooks = _NodeHooks(node)
     handles = [fn.register_prehook(hooks.pre), fn.register_hook(hooks.post)]
-    if fn.name() == nodes.ACCUMULATE:
+    if tag.name == nodes.ACCUMULATE:
         leaf = fn.variable
         if leaf.__dict__.get(_LEAF_HOOK) != STATE.session:
             setattr(leaf, _LEAF_HOOK, STATE.session)
@@ -274,7 +284,8 @@ def flush(run: Run) -> None:
     run.finishing = None
     probe._send(r.NodeFinished(0, node, grads))
     for (target, nr), grad in zip(run.edges.get(node, ()), grads):
-        _arrive(run, target, nr, node, grad)
+        if target:
+            _arrive(run, target, nr, node, grad)
 
 
 def _arrive(run: Run, target: int, nr: int, source: int, grad) -> None:

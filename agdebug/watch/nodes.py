@@ -13,6 +13,7 @@ from ..events import probe
 from ..events import records as r
 from ..events.bus import WATCH
 from ..graph.node import next_id
+from .saved import naming_end, naming_start
 from .state import STATE
 from .tensors import summaries, summarize
 
@@ -26,11 +27,12 @@ _SavedSummary = r.builder(r.SavedSummary)
 class Tag:
     """What the watcher keeps in a node's ``metadata``: its id and the watch it belongs to."""
 
-    __slots__ = ("__weakref__", "hooked", "name", "node", "session")
+    __slots__ = ("__weakref__", "edges", "hooked", "name", "node", "session")
 
     def __init__(self, node: int, name: str):
         self.node = node
         self.name = name
+        self.edges = ()   # (node id or 0, output_nr) per next function: fixed once made
         self.session = STATE.session
         self.hooked = False
 
@@ -74,6 +76,9 @@ def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), out
     """Publish node_created for every node reachable from ``roots`` this watch has not
     seen, in torch's creation order. ``op_node`` gets the op's name, inputs and outputs;
     the others (made inside C++: a composite's inner nodes) get none."""
+    if len(roots) == 1 and roots[0] is op_node and _parents_known(op_node):
+        created(op_node, source, op, inputs, outputs)   # an op on known nodes: most ops
+        return
     new = _unseen(roots)
     if not new:
         return
@@ -91,6 +96,13 @@ def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), out
         mine = fn is op_node
         created(fn, source, op if mine else "", inputs if mine else (),
                 outputs if mine else ())
+
+
+def _parents_known(fn) -> bool:
+    for nxt, _ in fn.next_functions:
+        if nxt is not None and tag_of(nxt) is None:
+            return False
+    return True
 
 
 def _unseen(roots) -> list:
@@ -112,7 +124,7 @@ def created(fn, source: str, op: str, inputs, outputs) -> int:
     """Tag ``fn`` and publish its node_created."""
     name = fn.name()
     tag = _tag(fn, name)
-    edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
+    edges = tag.edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
     leaf = summarize(fn.variable) if name == ACCUMULATE else None
     saved, attrs = saved_of(fn, tag.node) if leaf is None else ((), ())
     if WATCH.on:
@@ -141,12 +153,14 @@ def saved_of(fn, node: int) -> tuple[tuple, tuple]:
     keeps ``alpha``, ``dim``... as plain values, agdebug as node attributes). Tensors are
     read through the watcher's unpack hook, which names the holders it unpacks (so each
     release is tied to its node and name)."""
-    from .saved import naming
     saved, attrs = [], []
     for attr in _saved_names(fn):
         name = attr.removeprefix("_saved_")
-        with naming(node, name) as holders:
+        naming_start()
+        try:
             value = getattr(fn, attr)
+        finally:
+            holders = naming_end(node, name)
         if holders:
             saved.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
                          for h in holders)

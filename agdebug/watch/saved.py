@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from contextlib import contextmanager
 from types import SimpleNamespace
 
 from ..events import probe
 from ..events import records as r
 from ..events.bus import WATCH
 from .state import STATE
-from .tensors import tensor_id
+from .tensors import dtype_name, tensor_id
 
-__all__ = ["Holder", "pack", "unpack", "naming", "wrap_program_hooks"]
+__all__ = ["Holder", "naming_end", "naming_start", "pack", "unpack", "wrap_program_hooks"]
 
 _serials = itertools.count(1)
 
@@ -40,7 +39,7 @@ class Holder:
         self.unpack = unpack_hook   # the program's unpack hook, or None
         self.tensor = tensor_id(t)
         self.shape = tuple(t.shape)
-        self.dtype = str(t.dtype).removeprefix("torch.")
+        self.dtype = dtype_name(t.dtype)
         self.nbytes = t.nbytes
         self.serial = 0
 
@@ -87,24 +86,25 @@ def _placeholder():
     return torch.empty(0)   # (what torch gets while naming: the value is not looked at)
 
 
-@contextmanager
-def naming(node: int, name: str):
-    """Tie the holders unpacked inside the block to saved field ``name`` of ``node``."""
+def naming_start() -> None:
+    """Holders unpacked from now until ``naming_end`` are named (see ``nodes.saved_of``)."""
     _NAMING.clear()
-    holders: list = []
     STATE.busy += 1
     STATE.naming = True
-    try:
-        yield holders
-    finally:
-        STATE.busy -= 1
-        STATE.naming = False
-        for holder in _NAMING:
-            ref = STATE.saved_refs.get(holder.serial)
-            if ref is not None and all(h is not holder for h in holders):
-                ref.node, ref.name = node, name
-                holders.append(holder)
-        _NAMING.clear()   # (holding a holder would hold its tensor)
+
+
+def naming_end(node: int, name: str) -> list:
+    """Tie the holders unpacked since ``naming_start`` to saved field ``name`` of ``node``."""
+    STATE.busy -= 1
+    STATE.naming = False
+    holders: list = []
+    for holder in _NAMING:
+        ref = STATE.saved_refs.get(holder.serial)
+        if ref is not None and all(h is not holder for h in holders):
+            ref.node, ref.name = node, name
+            holders.append(holder)
+    _NAMING.clear()   # (holding a holder would hold its tensor)
+    return holders
 
 
 def _released(ref: _HolderRef) -> None:

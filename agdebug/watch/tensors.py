@@ -34,10 +34,30 @@ def summarize(t) -> r.TensorSummary | None:
     """``t``'s summary (``None`` for ``None`` or a non-tensor); no device sync."""
     if t is None or not hasattr(t, "grad_fn"):
         return None
-    dtype = str(t.dtype).removeprefix("torch.")
-    device = str(t.device)
     stats = _stats(t) if WATCH.values else None
-    return _TensorSummary(tensor_id(t), tuple(t.shape), dtype, device, t.nbytes, stats)
+    return _TensorSummary(tensor_id(t), tuple(t.shape), dtype_name(t.dtype), device_name(t),
+                          t.nbytes, stats)
+
+
+_DTYPES: dict = {}
+_DEVICES: dict = {}
+
+
+def dtype_name(dtype) -> str:
+    """``float32`` for torch.float32 (agdebug's names are torch's, without the module)."""
+    name = _DTYPES.get(dtype)
+    if name is None:
+        name = _DTYPES[dtype] = str(dtype).removeprefix("torch.")
+    return name
+
+
+def device_name(t) -> str:
+    # ``t.device`` builds an object and ``str`` formats it: once per device index and type
+    key = (t.get_device(), t.is_cuda)
+    name = _DEVICES.get(key)
+    if name is None:
+        name = _DEVICES[key] = str(t.device)
+    return name
 
 
 def summaries(tensors) -> tuple:
