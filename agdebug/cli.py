@@ -66,6 +66,7 @@ def _engine_option(command) -> None:
 def _debugger_commands(sub) -> None:
     """``run``, ``replay`` and ``demo``: the terminal debugger (``agdebug_tui``)."""
     run = sub.add_parser("run", help="run a script under the terminal debugger (live stepping)")
+    _engine_option(run)
     run.add_argument("script")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     rep = sub.add_parser("replay", help="open a trace file in the terminal debugger")
@@ -96,6 +97,7 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False,
     With ``engine="torch"`` it runs on real PyTorch, watched (``agdebug.watch``)."""
     from .debug.recorder import record
     from .events import probe
+    from .watch import engine_context
     saved_argv, saved_path, streams = sys.argv[:], sys.path[:], (sys.stdout, sys.stderr)
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
@@ -104,7 +106,7 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False,
         sys.stdout, sys.stderr = (_Echo(stream, name) for stream, name in
                                   zip(streams, ("stdout", "stderr")))
         try:
-            with _engine_context(engine):
+            with engine_context(engine):
                 runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:
             code = _exit_code(exc)
@@ -118,14 +120,6 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False,
             sys.stderr.lines.flush()
             sys.stdout, sys.stderr = streams
     return trace, code
-
-
-def _engine_context(engine: str):
-    if engine != "torch":
-        import contextlib
-        return contextlib.nullcontext()
-    from .watch import watching
-    return watching()
 
 
 def choose_engine(script: str, engine: str | None) -> tuple[str, str]:
@@ -312,7 +306,10 @@ def _run_live(args) -> int:
         return _fail(f"no such script: {args.script}")
     if _syntax_error(args.script):
         return 1
-    app = _app(script=args.script, args=args.args)
+    engine, why = choose_engine(args.script, getattr(args, "engine", "agdebug"))
+    if why:
+        return _fail(why)
+    app = _app(script=args.script, args=args.args, engine=engine)
     outcome = app.run()
     for stream, text in app.live.output if app.live else ():
         getattr(sys, stream).write(text)   # the script's own output stays on the terminal

@@ -82,3 +82,24 @@ def test_export_a_torch_script(tmp_path):
     assert main(["export", script, "--engine", "torch", "--format", "dot", "-o", out]) == 0
     text = open(out).read()
     assert "MulBackward0" in text and "SumBackward0" in text
+
+
+def test_run_steps_a_torch_script_live(tmp_path):
+    pytest.importorskip("textual")
+    from agdebug_tui import AgDebugApp
+
+    from ..tui.helpers import run, until
+    script = write(tmp_path, TORCH_SCRIPT)
+
+    async def go():
+        app = AgDebugApp(script=script, engine="torch")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: app.events)   # paused at the first event
+            assert app.outcome is None and app.events[0].kind == "node_created"
+            await pilot.press("c")
+            await until(pilot, lambda: app.outcome is not None)
+            names = [e.name for e in app.events if e.kind == "node_started"]
+            assert names == ["SumBackward0", "MulBackward0", "torch::autograd::AccumulateGrad"]
+            assert app.live.exit_code == 0
+            await pilot.press("q")
+    run(go())
