@@ -227,8 +227,9 @@ def _hook(fn, tag) -> None:
     if tag.name == nodes.ACCUMULATE:
         leaf = fn.variable
         if leaf.__dict__.get(_LEAF_HOOK) != STATE.session:
+            # (kept apart: the leaf outlives this accumulator, and its hook must go too)
             setattr(leaf, _LEAF_HOOK, STATE.session)
-            handles.append(leaf.register_post_accumulate_grad_hook(_accumulated))
+            STATE.leaf_handles.append(leaf.register_post_accumulate_grad_hook(_accumulated))
     STATE.handles[node] = handles
 
 

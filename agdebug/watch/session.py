@@ -146,7 +146,10 @@ def _switch_off(patches) -> None:
     for handles in list(STATE.handles.values()):
         for handle in handles:
             handle.remove()
+    for handle in STATE.leaf_handles:
+        handle.remove()
     STATE.handles.clear()
+    STATE.leaf_handles.clear()
     STATE.node_refs.clear()    # dead references never call back
     STATE.saved_refs.clear()
     STATE.runs.clear()

@@ -41,6 +41,7 @@ class _State:
         self.saved_refs: dict = {}    # holder serial -> weak reference to the holder
         self.runs: list[Run] = []
         self.handles: dict = {}       # node id -> its hook handles (removed at the end)
+        self.leaf_handles: list = []  # leaves' post-accumulate-grad hooks (weak handles)
         self.leaves: dict = {}        # AccumulateGrad id -> data_ptr of .grad (0: None)
         self.cycles: set = set()      # leaf tensor ids on a live cycle
 

@@ -181,3 +181,14 @@ def test_a_torch_too_old_is_named(monkeypatch):
     monkeypatch.setattr(torch, "__version__", "2.0.1")
     with pytest.raises(ImportError, match=r"PyTorch 2\.2 or newer .*this is 2\.0\.1$"):
         session._import_torch()
+
+
+def test_a_parameter_watched_twice_is_reported_once_and_left_without_hooks():
+    w = torch.nn.Parameter(torch.ones(2))
+    for _ in range(2):
+        with agdebug.watch.torch() as trace:
+            for _ in range(2):   # a new AccumulateGrad each time (the old one is freed)
+                (w * 2).sum().backward()
+        kinds = [e.kind for e in trace.events]
+        assert kinds.count("grad_accumulated") == 2
+    assert not w._post_accumulate_grad_hooks
