@@ -192,3 +192,19 @@ def test_a_parameter_watched_twice_is_reported_once_and_left_without_hooks():
         kinds = [e.kind for e in trace.events]
         assert kinds.count("grad_accumulated") == 2
     assert not w._post_accumulate_grad_hooks
+
+
+def test_a_cuda_run_is_watched_bitwise():
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU for torch on this machine")
+
+    def chain():
+        x = torch.linspace(-1.0, 1.0, 8, device="cuda", requires_grad=True)
+        (x * x).tanh().sum().backward()
+        return x.grad.cpu()
+    plain = chain()
+    with agdebug.watch.torch() as trace:
+        watched = chain()
+    assert torch.equal(plain, watched)
+    devices = {e.grads[0].device for e in trace.events if e.kind == "node_started" and e.grads}
+    assert devices == {"cuda:0"}
