@@ -35,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="record value previews and statistics of every tensor")
     rec.add_argument("--force", action="store_true",
                      help="overwrite an existing file that is not a trace")
+    _engine_option(rec)
     rec.add_argument("script")
     rec.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     exp = sub.add_parser("export", help="draw a trace (or a script's run) with Graphviz")
@@ -53,13 +54,22 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("--focus", type=int, help="only the neighbourhood of this node id")
     exp.add_argument("--radius", type=int, default=2, help="neighbourhood radius for --focus")
     exp.add_argument("-o", "--output", required=True)
+    _engine_option(exp)
     _debugger_commands(sub)
     return parser
+
+
+def _engine_option(command) -> None:
+    command.add_argument("--engine", choices=("torch", "agdebug"),
+                         help="the autograd engine the script runs on: real PyTorch, watched "
+                         "(default when the script imports torch and torch is installed), "
+                         "or agdebug's own")
 
 
 def _debugger_commands(sub) -> None:
     """``run``, ``replay`` and ``demo``: the terminal debugger (``agdebug_tui``)."""
     run = sub.add_parser("run", help="run a script under the terminal debugger (live stepping)")
+    _engine_option(run)
     run.add_argument("script")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     rep = sub.add_parser("replay", help="open a trace file in the terminal debugger")
@@ -84,11 +94,14 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
-def run_script(script: str, args: list, trace_path=None, values: bool = False):
-    """Run ``script`` recorded; returns ``(trace, exit code)``, printing its own traceback."""
+def run_script(script: str, args: list, trace_path=None, values: bool = False,
+               engine: str = "agdebug"):
+    """Run ``script`` recorded; returns ``(trace, exit code)``, printing its own traceback.
+    With ``engine="torch"`` it runs on real PyTorch, watched (``agdebug.watch``)."""
     from .debug.recorder import record
     from .debug.script_exit import exit_status, user_traceback
     from .events import probe
+    from .watch import engine_context
     saved_argv, saved_path, streams = sys.argv[:], sys.path[:], (sys.stdout, sys.stderr)
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
@@ -97,7 +110,8 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False):
         sys.stdout, sys.stderr = (_Echo(stream, name) for stream, name in
                                   zip(streams, ("stdout", "stderr")))
         try:
-            runpy.run_path(script, run_name="__main__")
+            with engine_context(engine):
+                runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:
             code = exit_status(exc.code, sys.stderr.write)
         except BaseException as exc:   # the user's error: report it as theirs, keep the trace
@@ -110,6 +124,31 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False):
             sys.stderr.lines.flush()
             sys.stdout, sys.stderr = streams
     return trace, code
+
+
+def choose_engine(script: str, engine: str | None) -> tuple[str, str]:
+    """``(engine, "")`` for ``script``, or ``("", why not)``: the default is torch when the
+    script imports torch and torch is installed, else agdebug."""
+    import importlib.util
+    installed = importlib.util.find_spec("torch") is not None
+    imports = _imports_torch(script)
+    if engine == "torch" or (engine is None and imports):
+        if not installed:
+            return "", (f"{script} imports torch, which is not installed here (pip install "
+                        "torch)" if imports else "--engine torch needs PyTorch (pip install "
+                        "torch)")
+        return "torch", ""
+    return "agdebug", ""
+
+
+def _imports_torch(script: str) -> bool:
+    import re
+    try:
+        with open(script, encoding="utf-8", errors="replace") as file:
+            source = file.read()
+    except OSError:
+        return False
+    return re.search(r"^\s*(import\s+torch\b|from\s+torch\b)", source, re.M) is not None
 
 
 class _Echo:
@@ -142,9 +181,12 @@ def _record(args) -> int:
     refusal = _output_refusal(args.output, args.script, args.force)
     if refusal:
         return _fail(refusal)
+    engine, why = choose_engine(args.script, args.engine)
+    if why:
+        return _fail(why)
     pid = os.getpid()
     try:
-        trace, code = run_script(args.script, args.args, args.output, args.values)
+        trace, code = run_script(args.script, args.args, args.output, args.values, engine)
     except OSError as exc:   # opening the trace file (the script's own errors are caught)
         return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
     if os.getpid() == pid:   # a forked child that ran on to the end says nothing
@@ -177,12 +219,15 @@ def _is_trace(path: str) -> bool:
     return not first or f'"format":"{FORMAT}"'.encode() in first
 
 
-def _load(source: str, values: bool):
+def _load(source: str, values: bool, engine: str | None = None):
     from .debug.recorder import TraceError, load_trace
     if source.endswith(".py"):
         if not os.path.isfile(source):
             raise TraceError(f"no such script: {source}")
-        trace, _ = run_script(source, [], None, values)
+        engine, why = choose_engine(source, engine)
+        if why:
+            raise TraceError(why)
+        trace, _ = run_script(source, [], None, values, engine)
         return trace
     return load_trace(source)
 
@@ -192,7 +237,7 @@ def _export(args) -> int:
     from .render.dot import DotOptions
     from .render.export import RenderError, export
     try:
-        trace = _load(args.source, args.values)
+        trace = _load(args.source, args.values, args.engine)
     except TraceError as exc:
         return _fail(str(exc))
     if args.step is not None and not 0 <= args.step <= len(trace):
@@ -250,7 +295,10 @@ def _run_live(args) -> int:
         return _fail(f"no such script: {args.script}")
     if _syntax_error(args.script):
         return 1
-    app = _app(script=args.script, args=args.args)
+    engine, why = choose_engine(args.script, getattr(args, "engine", "agdebug"))
+    if why:
+        return _fail(why)
+    app = _app(script=args.script, args=args.args, engine=engine)
     outcome = app.run()
     for stream, text in app.live.output if app.live else ():
         getattr(sys, stream).write(text)   # the script's own output stays on the terminal

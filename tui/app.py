@@ -113,8 +113,10 @@ class AgDebugApp(App):
     ]
 
     def __init__(self, *, trace=None, trace_path=None, script=None, args=(), title: str = "",
-                 export_dir=".", start: int | None = None, output: str = ""):
+                 export_dir=".", start: int | None = None, output: str = "",
+                 engine: str = "agdebug"):
         super().__init__()
+        self.engine = engine   # a live script's engine: "torch" runs it watched
         self.trace, self.trace_path, self.script, self.script_args = trace, trace_path, script, args
         self.label = title or os.path.basename(str(trace_path or script or "trace"))
         self.export_dir = Path(export_dir)
@@ -188,7 +190,8 @@ class AgDebugApp(App):
         elif self.script is not None:
             self.history = LiveHistory()
             self.live = LiveSession(self.script, self.script_args,
-                                    post=lambda m: self.post_message(LiveMessage(m)))
+                                    post=lambda m: self.post_message(LiveMessage(m)),
+                                    engine=self.engine)
             self.live.stepper.breakpoints = self.breakpoints
             self.live.start()
             self.refresh_view()

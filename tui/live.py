@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from agdebug.debug.script_exit import exit_status, user_traceback
 from agdebug.debug.stepping import Outcome, Stepper, StopDebugging
 from agdebug.events import probe
+from agdebug.watch import engine_context
 
 __all__ = ["NO_STDIN", "EventsArrived", "LiveSession", "ProgramFinished"]
 
@@ -93,8 +94,10 @@ class _NoStdin(io.TextIOBase):
 class LiveSession:
     """Runs ``script`` with ``args`` under a ``Stepper``; ``post`` gets the messages above."""
 
-    def __init__(self, script: str, args=(), post=None, start_paused: bool = True):
+    def __init__(self, script: str, args=(), post=None, start_paused: bool = True,
+                 engine: str = "agdebug"):
         self.script = os.path.abspath(script)
+        self.engine = engine
         self.args = list(args)
         self.post = post or (lambda message: None)
         self.output: list[tuple[str, str]] = []     # (stream, text) as the script wrote it
@@ -141,7 +144,8 @@ class LiveSession:
         """The script, as ``python script.py`` runs it: its exit status kept, its traceback
         printed (as an event, while the stepper still listens)."""
         try:
-            runpy.run_path(self.script, run_name="__main__")
+            with engine_context(self.engine):   # (torch watched on this worker thread)
+                runpy.run_path(self.script, run_name="__main__")
         except SystemExit as exc:
             self.exit_code = exit_status(exc.code, self._last_words)
         except StopDebugging:

@@ -1,0 +1,359 @@
+"""Backward passes of real torch, observed: around ``torch.autograd.backward``/``grad``
+(patched only while watching) and through node hooks registered as a backward begins.
+
+Torch runs a node's post-hooks, then releases its saved tensors; agdebug's engine
+releases them before the node finishes. So a node's ``node_finished`` (and the
+``buffer_accumulated`` of what it sent) is published at the next step the watcher sees,
+after the releases: the stream has agdebug's order.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from ..events import probe
+from ..events import records as r
+from ..events.bus import WATCH
+from ..graph.node import next_id
+from . import nodes
+from .saved import publish_releases
+from .state import STATE, Run
+from .tensors import summaries, summarize, tensor_id
+
+__all__ = ["wrap_backward", "wrap_grad"]
+
+_PlannedNode = r.builder(r.PlannedNode)
+
+
+def _as_tuple(value) -> tuple:
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def wrap_backward(original):
+    """``torch.autograd.backward`` while watching."""
+    signature = inspect.signature(original)
+
+    def backward(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs).arguments
+        except TypeError:
+            return original(*args, **kwargs)   # torch's own error
+        grads = bound.get("grad_tensors", bound.get("grad_variables"))
+        create = bool(bound.get("create_graph", False))
+        keep = bound.get("retain_graph")
+        _run(original, args, kwargs, "backward", _as_tuple(bound["tensors"]),
+             _as_tuple(grads), _as_tuple(bound.get("inputs")) or None,
+             create if keep is None else bool(keep), create)
+    backward.__wrapped__ = original
+    return backward
+
+
+def wrap_grad(original):
+    """``torch.autograd.grad`` while watching."""
+    signature = inspect.signature(original)
+
+    def grad(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs).arguments
+        except TypeError:
+            return original(*args, **kwargs)
+        create = bool(bound.get("create_graph", False))
+        keep = bound.get("retain_graph")
+        return _run(original, args, kwargs, "grad", _as_tuple(bound["outputs"]),
+                    _as_tuple(bound.get("grad_outputs")), _as_tuple(bound["inputs"]),
+                    create if keep is None else bool(keep), create)
+    grad.__wrapped__ = original
+    return grad
+
+
+def _run(original, args, kwargs, api, roots, grads, inputs, keep, create):
+    if not WATCH.on or not STATE.session:
+        return original(*args, **kwargs)
+    STATE.busy += 1
+    try:
+        run = _start(api, roots, grads, inputs, keep, create)
+    finally:
+        STATE.busy -= 1
+    try:
+        result = original(*args, **kwargs)
+    except BaseException as exc:
+        _end(run, exc)
+        raise
+    _end(run, None)
+    return result
+
+
+def _edge(t):
+    from torch.autograd.graph import get_gradient_edge
+    try:
+        return get_gradient_edge(t)
+    except RuntimeError:   # no grad_fn and not requiring grad: torch's error comes later
+        return None
+
+
+def _start(api, roots, grads, inputs, keep, create) -> Run:
+    root_edges = [_edge(t) if hasattr(t, "grad_fn") else None for t in roots]
+    input_edges = None if inputs is None else [_edge(t) for t in inputs]
+    firsts = [e.node for e in root_edges if e is not None]
+    nodes.walk_new(firsts, "")   # nodes made before watching, or by C++ unseen
+    run = Run(api, keep, {})
+    STATE.runs.append(run)
+    inputs_ids = None if input_edges is None else tuple(
+        nodes.node_id(e.node) if e is not None else 0 for e in input_edges)
+    root_grads = [_root_grad(t, grads[i] if i < len(grads) else None)
+                  for i, t in enumerate(roots)]
+    probe._send(r.BackwardStarted(0, api, tuple(nodes.node_id(n) for n in firsts),
+                                  tuple(root_grads), inputs_ids, keep, create))
+    _plan(run, firsts, input_edges, api)
+    source = next_id()   # the GraphRoot: agdebug's engine names it too
+    for edge, grad in zip(root_edges, root_grads):
+        if edge is not None:
+            _arrive(run, nodes.node_id(edge.node), edge.output_nr, source, grad)
+    return run
+
+
+def _root_grad(t, grad):
+    if grad is not None or not hasattr(t, "shape"):
+        return summarize(grad)
+    # torch makes ones_like(t) inside backward(): described, with an id of its own
+    return r.TensorSummary(next(probe._tensor_ids), tuple(t.shape),
+                           str(t.dtype).removeprefix("torch."), str(t.device), t.nbytes)
+
+
+def _reachable(firsts) -> tuple[list, dict]:
+    """The nodes reachable from ``firsts`` in discovery order, and edges into each."""
+    deps: dict = {}
+    order, stack = [], []
+    for fn in firsts:
+        key = id(fn)
+        deps[key] = deps.get(key, 0) + 1
+        if deps[key] == 1:
+            stack.append(fn)
+            order.append(fn)
+    while stack:
+        fn = stack.pop()
+        for nxt, _ in fn.next_functions:
+            if nxt is None:
+                continue
+            key = id(nxt)
+            count = deps.get(key)
+            deps[key] = 1 if count is None else count + 1
+            if count is None:
+                order.append(nxt)
+                stack.append(nxt)
+    return order, deps
+
+
+def _topological(order, deps: dict) -> list:
+    """Every node after all the nodes with an edge into it (Kahn's algorithm)."""
+    remaining = dict(deps)
+    ready = [fn for fn in order if remaining[id(fn)] == 0]
+    out = []
+    while ready:
+        fn = ready.pop()
+        out.append(fn)
+        for nxt, _ in fn.next_functions:
+            if nxt is not None:
+                remaining[id(nxt)] -= 1
+                if remaining[id(nxt)] == 0:
+                    ready.append(nxt)
+    return out
+
+
+def _needed(order, deps: dict, targets: set, captures: set) -> set:
+    """Ids of nodes on a path to a target or a capture (children decided first)."""
+    needed: set = set()
+    for fn in reversed(_topological(order, deps)):
+        key = id(fn)
+        if key in targets:
+            needed.add(key)
+            continue
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and (id(nxt) in needed or id(nxt) in captures):
+                needed.add(key)
+                break
+    return needed
+
+
+def _plan(run: Run, firsts, input_edges, api: str) -> None:
+    order, deps = _reachable(firsts)
+    for fn in firsts:   # (the GraphRoot's edges are not counted in a topological order)
+        deps[id(fn)] -= 1
+    targets, captures = set(), set()
+    for edge in input_edges or ():
+        if edge is not None:
+            (captures if api == "grad" else targets).add(id(edge.node))
+    needed = None if input_edges is None else _needed(order, deps, targets, captures)
+    planned = []
+    for fn in order:
+        key = id(fn)
+        runs = needed is None or key in needed
+        tag = nodes.tag_of(fn)
+        node, name, edges = tag.node, tag.name, tag.edges
+        run.deps[node] = deps[key] + (1 if fn in firsts else 0)
+        if runs:
+            _hook(fn, tag)
+            if name == nodes.ACCUMULATE:   # what its .grad was: "new", "summed"...
+                grad = fn.variable.grad
+                STATE.leaves[node] = 0 if grad is None else grad.data_ptr()
+            run.edges[node] = edges if needed is None else _sent_to(fn, edges, needed,
+                                                                     captures)
+        if runs or key in captures:
+            planned.append(_PlannedNode(node, name, run.deps[node], runs, edges))
+    probe._send(r.BackwardPlanned(0, tuple(planned)))
+
+
+def _sent_to(fn, edges: tuple, needed: set, captures: set) -> tuple:
+    """The edges along which ``fn`` sends a gradient when ``inputs=`` prunes the run."""
+    out = []
+    for edge, (nxt, _) in zip(edges, fn.next_functions):
+        if nxt is not None and (id(nxt) in needed or id(nxt) in captures):
+            out.append(edge)
+        else:
+            out.append((0, edge[1]))   # (nothing arrives there)
+    return tuple(out)
+
+
+def _hook(fn, tag) -> None:
+    """Pre- and post-hooks on ``fn``, once per watch: they hold only ids."""
+    if tag.hooked:
+        return
+    tag.hooked = True
+    node = tag.node
+    hooks = _NodeHooks(node)
+    handles = [fn.register_prehook(hooks.pre), fn.register_hook(hooks.post)]
+    if tag.name == nodes.ACCUMULATE:
+        leaf = fn.variable
+        if leaf.__dict__.get(_LEAF_HOOK) != STATE.session:
+            # (kept apart: the leaf outlives this accumulator, and its hook must go too)
+            setattr(leaf, _LEAF_HOOK, STATE.session)
+            STATE.leaf_handles.append(leaf.register_post_accumulate_grad_hook(_accumulated))
+    STATE.handles[node] = handles
+
+
+_LEAF_HOOK = "_agdebug_hooked"
+
+
+class _NodeHooks:
+    __slots__ = ("node",)
+
+    def __init__(self, node: int):
+        self.node = node
+
+    def pre(self, grad_outputs):
+        run = STATE.runs[-1] if STATE.runs else None
+        if run is None or not WATCH.on:
+            return None
+        STATE.busy += 1
+        try:
+            flush(run)
+            made = [g.grad_fn for g in grad_outputs if g is not None and g.grad_fn is not None]
+            if made:   # create_graph: the sum of its incoming gradients, made in C++
+                nodes.walk_new(made, "")
+            run.current = self.node
+            ref = STATE.node_refs.get(self.node)
+            tag = ref() if ref is not None else None
+            name = tag.name if tag is not None else ""
+            probe._send(r.NodeStarted(0, self.node, name, summaries(grad_outputs), True))
+        finally:
+            STATE.busy -= 1
+        return None
+
+    def post(self, grad_inputs, grad_outputs):
+        run = STATE.runs[-1] if STATE.runs else None
+        if run is None or not WATCH.on:
+            return None
+        STATE.busy += 1
+        try:
+            made = [g.grad_fn for g in grad_inputs if g is not None and g.grad_fn is not None]
+            if made:   # create_graph: the gradients' own graph, made in C++
+                nodes.walk_new(made, "")
+            run.finishing = (self.node, summaries(grad_inputs))
+        finally:
+            STATE.busy -= 1
+        return None
+
+
+def flush(run: Run) -> None:
+    """Publish the last finished node's releases, its node_finished and what it sent."""
+    if run.finishing is None:
+        return
+    publish_releases(run)
+    node, grads = run.finishing
+    run.finishing = None
+    probe._send(r.NodeFinished(0, node, grads))
+    for (target, nr), grad in zip(run.edges.get(node, ()), grads):
+        if target:
+            _arrive(run, target, nr, node, grad)
+
+
+def _arrive(run: Run, target: int, nr: int, source: int, grad) -> None:
+    remaining = run.deps[target] = run.deps.get(target, 1) - 1
+    count = run.contributions.get((target, nr), 0) + (grad is not None)
+    run.contributions[(target, nr)] = count
+    probe._send(r.BufferAccumulated(0, target, nr, source, grad, count, remaining))
+
+
+def _accumulated(leaf) -> None:
+    run = STATE.runs[-1] if STATE.runs else None
+    if run is None or not WATCH.on:
+        return
+    STATE.busy += 1
+    try:
+        _grad_accumulated(run, leaf)
+    finally:
+        STATE.busy -= 1
+
+
+def _grad_accumulated(run: Run, leaf) -> None:
+    grad = leaf.grad
+    fn = grad.grad_fn
+    if fn is not None:
+        nodes.walk_new([fn], "")
+    acc = run.current
+    old = STATE.leaves.pop(acc, 0)
+    mode = "new" if not old else ("inplace" if old == grad.data_ptr() else "summed")
+    probe._send(r.GradAccumulated(0, acc, tensor_id(leaf), mode, summarize(grad),
+                                  nodes.node_id(fn)))
+    if fn is not None:
+        _check_cycle(leaf, grad, fn, acc)
+
+
+def _check_cycle(leaf, grad, start, acc: int) -> None:
+    """leaf -> .grad -> grad_fn -> ... -> AccumulateGrad(leaf) -> leaf, iteratively."""
+    parent = {id(start): None}
+    keep = {id(start): start}   # (the walked nodes, alive while walked)
+    stack = [start]
+    while stack:
+        fn = stack.pop()
+        if nodes.node_id(fn) == acc:
+            chain = []
+            key = id(fn)
+            while key is not None:
+                chain.append(nodes.node_id(keep[key]))
+                key = parent[key]
+            chain.reverse()
+            tid = tensor_id(leaf)
+            path = (f"t{tid}", f"t{tensor_id(grad)}", *(f"n{i}" for i in chain), f"t{tid}")
+            STATE.cycles.add(tid)
+            probe._send(r.CycleDetected(0, tid, path, tuple(chain)))
+            return
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and id(nxt) not in parent:
+                parent[id(nxt)], keep[id(nxt)] = id(fn), nxt
+                stack.append(nxt)
+
+
+def _end(run: Run, exc) -> None:
+    STATE.busy += 1
+    try:
+        flush(run)
+        if STATE.runs and STATE.runs[-1] is run:
+            STATE.runs.pop()
+        if exc is not None:
+            probe._send(r.Error(0, type(exc).__name__, str(exc), run.current))
+        probe._send(r.BackwardFinished(0, run.api, exc is None))
+    finally:
+        STATE.busy -= 1

@@ -1,0 +1,169 @@
+"""Torch autograd nodes as agdebug sees them: stable ids, creation events, lifetimes.
+
+A node's id lives in its ``metadata`` dict as a small ``Tag`` (torch nodes take no weak
+references, and a strong one would keep the graph alive). The tag is the one object only
+the node holds: a weak reference to it tells when torch destroys the node.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from ..events import probe
+from ..events import records as r
+from ..events.bus import WATCH
+from ..graph.node import next_id
+from .saved import naming_end, naming_start
+from .state import STATE
+from .tensors import summaries, summarize
+
+__all__ = ["ACCUMULATE", "Tag", "created", "node_id", "tag_of", "walk_new"]
+
+KEY = "agdebug"
+_NodeCreated = r.builder(r.NodeCreated)
+_SavedSummary = r.builder(r.SavedSummary)
+
+
+class Tag:
+    """What the watcher keeps in a node's ``metadata``: its id and the watch it belongs to."""
+
+    __slots__ = ("__weakref__", "edges", "hooked", "name", "node", "session")
+
+    def __init__(self, node: int, name: str):
+        self.node = node
+        self.name = name
+        self.edges = ()   # (node id or 0, output_nr) per next function: fixed once made
+        self.session = STATE.session
+        self.hooked = False
+
+
+class _TagRef(weakref.ref):
+    __slots__ = ("node",)
+
+
+def tag_of(fn) -> Tag | None:
+    """``fn``'s tag from this watch, or None when this watch has not seen it."""
+    tag = fn.metadata.get(KEY)
+    return tag if tag is not None and tag.session == STATE.session else None
+
+
+def node_id(fn) -> int:
+    """The id of a node already seen (0 for None)."""
+    if fn is None:
+        return 0
+    tag = tag_of(fn)
+    return tag.node if tag is not None else 0
+
+
+def _tag(fn, name: str) -> Tag:
+    tag = fn.metadata[KEY] = Tag(next_id(), name)
+    ref = STATE.node_refs[tag.node] = _TagRef(tag, _freed)
+    ref.node = tag.node
+    return tag
+
+
+def _freed(ref: _TagRef) -> None:
+    STATE.node_refs.pop(ref.node, None)
+    STATE.handles.pop(ref.node, None)
+    life = probe._LIFE   # the probe's GC bookkeeping: a pass that frees nodes is shown
+    if life.in_gc:
+        life.freed_in_gc += 1
+    if WATCH.on and STATE.session:
+        probe._send(r.NodeFreed(0, ref.node, "gc" if life.in_gc else "refcount"))
+
+
+def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), outputs=()):
+    """Publish node_created for every node reachable from ``roots`` this watch has not
+    seen, in torch's creation order. ``op_node`` gets the op's name, inputs and outputs;
+    the others (made inside C++: a composite's inner nodes) get none."""
+    if len(roots) == 1 and roots[0] is op_node and _parents_known(op_node):
+        created(op_node, source, op, inputs, outputs)   # an op on known nodes: most ops
+        return
+    new = _unseen(roots)
+    if not new:
+        return
+    # Op nodes were made in sequence-number order (parents first); a leaf's AccumulateGrad
+    # is made with the first node that uses it, just before that node.
+    new.sort(key=lambda fn: fn._sequence_nr())
+    for fn in new:
+        if fn.name() == ACCUMULATE:
+            if tag_of(fn) is None:   # (not yet created before a consumer)
+                created(fn, source, "", (), ())
+            continue
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and tag_of(nxt) is None and nxt.name() == ACCUMULATE:
+                created(nxt, source, "", (), ())
+        mine = fn is op_node
+        created(fn, source, op if mine else "", inputs if mine else (),
+                outputs if mine else ())
+
+
+def _parents_known(fn) -> bool:
+    for nxt, _ in fn.next_functions:
+        if nxt is not None and tag_of(nxt) is None:
+            return False
+    return True
+
+
+def _unseen(roots) -> list:
+    """The nodes reachable from ``roots`` that this watch has not seen (iteratively: a
+    long chain must not recurse; known nodes end the walk)."""
+    found, stack, seen = [], [fn for fn in roots if fn is not None], set()
+    while stack:
+        fn = stack.pop()
+        key = id(fn)   # (each node is held by ``stack``/``found`` while walked)
+        if key in seen or tag_of(fn) is not None:
+            continue
+        seen.add(key)
+        found.append(fn)
+        stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
+    return found
+
+
+def created(fn, source: str, op: str, inputs, outputs) -> int:
+    """Tag ``fn`` and publish its node_created."""
+    name = fn.name()
+    tag = _tag(fn, name)
+    edges = tag.edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
+    leaf = summarize(fn.variable) if name == ACCUMULATE else None
+    saved, attrs = saved_of(fn, tag.node) if leaf is None else ((), ())
+    if WATCH.on:
+        probe._send(_NodeCreated(0, tag.node, name, op, edges, summaries(inputs),
+                                 summaries(outputs), saved, attrs, leaf, source))
+    return tag.node
+
+
+ACCUMULATE = "torch::autograd::AccumulateGrad"
+_SAVED_NAMES: dict = {}   # node class -> names of its saved fields (``_saved_<name>``)
+
+
+def _saved_names(fn) -> tuple:
+    cls = type(fn)
+    names = _SAVED_NAMES.get(cls)
+    if names is None:
+        names = tuple(a for a in dir(fn) if a.startswith("_saved_"))
+        if not names and hasattr(fn, "saved_tensors"):   # a custom autograd.Function
+            names = ("saved_tensors",)
+        _SAVED_NAMES[cls] = names
+    return names
+
+
+def saved_of(fn, node: int) -> tuple[tuple, tuple]:
+    """The saved tensors of ``fn`` and its saved non-tensor values (as attributes: torch
+    keeps ``alpha``, ``dim``... as plain values, agdebug as node attributes). Tensors are
+    read through the watcher's unpack hook, which names the holders it unpacks (so each
+    release is tied to its node and name)."""
+    saved, attrs = [], []
+    for attr in _saved_names(fn):
+        name = attr.removeprefix("_saved_")
+        naming_start()
+        try:
+            value = getattr(fn, attr)
+        finally:
+            holders = naming_end(node, name)
+        if holders:
+            saved.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
+                         for h in holders)
+        elif isinstance(value, (bool, int, float, str)):
+            attrs.append((name, repr(value)))
+    return tuple(saved), tuple(attrs)

@@ -1,0 +1,159 @@
+"""Switching the watcher on and off: the function mode, the saved-tensor hooks and the
+patched backward entry points, installed together and restored exactly."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+from ..events import probe
+from ..events import records as r
+from ..events.bus import WATCH
+from . import backward as _backward
+from . import nodes, saved
+from .state import STATE
+from .tensors import forget_lines, summarize, tensor_id, user_line
+
+__all__ = ["watching"]
+
+MIN_TORCH = (2, 2)   # register_post_accumulate_grad_hook, get_gradient_edge
+
+
+def _import_torch():
+    try:
+        import torch
+    except ImportError:
+        raise ImportError("agdebug.watch needs PyTorch, which is not installed "
+                          "(pip install torch)") from None
+    version = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+    if version < MIN_TORCH:
+        raise ImportError(f"agdebug.watch needs PyTorch {'.'.join(map(str, MIN_TORCH))} or "
+                          f"newer (for post-accumulate-grad hooks); this is {torch.__version__}")
+    return torch
+
+
+def _mode_class(torch):
+    class _WatchMode(torch.overrides.TorchFunctionMode):
+        """Sees every torch call: the outputs' new grad_fn are the nodes created."""
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if STATE.busy:
+                return func(*args, **kwargs)
+            name = getattr(func, "__name__", "")
+            if name == "__get__":
+                return func(*args, **kwargs)
+            if name == "__set__":
+                # (published before: the old .grad's graph is freed by the assignment)
+                if getattr(func.__self__, "__name__", "") == "grad":
+                    _grad_set(*args)
+                return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            if WATCH.on:
+                STATE.busy += 1
+                try:
+                    _op_done(name, args, out)
+                finally:
+                    STATE.busy -= 1
+            return out
+    return _WatchMode
+
+
+def _tensors(values) -> list:
+    out = []
+    for v in values:
+        if isinstance(v, (tuple, list)):
+            out.extend(x for x in v if hasattr(x, "grad_fn"))
+        elif hasattr(v, "grad_fn"):
+            out.append(v)
+    return out
+
+
+def _op_done(name: str, args, out) -> None:
+    outputs = _tensors(out if isinstance(out, (tuple, list)) else (out,))
+    fresh = []
+    for t in outputs:
+        fn = t.grad_fn
+        if fn is not None and nodes.tag_of(fn) is None and all(fn is not f for f in fresh):
+            fresh.append(fn)
+    if not fresh:
+        return
+    source, inputs, op = user_line(), _tensors(args), name.strip("_")
+    for fn in fresh:
+        mine = [t for t in outputs if t.grad_fn is fn]
+        nodes.walk_new([fn], source, fn, op, inputs, mine)
+
+
+def _grad_set(tensor, value) -> None:
+    if not WATCH.on:
+        return
+    STATE.busy += 1
+    try:
+        tid = tensor_id(tensor)
+        fn = getattr(value, "grad_fn", None)
+        probe._send(r.GradSet(0, tid, summarize(value), nodes.node_id(fn)))
+        if tid in STATE.cycles:
+            STATE.cycles.discard(tid)
+            reason = "grad_cleared" if value is None else "grad_reassigned"
+            probe._send(r.CycleBroken(0, tid, reason))
+    finally:
+        STATE.busy -= 1
+
+
+_sessions = iter(range(1, 1 << 62))
+
+
+@contextmanager
+def watching():
+    """Watch real torch's autograd on this thread inside the block (events on the bus)."""
+    torch = _import_torch()
+    if STATE.session:
+        raise RuntimeError("agdebug.watch: already watching (one watch at a time)")
+    STATE.session, STATE.thread = next(_sessions), threading.current_thread()
+    hooks = torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack)
+    mode = _mode_class(torch)()
+    patches = []
+    try:
+        with hooks, mode:   # (entered before the program's hooks are wrapped)
+            patches = _patches(torch)
+            for owner, attr, value in patches:
+                setattr(owner, attr, value)
+            yield
+    finally:
+        _switch_off(patches)
+
+
+def _patches(torch) -> list:
+    """(owner, attribute, watching value), with the originals to restore beside them."""
+    graph = torch.autograd.graph.saved_tensors_hooks
+    wanted = [(torch.autograd, "backward", _backward.wrap_backward),
+              (torch.autograd, "grad", _backward.wrap_grad),
+              (graph, "__enter__", saved.wrap_program_hooks)]
+    out = []
+    for owner, attr, wrap in wanted:
+        original = owner.__dict__[attr]
+        out.append((owner, attr, wrap(original)))
+        _ORIGINALS[(owner, attr)] = original
+    return out
+
+
+_ORIGINALS: dict = {}
+
+
+def _switch_off(patches) -> None:
+    for owner, attr, _ in patches:
+        setattr(owner, attr, _ORIGINALS.pop((owner, attr)))
+    for handles in list(STATE.handles.values()):
+        for handle in handles:
+            handle.remove()
+    for handle in STATE.leaf_handles:
+        handle.remove()
+    STATE.handles.clear()
+    STATE.leaf_handles.clear()
+    STATE.node_refs.clear()    # dead references never call back
+    STATE.saved_refs.clear()
+    STATE.runs.clear()
+    STATE.leaves.clear()
+    STATE.cycles.clear()
+    STATE.session, STATE.thread = 0, None
+    forget_lines()

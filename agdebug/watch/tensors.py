@@ -1,0 +1,114 @@
+"""Torch tensors as event summaries: ids we assign, shapes, dtypes, sizes; the user's line.
+
+Nothing here keeps a tensor: an id is stored on the tensor itself (an attribute), and a
+summary holds plain data. Values (preview, statistics) are read only when a subscriber
+asked for them (``WATCH.values``): on a GPU that is a device sync.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+
+from ..events import probe
+from ..events import records as r
+from ..events.bus import WATCH
+
+__all__ = ["summaries", "summarize", "tensor_id", "user_line"]
+
+_ID = "_agdebug_id"
+_TensorSummary = r.builder(r.TensorSummary)
+
+
+def tensor_id(t) -> int:
+    """Our stable id of torch tensor ``t`` (given on first sight, from agdebug's counter)."""
+    tid = t.__dict__.get(_ID)
+    if tid is None:
+        tid = next(probe._tensor_ids)   # one counter: ids never clash with agdebug tensors
+        setattr(t, _ID, tid)
+    return tid
+
+
+def summarize(t) -> r.TensorSummary | None:
+    """``t``'s summary (``None`` for ``None`` or a non-tensor); no device sync."""
+    if t is None or not hasattr(t, "grad_fn"):
+        return None
+    stats = _stats(t) if WATCH.values else None
+    return _TensorSummary(tensor_id(t), tuple(t.shape), dtype_name(t.dtype), device_name(t),
+                          t.nbytes, stats)
+
+
+_DTYPES: dict = {}
+_DEVICES: dict = {}
+
+
+def dtype_name(dtype) -> str:
+    """``float32`` for torch.float32 (agdebug's names are torch's, without the module)."""
+    name = _DTYPES.get(dtype)
+    if name is None:
+        name = _DTYPES[dtype] = str(dtype).removeprefix("torch.")
+    return name
+
+
+def device_name(t) -> str:
+    # ``t.device`` builds an object and ``str`` formats it: once per device index and type
+    key = (t.get_device(), t.is_cuda)
+    name = _DEVICES.get(key)
+    if name is None:
+        name = _DEVICES[key] = str(t.device)
+    return name
+
+
+def summaries(tensors) -> tuple:
+    return tuple([summarize(t) for t in tensors])
+
+
+def _stats(t) -> r.Stats:
+    # Values were asked for: they cost a copy to the host (a sync on a GPU).
+    data = t.detach().cpu().resolve_conj().resolve_neg().numpy()
+    return probe._stats(data)
+
+
+_TORCH = os.path.dirname(sys.modules["torch"].__file__) + os.sep if "torch" in sys.modules \
+    else None
+_AGDEBUG = probe._PACKAGE
+_LINES: dict = {}
+_KINDS: dict = {}   # file name -> whether it is the user's (not agdebug's, not torch's)
+
+
+def user_line() -> str:
+    """``file.py:12: y = x * w``: the first frame on the stack outside agdebug and torch."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        user = _KINDS.get(name)
+        if user is None:
+            user = _KINDS[name] = _is_user(name)
+        if user:
+            key = (name, frame.f_lineno)
+            line = _LINES.get(key)
+            if line is None:
+                line = _LINES[key] = _format(*key)
+            return line
+        frame = frame.f_back
+    return ""
+
+
+def _is_user(name: str) -> bool:
+    torch_dir = _TORCH or os.path.dirname(sys.modules["torch"].__file__) + os.sep
+    if name.startswith(torch_dir) or name.startswith("<frozen"):
+        return False
+    return not name.startswith(_AGDEBUG) or name.startswith(probe._DEMOS)
+
+
+def _format(name: str, number: int) -> str:
+    text = linecache.getline(name, number).strip()
+    short = os.path.basename(name)
+    return f"{short}:{number}: {text}" if text else f"{short}:{number}"
+
+
+def forget_lines() -> None:
+    """A later watch rereads source lines (the files may have changed)."""
+    _LINES.clear()
+    _KINDS.clear()

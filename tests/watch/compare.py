@@ -1,0 +1,67 @@
+"""What two traces of one scenario must share, whichever engine ran it.
+
+``outline(trace)`` keeps what both engines define the same way, with node ids replaced
+by their creation index: the nodes (names, edges), the execution order, the saved-tensor
+releases, the gradients accumulated, the cycles and when nodes are freed.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def outline(trace) -> dict:
+    index: dict = {}
+    out: dict = {"nodes": [], "runs": [], "released": [], "grads": [], "cycles": [],
+                 "freed": [], "errors": []}
+    freeing = None
+    for e in trace.events:
+        if e.kind != "node_freed":
+            freeing = None
+        _KEEP.get(e.kind, _skip)(e, index, out)
+        if e.kind == "node_freed" and e.node in index:
+            if freeing is None:   # nodes freed in one go: torch frees a chain depth first
+                freeing = set()
+                out["freed"].append(freeing)
+            freeing.add(index[e.node])
+    return out
+
+
+def _skip(e, index, out) -> None:
+    pass
+
+
+def _created(e, index, out) -> None:
+    index[e.node] = len(index)
+    edges = tuple((index.get(n, -1) if n else None, nr) for n, nr in e.edges)
+    out["nodes"].append((e.name, edges))
+
+
+def _started(e, index, out) -> None:
+    if e.runs:   # (torch runs no hook at a node autograd.grad only captures)
+        out["runs"].append((index.get(e.node), tuple(_shape(g) for g in e.grads)))
+
+
+def _shape(g):
+    return None if g is None else g.shape
+
+
+_KEEP = {
+    "node_created": _created,
+    "node_started": _started,
+    # (agdebug also "releases" a saved Python number: nothing torch frees, 0 bytes)
+    "saved_released": lambda e, index, out: e.nbytes and out["released"].append(
+        index.get(e.node)),
+    "grad_accumulated": lambda e, index, out: out["grads"].append(
+        (index.get(e.node), e.mode, e.grad.shape, index.get(e.grad_fn))),
+    "cycle_detected": lambda e, index, out: out["cycles"].append(
+        tuple(index.get(n) for n in e.nodes)),
+    "cycle_broken": lambda e, index, out: out["cycles"].append(e.reason),
+    "error": lambda e, index, out: out["errors"].append((e.type, e.message.split("\n")[0])),
+}
+
+
+def loosely(value) -> list:
+    """A weaker form of one outline entry, for a difference the engines are known to have:
+    what happened (names, edge shapes), without which node came first."""
+    return sorted(re.sub(r"\d+", "#", repr(item)) for item in value)

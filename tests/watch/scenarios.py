@@ -1,0 +1,122 @@
+"""Scenarios written once against ``lib`` (real torch, or agdebug), and how to record one.
+
+Each scenario builds its values from fixed data, so both engines compute the same numbers.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import agdebug as ag
+from agdebug.debug import record
+
+
+def recorded(scenario, lib):
+    """The trace of ``scenario(lib)``: agdebug's recorder, or real torch under the watcher."""
+    import agdebug.watch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        recorder = record() if lib is ag else agdebug.watch.torch()
+        with recorder as trace:
+            try:
+                scenario(lib)
+            except RuntimeError:
+                pass   # the scenarios that raise: the trace up to the error is compared
+    return trace
+
+
+def leaf(lib, values):
+    return lib.tensor(values, requires_grad=True)
+
+
+def chain(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0])
+    y = (x * x).sin()
+    z = y.exp().sum()
+    z.backward()
+    del x, y, z
+
+
+def retain_twice(lib):
+    x = leaf(lib, [1.0, 2.0])
+    y = (x * 3.0).tanh().sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    del x, y
+
+
+def retain_error(lib):
+    x = leaf(lib, [1.0, 2.0])
+    y = (x * x).sum()
+    y.backward()
+    y.backward()   # RuntimeError: trying to backward through the graph a second time
+
+
+def create_graph_cycle(lib):
+    x = leaf(lib, [1.0, 2.0])
+    y = (x * x * x).sum()
+    y.backward(create_graph=True)
+    x.grad = None   # breaks the cycle
+    del x, y
+
+
+def grad_api(lib):
+    x = leaf(lib, [1.0, 2.0])
+    w = leaf(lib, [0.5, -1.0])
+    y = (x * w).exp().sum()
+    (gx,) = lib.autograd.grad(y, [x])
+    del x, w, y, gx
+
+
+def hooks(lib):
+    x = leaf(lib, [1.0, -2.0])
+    y = x * 2.0
+    y.register_hook(lambda g: g * 10.0)
+    z = (y * y).sum()
+    z.grad_fn.register_hook(lambda grads_in, grads_out: None)
+    z.backward()
+    del x, y, z
+
+
+def mlp_step(lib):
+    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(), lib.nn.Linear(4, 2))
+    with lib.no_grad():
+        for i, p in enumerate(model.parameters()):
+            p.copy_(lib.arange(p.numel(), dtype=lib.float32).reshape(p.shape) * 0.1 - 0.2 * i)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1)
+    x = lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])
+    target = lib.tensor([1, 0])
+    loss = lib.nn.functional.cross_entropy(model(x), target)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    del loss
+
+
+def custom_function(lib):
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 2.0 * x
+
+    x = leaf(lib, [1.0, 3.0])
+    y = Square.apply(x).sum()
+    y.backward()
+    del x, y
+
+
+def raises(lib):
+    x = leaf(lib, [1.0, 2.0])
+    y = (x * 2.0).sum()
+    y.backward()
+    raise RuntimeError("the script fails after its backward")
+
+
+SCENARIOS = [chain, retain_twice, retain_error, create_graph_cycle, grad_api, hooks,
+             mlp_step, custom_function, raises]

@@ -1,0 +1,210 @@
+"""agdebug.watch on real torch: it changes nothing it watches, and leaves nothing behind."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+
+import pytest
+
+import agdebug.watch
+from agdebug.events import subscribe
+from agdebug.watch import session
+
+from . import scenarios
+
+torch = pytest.importorskip("torch")
+
+
+def _train(steps: int = 3) -> list:
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    x, target = torch.randn(4, 5), torch.tensor([0, 2, 1, 0])
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), target)
+        loss.backward()
+        opt.step()
+    return [p.detach().clone() for p in model.parameters()] + [loss.detach()]
+
+
+def test_watched_results_are_bitwise_the_unwatched_ones():
+    plain = _train()
+    with agdebug.watch.torch() as trace:
+        watched = _train()
+    assert len(trace) > 50
+    assert all(torch.equal(a, b) for a, b in zip(plain, watched))
+
+
+def _lifetimes() -> list:
+    """When each tensor and node of a chain dies, as checkpoints see it."""
+    seen = []
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    z = (y * x).sum()
+    refs = {"y": weakref.ref(y), "z": weakref.ref(z), "x": weakref.ref(x)}
+    node = _NodeDeath(z.grad_fn)
+
+    def check(step):
+        seen.append((step, tuple(k for k, r in refs.items() if r() is None), node.dead))
+    u = x.sigmoid()   # saves its own output, and is dropped without a backward
+    refs["u"], dropped = weakref.ref(u), _NodeDeath(u.grad_fn)
+    del u
+    seen.append(("del u", refs.pop("u")() is None, dropped.dead))
+    del y
+    check("del y")
+    z.backward()
+    check("backward")
+    del z
+    check("del z")
+    del x
+    check("del x")
+    return seen
+
+
+class _NodeDeath:
+    """Whether a node died: a finalizer on an object in its metadata (the test's own)."""
+
+    def __init__(self, fn):
+        self.died = []
+        token = _Token()
+        fn.metadata["test"] = token
+        weakref.finalize(token, self.died.append, True)
+
+    @property
+    def dead(self) -> bool:
+        return bool(self.died)
+
+
+class _Token:
+    pass
+
+
+def test_every_tensor_and_node_is_freed_where_it_is_unwatched():
+    plain = _lifetimes()
+    with agdebug.watch.torch():
+        watched = _lifetimes()
+    assert watched == plain
+    assert plain[0] == ("del u", True, True)
+    assert plain[3:] == [("del z", ("y", "z"), True), ("del x", ("y", "z", "x"), True)]
+
+
+def test_events_hold_no_tensors():
+    with agdebug.watch.torch() as trace:
+        x = torch.ones(3, requires_grad=True)
+        (x * 2).sum().backward()
+        ref = weakref.ref(x)
+        del x
+    gc.collect()
+    assert ref() is None and len(trace) > 5
+
+
+def test_nothing_stays_installed_after_the_block():
+    backward, grad = torch.autograd.backward, torch.autograd.grad
+    enter = torch.autograd.graph.saved_tensors_hooks.__enter__
+    with agdebug.watch.torch():
+        assert torch.autograd.backward is not backward
+        x = torch.ones(2, requires_grad=True)
+        y = (x * x).sum()
+    assert torch.autograd.backward is backward and torch.autograd.grad is grad
+    assert torch.autograd.graph.saved_tensors_hooks.__enter__ is enter
+    seen = []
+    with subscribe(seen.append):
+        y.backward()              # a graph made while watching, run after it
+        (x * 3).sum().backward()  # and a new one
+    assert seen == []
+    assert x.grad.tolist() == [5.0, 5.0]
+
+
+def test_watching_can_stop_and_start_again():
+    for _ in range(2):
+        with agdebug.watch.torch() as trace:
+            scenarios.chain(torch)
+        assert [e.kind for e in trace.events].count("node_started") == 5
+
+
+def test_one_watch_at_a_time():
+    with agdebug.watch.torch():
+        with pytest.raises(RuntimeError, match="already watching"):
+            with agdebug.watch.torch():
+                pass
+
+
+def test_a_subscriber_gets_the_same_events():
+    seen = []
+    with agdebug.watch.torch(subscriber=seen.append) as trace:
+        scenarios.chain(torch)
+    assert seen == trace.events
+
+
+def _program_hooks(log: list):
+    def pack(t):
+        log.append(("pack", tuple(t.shape)))
+        return t * 1   # a copy the program makes: unpack gets it back
+
+    def unpack(t):
+        log.append(("unpack", tuple(t.shape)))
+        return t
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = (x * x).exp().sum()
+    y.backward()
+    return log, x.grad
+
+
+def test_a_programs_own_saved_tensors_hooks_still_apply():
+    plain, plain_grad = _program_hooks([])
+    with agdebug.watch.torch() as trace:
+        watched, grad = _program_hooks([])
+    assert watched == plain and torch.equal(grad, plain_grad)
+    released = [e for e in trace.events if e.kind == "saved_released"]
+    assert [e.nbytes for e in released] == [8, 16]   # exp's result, then mul's self, other
+
+
+def test_a_script_that_raises_keeps_its_trace():
+    with pytest.raises(RuntimeError, match="the script fails"):
+        with agdebug.watch.torch() as trace:
+            scenarios.raises(torch)
+    assert [e.kind for e in trace.events].count("backward_finished") == 1
+    assert torch.autograd.backward.__module__ == "torch.autograd"
+
+
+def test_without_torch_one_clear_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(ImportError, match=r"^agdebug.watch needs PyTorch, which is not "):
+        session._import_torch()
+
+
+def test_a_torch_too_old_is_named(monkeypatch):
+    monkeypatch.setattr(torch, "__version__", "2.0.1")
+    with pytest.raises(ImportError, match=r"PyTorch 2\.2 or newer .*this is 2\.0\.1$"):
+        session._import_torch()
+
+
+def test_a_parameter_watched_twice_is_reported_once_and_left_without_hooks():
+    w = torch.nn.Parameter(torch.ones(2))
+    for _ in range(2):
+        with agdebug.watch.torch() as trace:
+            for _ in range(2):   # a new AccumulateGrad each time (the old one is freed)
+                (w * 2).sum().backward()
+        kinds = [e.kind for e in trace.events]
+        assert kinds.count("grad_accumulated") == 2
+    assert not w._post_accumulate_grad_hooks
+
+
+def test_a_cuda_run_is_watched_bitwise():
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU for torch on this machine")
+
+    def chain():
+        x = torch.linspace(-1.0, 1.0, 8, device="cuda", requires_grad=True)
+        (x * x).tanh().sum().backward()
+        return x.grad.cpu()
+    plain = chain()
+    with agdebug.watch.torch() as trace:
+        watched = chain()
+    assert torch.equal(plain, watched)
+    devices = {e.grads[0].device for e in trace.events if e.kind == "node_started" and e.grads}
+    assert devices == {"cuda:0"}
