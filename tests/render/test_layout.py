@@ -15,7 +15,7 @@ needs_dot = pytest.mark.skipif(ex.find_dot() is None, reason="no Graphviz progra
 
 
 def chain_timeline(ops: int):
-    """``ops`` ops in one chain (sin saves its input, ``x`` as the user named it), backward."""
+    """``ops`` ops in one chain (sin saves its input, ``self`` as torch names it), backward."""
     with record() as trace:
         x = ag.tensor([1.0, 2.0], requires_grad=True)
         y = x
@@ -35,7 +35,7 @@ def test_saved_tensors_keep_a_chain_upright(tmp_path):
     timeline = chain_timeline(100)
     with_saved = ex.export(timeline, "svg", tmp_path / "a.svg")[0]
     without = ex.export(timeline, "svg", tmp_path / "b.svg", options=DotOptions(saved=False))[0]
-    assert with_saved.read_text(encoding="utf-8").count(">x: [2] float32<") == 50   # drawn
+    assert with_saved.read_text(encoding="utf-8").count(">self: [2] float32<") == 50   # drawn
     assert _svg_width(with_saved) <= 2 * _svg_width(without)
 
 

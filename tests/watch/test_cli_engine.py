@@ -44,7 +44,7 @@ def test_engine_agdebug_runs_an_agdebug_script_on_agdebug(tmp_path):
     out = str(tmp_path / "run.agtrace")
     assert main(["record", "--engine", "agdebug", script, "-o", out]) == 0
     saved = [e.saved for e in load_trace(out).events if e.kind == "node_created"][1]
-    assert [s.name for s in saved] == ["x", "y"]   # agdebug's names: its engine ran
+    assert [s.name for s in saved] == ["self", "other"]   # agdebug's engine names them as torch
 
 
 def test_default_engine(tmp_path):
