@@ -17,6 +17,8 @@ def stats_line(summary) -> str:
     if summary is None:
         return "None"
     text = f"{list(summary.shape)} {summary.dtype} {summary.device} t{summary.id}"
+    if summary.name:   # the user's name for it (``x``, ``0.weight``)
+        text += f" {summary.name}"
     s = summary.stats
     if s is None:
         return text
