@@ -17,9 +17,10 @@ from __future__ import annotations
 import ast
 import linecache
 
-__all__ = ["MAX_NAME", "assigned_names", "frame_names", "forget"]
+__all__ = ["MAX_NAME", "RETURNED", "assigned_names", "frame_names", "forget"]
 
 MAX_NAME = 200   # characters: a name is a label, not a program
+RETURNED = ("<return>",)   # what the table gives the whole value of a ``return``
 
 # (first line, last line, first column, end column) of an assigned value -> its targets
 Span = tuple[int, int, int, int]
@@ -72,8 +73,12 @@ def _table(filename: str, lineno: int) -> dict[Span, tuple[str, ...]]:
     indent = len(_indent(linecache.getline(filename, lineno)))
     table = {}
     for statement in ast.walk(tree) if tree is not None else ():
+        pairs = ()
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            for node, names in _pairs(statement):
+            pairs = _pairs(statement)
+        elif isinstance(statement, ast.Return) and statement.value is not None:
+            pairs = ((statement.value, RETURNED),)   # a library function's result
+        for node, names in pairs:
                 # parsed dedented and from line 1: back to the file's lines and columns
                 first = indent if node.lineno == 1 else 0
                 last = indent if node.end_lineno == 1 else 0

@@ -350,7 +350,7 @@ def node_created(node, args: tuple, outputs, engine_frames: int = 0) -> None:
     the caller are agdebug's own, known without looking (see ``user_line``)."""
     frame, library = _user_frame_past(engine_frames)
     if frame is not None and not _CTX.stack:   # a backward's nodes are not the line's value
-        _name_outputs(frame, outputs, not library)
+        _name_outputs(frame, outputs, _call_kind(library) if library else "whole")
     node_id, name, edges = node._id, node.name(), _edges(node)
     _watch_lifetime(node, node_id, name, edges)
     op, saved, attrs = getattr(node, "op", None), node._saved, node._attrs
@@ -391,17 +391,33 @@ def _user_frame(engine_frames: int):
 
 
 def _user_frame_past(engine_frames: int):
-    """``_user_frame``'s frame, and whether a library function (``agdebug.nn``: a module,
-    ``F.cross_entropy``) lies between: it may make several nodes for one call."""
+    """``_user_frame``'s frame, and the library functions' frames (``agdebug.nn``: a module,
+    ``F.cross_entropy``) between: one call of those may make several nodes."""
     frame = sys._getframe(2 + engine_frames)
-    library = False
+    library = None
     while frame is not None:
         name = frame.f_code.co_filename
         if name not in _ENGINE_FILES and (name in _USER_FILES or _is_user_file(name)):
             return frame, library
-        library = library or name.startswith(_LIBRARY)
+        if name.startswith(_LIBRARY):
+            library = [frame] if library is None else [*library, frame]
         frame = frame.f_back
     return None, library
+
+
+def _call_kind(library: list) -> str:
+    """Whether the node's outputs are what the library call returns: "whole" when each
+    library frame is computing the value it returns (``return F.linear(x, w, b)``), "part"
+    when one computes a piece of an expression (``weight.t()``), else "maybe" (``logp =
+    log_softmax(x)``: a later node of the same call may be the result)."""
+    kind = "whole"
+    for frame in library:
+        names = _names.frame_names(frame)
+        if not names:
+            return "part"
+        if names is not _names.RETURNED:
+            kind = "maybe"
+    return kind
 
 
 def _line_of(frame) -> str:
@@ -471,26 +487,27 @@ def leaf_made(t) -> None:
             _name(t, names[0])
 
 
-def _name_outputs(frame, outputs, direct: bool) -> None:
-    """Name the outputs of a node the user's code at ``frame`` made: at once when that code
-    made it ``direct``ly (``y = x * w``). A library call (``h = lin(x)``) may make several
-    nodes, and only what it returns is ``h``: its last node, known once the user's code
-    goes on, so the name waits for the next node made elsewhere (or the next backward)."""
-    key = (frame, frame.f_lasti)
+def _name_outputs(frame, outputs, kind: str) -> None:
+    """Name the outputs of a node the user's code at ``frame`` made: at once when they are
+    what that code computes (``y = x * w``, ``h = lin(x)``: ``_call_kind`` "whole"), never
+    when "part" of it. When "maybe", only the last such node of the call is ``h``, known
+    once the user's code goes on: the name waits for the next node made elsewhere (or the
+    next backward), and later events name the tensor."""
+    key = (id(frame), frame.f_lasti)   # an id: holding the frame would hold its locals
     pending = _NAMING.pending
     if pending is not None and pending[0] != key:
         _name_pending()
     names = _names.frame_names(frame)
-    if not names:
+    if not names or kind == "part":
         return
-    if direct:
+    if kind == "whole":
         _name_all(outputs, names)
     else:   # ids, never the tensors: waiting keeps nothing alive
         _NAMING.pending = (key, [tensor_id(t) for t in outputs if hasattr(t, "_data")], names)
 
 
 class _Naming(threading.local):
-    pending = None   # ((frame, instruction), output ids, names) of a library call's last node
+    pending = None   # ((frame id, instruction), output ids, names) of a library call's last node
 
 
 _NAMING = _Naming()

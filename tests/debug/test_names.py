@@ -128,6 +128,21 @@ def test_naming_keeps_nothing_alive():
         assert [r() for r in refs] == [None] * len(refs)
 
 
+def _forward_only(refs: list) -> None:
+    model = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+    x = ag.ones(2, requires_grad=True)
+    out = model(x)   # a library call: its name waits for the program to go on
+    refs += [weakref.ref(t) for t in (x, out, model[0].weight)] + [weakref.ref(model)]
+
+
+def test_a_name_waiting_for_the_program_keeps_nothing_alive():
+    refs: list = []
+    with record():
+        _forward_only(refs)
+        gc.collect()
+        assert [r() for r in refs] == [None] * len(refs)
+
+
 def _train(watch: bool):
     rng = np.random.default_rng(0)
     x = ag.tensor(rng.standard_normal((8, 3)).astype(np.float32))
@@ -199,3 +214,16 @@ def test_the_demos_name_their_tensors():
     with contextlib.redirect_stdout(io.StringIO()), record() as trace:
         runpy.run_path(str(find("mlp").path), run_name="__main__")
     assert leaf_names(trace)[:4] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+
+
+def test_a_library_calls_result_is_named_and_its_parts_are_not():
+    lin = nn.Linear(2, 3)
+    with record() as trace:
+        h = lin(ag.ones(4, 2))   # F.linear: addmm(bias, x, weight.t())
+        loss = nn.functional.cross_entropy(h, ag.tensor([0, 1, 2, 0]))
+        loss.backward()
+    outputs = output_names(trace)
+    assert outputs["AddmmBackward0"] == ["h"] and outputs["TBackward0"] == [""]
+    # cross_entropy makes log_softmax, then nll_loss in statements of its own: which node
+    # is ``loss`` is known only once the program goes on, so neither is named at creation
+    assert outputs["LogSoftmaxBackward0"] == outputs["NllLossBackward0"] == [""]
