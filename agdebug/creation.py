@@ -11,6 +11,7 @@ import numpy as np
 
 from . import backend
 from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
+from .events import WATCH, probe
 from .graph.grad_mode import MODE
 from .ops.arguments import check_namespace, warning_level
 from .ops.methods import shape_arg
@@ -47,6 +48,8 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients")
         t._requires_grad = True
+        if WATCH.on:   # a new leaf: the probe names it after the user's line
+            probe.leaf_made(t)
     return t
 
 

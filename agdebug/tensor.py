@@ -251,6 +251,8 @@ class Tensor:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
+        if value and WATCH.on:   # a new leaf: the probe names it after the user's line
+            probe.leaf_made(self)
 
     @property
     def grad_fn(self):

@@ -13,10 +13,13 @@ __all__ = ["Inspector", "describe_node", "stats_line"]
 
 
 def stats_line(summary) -> str:
-    """``[3] float32 cpu`` plus preview and statistics when values were recorded."""
+    """``x [3] float32 cpu t1`` (the name when the user gave one), plus preview and statistics
+    when values were recorded."""
     if summary is None:
         return "None"
     text = f"{list(summary.shape)} {summary.dtype} {summary.device} t{summary.id}"
+    if summary.name:   # the user's name for it first (``x``, ``0.weight``)
+        text = f"{summary.name} {text}"
     s = summary.stats
     if s is None:
         return text

@@ -92,8 +92,11 @@ def topology(nodes) -> frozenset:
 def _label(node) -> tuple[str, str]:
     summary = node.leaf if node.leaf is not None else (node.outputs[0] if node.outputs else None)
     shape = f" {list(summary.shape)}" if summary is not None else ""
+    name = summary.name if summary is not None else ""   # the user's (``x``, ``0.weight``)
+    if len(name) > 16:   # a box is a few cells wide: the inspector has the whole name
+        name = name[:15] + "…"
     prefix = f"t{node.leaf.id}" if node.leaf is not None else f"n{node.id}"
-    return short_name(node.name), f"{prefix}{shape}"
+    return short_name(node.name), f"{printable(name) or prefix}{shape}"
 
 
 # ----------------------------------------------------------------------------- ranks

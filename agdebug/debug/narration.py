@@ -98,6 +98,7 @@ class Narrator:
         self._grads: dict = {}       # tensor id of a .grad -> the leaf's tensor id
         self._released: dict = {}    # node id -> event indices where its saved tensors went
         self._leaves: set = set()    # tensor ids of leaves
+        self._tensor_names: dict = {}   # tensor id -> the user's name for it (``x``, ``0.weight``)
         self._depth = 0              # backwards running at the event being indexed
         self._recorded: set = set()  # nodes created while a backward ran (create_graph)
         self.extend(events)
@@ -115,6 +116,9 @@ class Narrator:
                 self._leaves.add(e.leaf.id)
             elif self._depth:
                 self._recorded.add(e.node)
+            for s in (e.leaf, *e.inputs, *e.outputs):
+                if s is not None and s.name:   # a name can come later (``h = lin(x)``)
+                    self._tensor_names[s.id] = s.name
         elif kind == "backward_planned":
             for p in e.nodes:
                 self._names.setdefault(p.node, p.name)
@@ -136,11 +140,15 @@ class Narrator:
 
     # ------------------------------------------------------------------ names
 
+    def label(self, tensor_id: int) -> str:
+        """What the user called the tensor (``x``, ``0.weight``), else ``t<id>``."""
+        return self._tensor_names.get(tensor_id) or f"t{tensor_id}"
+
     def node(self, node_id: int) -> str:
-        """``MulBackward0``; an accumulator as ``AccumulateGrad of leaf t1``."""
+        """``MulBackward0``; an accumulator as ``AccumulateGrad of leaf x``."""
         created = self._created.get(node_id)
         if created is not None and created.leaf is not None:
-            return f"AccumulateGrad of leaf t{created.leaf.id}"
+            return f"AccumulateGrad of leaf {self.label(created.leaf.id)}"
         if created is not None:
             return _short(created.name)
         name = self._names.get(node_id)
@@ -153,13 +161,13 @@ class Narrator:
         return f"{self.node(node_id)} ({where})" if where else self.node(node_id)
 
     def tensor(self, tensor_id: int) -> str:
-        """``leaf t1``, or ``t1.grad`` for a leaf's gradient, or ``tensor t7``."""
+        """``leaf x``, or ``x.grad`` for a leaf's gradient, or ``tensor h`` (``t7``: unnamed)."""
         leaf = self._grads.get(tensor_id)
         if leaf is not None:
-            return f"t{leaf}.grad"
+            return f"{self.label(leaf)}.grad"
         if tensor_id in self._leaves:
-            return f"leaf t{tensor_id}"
-        return f"tensor t{tensor_id}"
+            return f"leaf {self.label(tensor_id)}"
+        return f"tensor {self.label(tensor_id)}"
 
     def path_part(self, part: str) -> str:
         if part.startswith("n") and part[1:].isdigit():
@@ -183,9 +191,10 @@ class Narrator:
 
 def _node_created(n: Narrator, e, i: int) -> str:
     if e.leaf is not None:
-        return (f"The forward pass uses leaf t{e.leaf.id} (shape {list(e.leaf.shape)}, "
+        leaf = n.label(e.leaf.id)
+        return (f"The forward pass uses leaf {leaf} (shape {list(e.leaf.shape)}, "
                 f"requires_grad=True) for the first time: its AccumulateGrad will put the "
-                f"gradient into t{e.leaf.id}.grad")
+                f"gradient of {leaf} into {leaf}.grad")
     what = (f"create_graph=True, so the backward itself records {_short(e.name)}"
             if n.in_backward(e.node) else f"The forward pass records {_short(e.name)}")
     where = source_phrase(e.source)
@@ -257,7 +266,7 @@ def _node_finished(n: Narrator, e, i: int) -> str:
 
 
 def _grad_accumulated(n: Narrator, e, i: int) -> str:
-    into = f"t{e.tensor}.grad"
+    into = f"{n.label(e.tensor)}.grad"
     text = f"AccumulateGrad adds {_grad(e.grad)} into {into}"
     if e.mode == "new":
         text += f" (it was None, so {into} becomes this gradient)"
@@ -274,9 +283,10 @@ def _grad_accumulated(n: Narrator, e, i: int) -> str:
 
 
 def _grad_set(n: Narrator, e, i: int) -> str:
+    name = n.label(e.tensor)
     if e.grad is None:
-        return f"The program sets t{e.tensor}.grad = None: the next backward starts from zero"
-    return f"The program assigns t{e.tensor}.grad a tensor of shape {list(e.grad.shape)}"
+        return f"The program sets {name}.grad = None: the next backward starts from zero"
+    return f"The program assigns {name}.grad a tensor of shape {list(e.grad.shape)}"
 
 
 _HOOKS = {
@@ -311,16 +321,17 @@ def _node_freed(n: Narrator, e, i: int) -> str:
 def _cycle_detected(n: Narrator, e, i: int) -> str:
     path = " -> ".join(n.path_part(p) for p in e.path)
     return (f"backward(create_graph=True) forms a reference cycle: {path}. It keeps the "
-            f"graph alive until t{e.leaf}.grad is set to None")
+            f"graph alive until {n.label(e.leaf)}.grad is set to None")
 
 
-_BROKEN = {"grad_cleared": "t{leaf}.grad was set to None",
-           "grad_reassigned": "t{leaf}.grad was given another value"}
+_BROKEN = {"grad_cleared": "{leaf}.grad was set to None",
+           "grad_reassigned": "{leaf}.grad was given another value"}
 
 
 def _cycle_broken(n: Narrator, e, i: int) -> str:
-    why = _BROKEN.get(e.reason, "{reason}").format(leaf=e.leaf, reason=e.reason)
-    return f"The reference cycle through leaf t{e.leaf} is broken ({why}): its graph can be freed"
+    leaf = n.label(e.leaf)
+    why = _BROKEN.get(e.reason, "{reason}").format(leaf=leaf, reason=e.reason)
+    return f"The reference cycle through leaf {leaf} is broken ({why}): its graph can be freed"
 
 
 def _gc_pass(n: Narrator, e, i: int) -> str:

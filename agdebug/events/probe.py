@@ -27,6 +27,7 @@ import numpy as np
 
 from ..backend import device_of_array, get_dtype, is_array
 from . import bus as _bus
+from . import names as _names
 from . import records as r
 from .bus import WATCH, on_change, publish
 from .bus import _seq as _bus_seq
@@ -42,6 +43,7 @@ __all__ = [
     "grad_accumulated",
     "grad_set",
     "hook_called",
+    "leaf_made",
     "node_created",
     "node_finished",
     "node_started",
@@ -228,7 +230,8 @@ def _summary(tid: int, data) -> r.TensorSummary:
             _LAYOUTS[key] = layout
     shape, dtype, nbytes = layout
     return _TensorSummary(tid, shape, dtype, device, nbytes,
-                          _stats(data) if WATCH.values else None)
+                          _stats(data) if WATCH.values else None,
+                          name=_TENSOR_NAMES.get(tid, ""))
 
 
 # (shape, array dtype) -> (shape, dtype name, nbytes) as summaries give them, each shape
@@ -345,6 +348,9 @@ def _short_repr(value) -> str:
 def node_created(node, args: tuple, outputs, engine_frames: int = 0) -> None:
     """An op node was recorded for ``args`` -> ``outputs``; ``engine_frames`` callers of
     the caller are agdebug's own, known without looking (see ``user_line``)."""
+    frame, library = _user_frame_past(engine_frames)
+    if frame is not None and not _CTX.stack:   # a backward's nodes are not the line's value
+        _name_outputs(frame, outputs, _call_kind(library) if library else "whole")
     node_id, name, edges = node._id, node.name(), _edges(node)
     _watch_lifetime(node, node_id, name, edges)
     op, saved, attrs = getattr(node, "op", None), node._saved, node._attrs
@@ -352,11 +358,12 @@ def node_created(node, args: tuple, outputs, engine_frames: int = 0) -> None:
     # seq, node, name, op, edges, inputs, outputs, saved, attrs, leaf, source
     _send(_NodeCreated(0, node_id, name, getattr(op, "name", "") or "", edges,
                        _summaries(args), _summaries(outputs), saved,
-                       _attrs(attrs) if attrs else (), None, user_line(engine_frames)))
+                       _attrs(attrs) if attrs else (), None, _line_of(frame)))
 
 
 _PACKAGE = __file__.rsplit("events", 1)[0]   # ".../agdebug/", with its separator
 _DEMOS = _PACKAGE + "demos"
+_LIBRARY = _PACKAGE + "nn"
 
 
 def user_line(engine_frames: int = 0) -> str:
@@ -369,19 +376,60 @@ def user_line(engine_frames: int = 0) -> str:
     and copies the frame into it when the function returns): frames the caller knows to be
     the engine's are skipped unread, ``sys._getframe`` walking past them in C.
     """
+    return _line_of(_user_frame(engine_frames + 1))
+
+
+def _user_frame(engine_frames: int):
+    """The first user frame past this function's caller's caller and ``engine_frames``."""
     frame = sys._getframe(2 + engine_frames)   # engine frames further up are walked past
     while frame is not None:
         name = frame.f_code.co_filename
         if name not in _ENGINE_FILES and (name in _USER_FILES or _is_user_file(name)):
-            key = (name, frame.f_lineno)
-            line = _LINES.get(key)
-            if line is None:
-                if len(_LINES) >= 4096:
-                    _LINES.clear()
-                line = _LINES[key] = _format_line(*key)
-            return line
+            return frame
         frame = frame.f_back
-    return ""
+    return None
+
+
+def _user_frame_past(engine_frames: int):
+    """``_user_frame``'s frame, and the library functions' frames (``agdebug.nn``: a module,
+    ``F.cross_entropy``) between: one call of those may make several nodes."""
+    frame = sys._getframe(2 + engine_frames)
+    library = None
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name not in _ENGINE_FILES and (name in _USER_FILES or _is_user_file(name)):
+            return frame, library
+        if name.startswith(_LIBRARY):
+            library = [frame] if library is None else [*library, frame]
+        frame = frame.f_back
+    return None, library
+
+
+def _call_kind(library: list) -> str:
+    """Whether the node's outputs are what the library call returns: "whole" when each
+    library frame is computing the value it returns (``return F.linear(x, w, b)``), "part"
+    when one computes a piece of an expression (``weight.t()``), else "maybe" (``logp =
+    log_softmax(x)``: a later node of the same call may be the result)."""
+    kind = "whole"
+    for frame in library:
+        names = _names.frame_names(frame)
+        if not names:
+            return "part"
+        if names is not _names.RETURNED:
+            kind = "maybe"
+    return kind
+
+
+def _line_of(frame) -> str:
+    if frame is None:
+        return ""
+    key = (frame.f_code.co_filename, frame.f_lineno)
+    line = _LINES.get(key)
+    if line is None:
+        if len(_LINES) >= 4096:
+            _LINES.clear()
+        line = _LINES[key] = _format_line(*key)
+    return line
 
 
 _LINES: dict[tuple[str, int], str] = {}   # (file, line number) -> user_line's text
@@ -406,9 +454,97 @@ def _format_line(name: str, number: int) -> str:
 
 def accumulator_created(acc, leaf) -> None:
     """A leaf got its AccumulateGrad."""
+    if tensor_id(leaf) not in _PARAMETERS:
+        _name_parameters(sys._getframe(1))
     node_id, name = acc._id, acc.name()
     _watch_lifetime(acc, node_id, name, ())
     _send(_NodeCreated(0, node_id, name, "", (), (), (), (), (), summarize(leaf)))
+
+
+# ----------------------------------------------------------------------------- names
+
+# Tensor id -> what the user called it. Ids, never tensors: naming keeps nothing alive.
+_TENSOR_NAMES: dict[int, str] = {}
+_PARAMETERS: set[int] = set()   # ids named by a module's attribute path
+_MODULE_FILE = _PACKAGE + "nn" + _PACKAGE[-1] + "module.py"
+
+
+def _name(t, name: str) -> None:
+    tid = t if type(t) is int else tensor_id(t)
+    if len(_TENSOR_NAMES) >= 65536:   # bounded: a long run's oldest names go
+        _TENSOR_NAMES.clear()
+        _PARAMETERS.clear()
+    _TENSOR_NAMES[tid] = name
+    _SHARED.pop(tid, None)   # its summary without the name is out of date
+
+
+def leaf_made(t) -> None:
+    """``t`` was made a leaf that requires grad: named after the user's line making it."""
+    frame = _user_frame(0)
+    if frame is not None and not _CTX.stack and t._id not in _PARAMETERS:
+        names = _names.frame_names(frame)
+        if len(names) == 1:
+            _name(t, names[0])
+
+
+def _name_outputs(frame, outputs, kind: str) -> None:
+    """Name the outputs of a node the user's code at ``frame`` made: at once when they are
+    what that code computes (``y = x * w``, ``h = lin(x)``: ``_call_kind`` "whole"), never
+    when "part" of it. When "maybe", only the last such node of the call is ``h``, known
+    once the user's code goes on: the name waits for the next node made elsewhere (or the
+    next backward), and later events name the tensor."""
+    key = (id(frame), frame.f_lasti)   # an id: holding the frame would hold its locals
+    pending = _NAMING.pending
+    if pending is not None and pending[0] != key:
+        _name_pending()
+    names = _names.frame_names(frame)
+    if not names or kind == "part":
+        return
+    if kind == "whole":
+        _name_all(outputs, names)
+    else:   # ids, never the tensors: waiting keeps nothing alive
+        _NAMING.pending = (key, [tensor_id(t) for t in outputs if hasattr(t, "_data")], names)
+
+
+class _Naming(threading.local):
+    pending = None   # ((frame id, instruction), output ids, names) of a library call's last node
+
+
+_NAMING = _Naming()
+
+
+def _name_pending() -> None:
+    pending, _NAMING.pending = _NAMING.pending, None
+    if pending is not None:
+        _name_all(pending[1], pending[2])
+
+
+def _name_all(outputs, names: tuple) -> None:
+    if len(names) == len(outputs):   # ``y = x * w``; ``a, b = x.unbind()``
+        for t, name in zip(outputs, names):
+            if type(t) is int or hasattr(t, "_data"):
+                _name(t, name)
+    elif len(names) == 1:            # ``parts = x.unbind()``: ``parts[0]``, ``parts[1]``
+        for i, t in enumerate(outputs):
+            if type(t) is int or hasattr(t, "_data"):
+                _name(t, f"{names[0]}[{i}]"[:_names.MAX_NAME])
+
+
+def _name_parameters(frame) -> None:
+    """Name the parameters and buffers of the outermost module being called on the stack by
+    their attribute paths (``0.weight``), as ``named_parameters()`` gives them."""
+    module = None
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "__call__" and code.co_filename == _MODULE_FILE:
+            module = frame.f_locals.get("self", module)
+        frame = frame.f_back
+    if module is None:
+        return
+    for path, t in (*module.named_parameters(), *module.named_buffers()):
+        if t is not None:
+            _name(t, path[:_names.MAX_NAME])
+            _PARAMETERS.add(t._id)
 
 
 # ----------------------------------------------------------------------------- lifetime
@@ -480,6 +616,10 @@ def _watching_changed(on: bool) -> None:
     _LIFE.refs = {}     # dead references never call back
     _LINES.clear()      # a later recording rereads source lines that may have changed
     _SHARED.clear()
+    _TENSOR_NAMES.clear()
+    _PARAMETERS.clear()
+    _NAMING.pending = None
+    _names.forget()
 
 
 on_change(_watching_changed)
@@ -518,6 +658,7 @@ def backward_started(graph_root, input_edges, keep_graph: bool, create_graph: bo
                      accumulate_grad: bool) -> None:
     """A backward()/grad() call is about to count dependencies."""
     api = "backward" if accumulate_grad else "grad"
+    _name_pending()
     _CTX.stack.append(_Run(api))
     inputs = None
     if input_edges is not None:

@@ -24,6 +24,8 @@ import typing
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .names import MAX_NAME
+
 __all__ = [
     "EVENT_TYPES",
     "BackwardFinished",
@@ -145,6 +147,13 @@ class TensorSummary:
     device: str
     nbytes: int
     stats: Stats | None = None
+    # What the user called it: ``x`` (the line that made it), ``0.weight`` (a module's
+    # parameter), "" when nothing names it. Keyword-only, so older traces still load.
+    name: str = dataclasses.field(default="", kw_only=True)
+
+    def label(self) -> str:
+        """The user's name for it, else ``t<id>``."""
+        return self.name or f"t{self.id}"
 
     def describe(self) -> str:
         """``[2, 3] float32`` (with ``cuda:0`` when not on the CPU)."""
@@ -422,7 +431,16 @@ def _decode_dataclass(cls, data, where: str):
         values[name] = _decode(hints[name], data[name], f"{where}.{name}")
     if cls is Stats:
         _check_stats(values, where)
+    if cls is TensorSummary:
+        _check_name(values.get("name", ""), where)
     return cls(**values)
+
+
+def _check_name(name: str, where: str) -> None:
+    # A name is drawn as a label in the TUI and the exports: short, one line, no controls.
+    if len(name) > MAX_NAME or not name.isprintable():
+        raise RecordError(f"{where}.name: not a name (over {MAX_NAME} characters, or "
+                          "control characters)")
 
 
 def _check_stats(values: dict, where: str) -> None:

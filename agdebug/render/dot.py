@@ -342,7 +342,7 @@ def _draw_leaf(out: _Writer, node, state) -> None:
     tip = f"leaf t{leaf.id}"
     if view is not None and view.grad is not None:
         tip += f"\n.grad {view.grad.describe()} {_stats_text(view.grad)}".rstrip()
-    label = _q(f"leaf t{leaf.id}\n{leaf.describe()}")
+    label = _q(f"leaf {leaf.label()}\n{leaf.describe()}")
     out.element(f"t{leaf.id}", f"label={label}", "shape=box", f"tooltip={_q(tip)}",
                 *(_INVISIBLE if hidden else _LEAF))
     out.element(f"n{node.id} -> t{leaf.id}", *_LINKS[hidden])

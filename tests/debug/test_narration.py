@@ -99,9 +99,9 @@ def test_an_error_not_after_a_release_says_where_it_happened(torch):
 
 def test_accumulate_grad_says_what_happened_to_dot_grad():
     said = sentences(committed("retain-graph"))["grad_accumulated"]
-    assert said[0] == ("AccumulateGrad adds a gradient of shape [3] into t1.grad (it was None, "
-                       "so t1.grad becomes this gradient)")
-    assert said[3] == ("AccumulateGrad adds a gradient of shape [3] into t2.grad (it already "
+    assert said[0] == ("AccumulateGrad adds a gradient of shape [3] into x.grad (it was None, "
+                       "so x.grad becomes this gradient)")
+    assert said[3] == ("AccumulateGrad adds a gradient of shape [3] into w.grad (it already "
                        "held a gradient: gradients add up across backward calls, summed in "
                        "place)")
 
@@ -109,10 +109,10 @@ def test_accumulate_grad_says_what_happened_to_dot_grad():
 def test_create_graph_cycle_is_named_through_the_grad():
     said = sentences(committed("create-graph-cycle"))
     assert said["cycle_detected"] == [
-        "backward(create_graph=True) forms a reference cycle: leaf t1 -> t1.grad -> "
-        "CopyBackwards -> MulBackward0 -> PowBackward0 -> AccumulateGrad of leaf t1 -> leaf t1. "
-        "It keeps the graph alive until t1.grad is set to None"]
-    assert said["cycle_broken"] == ["The reference cycle through leaf t1 is broken (t1.grad "
+        "backward(create_graph=True) forms a reference cycle: leaf x -> x.grad -> "
+        "CopyBackwards -> MulBackward0 -> MulBackward1 -> PowBackward0 -> AccumulateGrad of "
+        "leaf x -> leaf x. It keeps the graph alive until x.grad is set to None"]
+    assert said["cycle_broken"] == ["The reference cycle through leaf x is broken (x.grad "
                                     "was set to None): its graph can be freed"]
     assert said["node_created"][3].startswith(
         "create_graph=True, so the backward itself records PowBackward0 for "
@@ -138,7 +138,7 @@ def test_hooks_say_which_and_whether_they_replaced_the_gradient():
 def test_a_gradient_autograd_grad_only_captures_is_not_run():
     said = sentences(committed("grad-vs-backward"))["node_started"]
     captured = [s for s in said if "does not run" in s]
-    assert captured[0] == ("AccumulateGrad of leaf t1 does not run: autograd.grad() returns the "
+    assert captured[0] == ("AccumulateGrad of leaf x does not run: autograd.grad() returns the "
                            "gradient of shape [3] arriving here as its result for this input")
 
 

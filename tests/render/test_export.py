@@ -80,7 +80,7 @@ def test_html_player(timeline, tmp_path):
     data = re.search(r"const FRAMES = (\[.*?\]);\n", page).group(1)
     frames = json.loads(data)
     assert len(frames) == len(timeline) + 1
-    assert frames[1]["e"].startswith("The forward pass uses leaf t")   # the narration
+    assert frames[1]["e"].startswith("The forward pass uses leaf x")   # the narration, named
     assert any(v[0] == "#ff9f1c" for f in frames for v in f["d"].values())   # running
 
 

@@ -22,7 +22,7 @@ def evil_trace() -> Trace:
     """retain-graph with every name, op, file name and message replaced by ``EVIL``."""
     events = []
     for e in load("retain-graph").events:
-        changes = {f: EVIL + getattr(e, f) for f in ("name", "op", "source", "message")
+        changes = {f: EVIL + getattr(e, f) for f in ("name", "op", "source", "message", "text")
                    if hasattr(e, f) and isinstance(getattr(e, f), str)}
         events.append(dataclasses.replace(e, **changes))
     return Trace(events)
