@@ -100,7 +100,9 @@ def _send(event) -> None:
     # a subscriber (the live stepper) until that very thread (a UI) says go on, so the
     # event is queued for the deliverer; the loop re-checks after giving the turn back.
     # The common case (nothing queued, nobody delivering) skips the queue.
-    _stamp_thread(event, _THREAD.number or _number_thread())
+    number = _THREAD.number
+    if number:   # the process's first thread is 0, the records' default: no stamp to make
+        _stamp_thread(event, number if number > 0 else _number_thread())
     if _PENDING or _TURN.pop("turn", None) is None:
         _PENDING.append((event, threading.current_thread()))
         _deliver_pending()
@@ -122,11 +124,11 @@ _stamp_thread = r.Event.thread.__set__
 
 
 class _ThreadNumber(threading.local):
-    number = 0   # this thread's number in events, given on its first event
+    number = -1   # this thread's number in events (-1 until its first event)
 
 
 _THREAD = _ThreadNumber()
-_thread_numbers = itertools.count(1)
+_thread_numbers = itertools.count(0)
 
 
 def _number_thread() -> int:
@@ -230,8 +232,7 @@ def _summary(tid: int, data) -> r.TensorSummary:
             _LAYOUTS[key] = layout
     shape, dtype, nbytes = layout
     return _TensorSummary(tid, shape, dtype, device, nbytes,
-                          _stats(data) if WATCH.values else None,
-                          name=_TENSOR_NAMES.get(tid, ""))
+                          _stats(data) if WATCH.values else None, _TENSOR_NAMES.get(tid, ""))
 
 
 # (shape, array dtype) -> (shape, dtype name, nbytes) as summaries give them, each shape
@@ -493,17 +494,17 @@ def _name_outputs(frame, outputs, kind: str) -> None:
     when "part" of it. When "maybe", only the last such node of the call is ``h``, known
     once the user's code goes on: the name waits for the next node made elsewhere (or the
     next backward), and later events name the tensor."""
-    key = (id(frame), frame.f_lasti)   # an id: holding the frame would hold its locals
     pending = _NAMING.pending
-    if pending is not None and pending[0] != key:
+    if pending is not None and pending[0] != (id(frame), frame.f_lasti):
         _name_pending()
     names = _names.frame_names(frame)
     if not names or kind == "part":
         return
     if kind == "whole":
         _name_all(outputs, names)
-    else:   # ids, never the tensors: waiting keeps nothing alive
-        _NAMING.pending = (key, [tensor_id(t) for t in outputs if hasattr(t, "_data")], names)
+    else:   # ids (never the frame or the tensors): waiting keeps nothing alive
+        _NAMING.pending = ((id(frame), frame.f_lasti),
+                           [tensor_id(t) for t in outputs if hasattr(t, "_data")], names)
 
 
 class _Naming(threading.local):
