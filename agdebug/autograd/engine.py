@@ -31,7 +31,7 @@ from ..backend import xp_of
 from ..events import WATCH, probe
 from ..graph.anomaly_flag import ANOMALY
 from ..graph.grad_mode import MODE
-from ..graph.node import AccumulateGrad, GraphRoot, OpNode
+from ..graph.node import AccumulateGrad, GraphRoot, OpNode, materialized
 from ..graph.saved import SAVED_FREED_MESSAGE, hooks_state, restore_hooks
 from ..ops.elementwise import to_dtype
 from ..ops.reduce import sum_to_size
@@ -408,7 +408,7 @@ def _call_backward(node, grads: list) -> tuple:
         if all(missing):
             return (None,) * len(nexts)
         if any(missing) and getattr(node, "materialize_grads", True):
-            grads = _materialize(node, grads)
+            grads = materialized(node, grads)
     # An op's node runs its derivative itself (``OpNode.apply``, without the call).
     outputs = node.op.backward(node, *grads) if op_node else node.apply(grads)
     if not isinstance(outputs, tuple):
@@ -417,17 +417,6 @@ def _call_backward(node, grads: list) -> tuple:
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(nexts)}, got {len(outputs)})")
     return outputs
-
-
-def _materialize(node, grads: list) -> list:
-    """Zeros for the outputs that received no gradient (torch does this for its own ops)."""
-    out = []
-    for g, (shape, dtype) in zip(grads, node._out_meta):
-        if g is None:
-            xp = _xp_of(next(x for x in grads if x is not None))
-            g = Tensor._wrap(xp.zeros(shape, dtype=dtype))
-        out.append(g)
-    return out
 
 
 def _xp_of(t: Tensor):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 
+from ..backend import xp_of
 from ..events import WATCH, probe
 from .anomaly_flag import ANOMALY
 from .hooks import add_hook
@@ -125,6 +126,8 @@ class Node:
         if expected and all(g is None for g in grads):   # torch: nothing flows, no call
             count = len(self._next)
             return None if count == 1 else (None,) * count
+        if any(g is None for g in grads) and getattr(self, "materialize_grads", True):
+            grads = materialized(self, grads)
         result = self.apply(grads)
         # torch returns a one-input node's gradient itself, a tuple only for several
         return result[0] if isinstance(result, tuple) and len(result) == 1 else result
@@ -295,3 +298,13 @@ class GraphRoot(Node):
 
     def apply(self, grads):
         return self._grads
+
+
+def materialized(node, grads) -> list:
+    """Zeros for the outputs that received no gradient (torch does this for its own ops).
+    Made like a gradient that is there (its type, its array module): this layer knows no
+    Tensor."""
+    present = next(g for g in grads if g is not None)
+    xp = xp_of(present._data)
+    return [type(present)._wrap(xp.zeros(shape, dtype=dtype)) if g is None else g
+            for g, (shape, dtype) in zip(grads, node._out_meta)]
