@@ -24,12 +24,14 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import threading
 import weakref
 from contextlib import contextmanager
 
 from ..events import records
 from ..events.bus import subscribe
+from ..events.probe import CALLBACK_CODES
 from .validate import InvalidTrace, TraceCheck
 
 __all__ = [
@@ -177,7 +179,7 @@ def record(path=None, values: bool = False):
             writer.write(event)
         finally:
             interrupts.writing = False
-        if interrupts.pending:
+        if interrupts.pending and not _in_callback(sys._getframe(1)):
             interrupts.pending = False
             raise KeyboardInterrupt
 
@@ -203,7 +205,7 @@ class _Interrupts:
         self.pending = False
 
     def _handler(self, signum, frame) -> None:
-        if self.writing:
+        if self.writing or _in_callback(frame):
             self.pending = True
         else:
             raise KeyboardInterrupt
@@ -220,6 +222,19 @@ class _Interrupts:
         finally:   # (unless the script installed a handler of its own meanwhile)
             if on and signal.getsignal(signal.SIGINT) == self._handler:
                 signal.signal(signal.SIGINT, signal.default_int_handler)
+        if self.pending:   # a Ctrl-C that waited for an event that never came
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+def _in_callback(frame) -> bool:
+    """Whether ``frame`` runs inside one of the probe's weakref or GC callbacks, where the
+    interpreter would print and drop a KeyboardInterrupt (and the Ctrl-C would be lost)."""
+    while frame is not None:
+        if frame.f_code in CALLBACK_CODES:
+            return True
+        frame = frame.f_back
+    return False
 
 
 # ----------------------------------------------------------------------------- loading

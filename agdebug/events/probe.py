@@ -605,6 +605,11 @@ def _gc_callback(phase: str, info: dict) -> None:
               uncollectable=int(info.get("uncollectable", 0)))
 
 
+
+# The interpreter prints and drops an exception raised in these callbacks: a Ctrl-C that
+# lands in one must wait for the next event outside them (the recorder asks).
+CALLBACK_CODES = frozenset((_node_freed.__code__, _gc_callback.__code__))
+
 def _watching_changed(on: bool) -> None:
     if on:
         if _gc_callback not in gc.callbacks:

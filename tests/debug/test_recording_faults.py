@@ -9,6 +9,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 import agdebug as ag
 from agdebug.debug import load_trace, record
 from agdebug.debug.recorder import FORMAT_VERSION
@@ -200,3 +202,22 @@ def test_record_puts_back_python_s_sigint_handler_unless_the_script_set_its_own(
         assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def test_ctrl_c_inside_a_probe_callback_waits_for_the_next_event(monkeypatch):
+    """A KeyboardInterrupt raised in a weakref or GC callback is printed and dropped by the
+    interpreter: Ctrl-C there must wait (and be raised by the next event outside one)."""
+    from agdebug.debug import recorder
+
+    def callback(interrupts):   # stands for probe._node_freed, run by a weakref
+        interrupts._handler(signal.SIGINT, sys._getframe())
+
+    monkeypatch.setattr(recorder, "CALLBACK_CODES", frozenset({callback.__code__}))
+    interrupts = recorder._Interrupts()
+    callback(interrupts)                       # no raise inside the callback...
+    assert interrupts.pending
+    with pytest.raises(KeyboardInterrupt):     # ...but once the block is left
+        with interrupts.deferred(True):
+            pass
+    with pytest.raises(KeyboardInterrupt):     # outside a callback it raises at once
+        interrupts._handler(signal.SIGINT, sys._getframe())
