@@ -276,7 +276,7 @@ class AgDebugApp(App):
         failed = self._error_node(state)   # an error's node is selected and in view
         chosen = self.selected or failed
         graph.show(state, chosen, self.breakpoints.nodes, cycle_edges(state.cycles))
-        shown = chosen or state.current or self._last_created(state)
+        shown = chosen or state.current or self._event_node() or self._last_created(state)
         if shown != self._shown:
             graph.reveal(shown)
         self._current, self._shown = state.current, shown
@@ -324,6 +324,13 @@ class AgDebugApp(App):
         text = "".join(self.events[i].text for i in self.prints[self._printed:count])
         log.write(printable(text, lines=True))
         self._printed = count
+
+    def _event_node(self) -> int:
+        """The node the current step's event is about (the one freed, released, created...),
+        so the view follows it and the inspector shows it; 0 for an event about none."""
+        event = self.events[self.step - 1] if self.step else None
+        node = getattr(event, "node", 0)
+        return node if type(node) is int else 0
 
     def _last_created(self, state) -> int:
         live = [n for n in state.nodes.values() if n.status != "freed"]

@@ -78,3 +78,19 @@ def test_the_graph_title_counts_the_boxes_of_a_reused_layout():
                 await pilot.pause()
                 assert graph.border_title == f"graph ({len(graph.graph.boxes)} nodes)"
     run(go())
+
+
+def test_the_view_follows_the_node_a_freeing_event_is_about():
+    """At ``AccumulateGrad of leaf x is freed`` (no backward running) the inspector shows that
+    node and the graph scrolls to its box, instead of keeping the last view."""
+    async def go():
+        app = AgDebugApp(trace=load("retain-graph"), title="retain-graph")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("end")
+            await pilot.pause()
+            event = app.events[app.step - 1]
+            assert event.kind == "node_freed"
+            assert app._shown == event.node
+            text = "".join(s.text for s in app.query_one(Inspector)._strips)
+            assert text.startswith("AccumulateGrad")
+    run(go())
