@@ -438,8 +438,13 @@ _ENGINE_FILES: set[str] = set()           # files user_line walks past
 _USER_FILES: set[str] = set()             # files user_line stops at
 
 
+def is_user_file(name: str) -> bool:
+    """Whether code in file ``name`` is the user's: outside agdebug, or a demo script."""
+    return not name.startswith(_PACKAGE) or name.startswith(_DEMOS)
+
+
 def _is_user_file(name: str) -> bool:
-    user = not name.startswith(_PACKAGE) or name.startswith(_DEMOS)
+    user = is_user_file(name)
     known = _USER_FILES if user else _ENGINE_FILES
     if len(known) >= 4096:
         known.clear()
@@ -851,3 +856,18 @@ def _report_cycle(leaf, grad, end, parent: dict) -> None:
     path = (f"t{tid}", f"t{tensor_id(grad)}", *(f"n{i}" for i in chain), f"t{tid}")
     _CYCLES.add(tid)
     _emit(r.CycleDetected, leaf=tid, path=path, nodes=tuple(chain))
+
+
+# ----------------------------------------------------------------------------- other sources
+
+# What another event source (agdebug.watch, which observes real torch) publishes through:
+# the same stream, ids, statistics, source lines and GC bookkeeping as this probe's.
+send = _send
+stats = _stats
+format_line = _format_line
+LIFE = _LIFE
+
+
+def new_tensor_id() -> int:
+    """A tensor id no other tensor summary in this process has."""
+    return next(_tensor_ids)

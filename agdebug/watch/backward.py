@@ -104,7 +104,7 @@ def _start(api, roots, grads, inputs, keep, create) -> Run:
         nodes.node_id(e.node) if e is not None else 0 for e in input_edges)
     root_grads = [_root_grad(t, grads[i] if i < len(grads) else None)
                   for i, t in enumerate(roots)]
-    probe._send(r.BackwardStarted(0, api, tuple(nodes.node_id(n) for n in firsts),
+    probe.send(r.BackwardStarted(0, api, tuple(nodes.node_id(n) for n in firsts),
                                   tuple(root_grads), inputs_ids, keep, create))
     _plan(run, firsts, input_edges, api)
     source = next_id()   # the GraphRoot: agdebug's engine names it too
@@ -118,7 +118,7 @@ def _root_grad(t, grad):
     if grad is not None or not hasattr(t, "shape"):
         return summarize(grad)
     # torch makes ones_like(t) inside backward(): described, with an id of its own
-    return r.TensorSummary(next(probe._tensor_ids), tuple(t.shape),
+    return r.TensorSummary(probe.new_tensor_id(), tuple(t.shape),
                            str(t.dtype).removeprefix("torch."), str(t.device), t.nbytes)
 
 
@@ -202,7 +202,7 @@ def _plan(run: Run, firsts, input_edges, api: str) -> None:
                                                                      captures)
         if runs or key in captures:
             planned.append(_PlannedNode(node, name, run.deps[node], runs, edges))
-    probe._send(r.BackwardPlanned(0, tuple(planned)))
+    probe.send(r.BackwardPlanned(0, tuple(planned)))
 
 
 def _sent_to(fn, edges: tuple, needed: set, captures: set) -> tuple:
@@ -256,7 +256,7 @@ class _NodeHooks:
             ref = STATE.node_refs.get(self.node)
             tag = ref() if ref is not None else None
             name = tag.name if tag is not None else ""
-            probe._send(r.NodeStarted(0, self.node, name, summaries(grad_outputs), True))
+            probe.send(r.NodeStarted(0, self.node, name, summaries(grad_outputs), True))
         finally:
             STATE.busy -= 1
         return None
@@ -283,7 +283,7 @@ def flush(run: Run) -> None:
     publish_releases(run)
     node, grads = run.finishing
     run.finishing = None
-    probe._send(r.NodeFinished(0, node, grads))
+    probe.send(r.NodeFinished(0, node, grads))
     for (target, nr), grad in zip(run.edges.get(node, ()), grads):
         if target:
             _arrive(run, target, nr, node, grad)
@@ -293,7 +293,7 @@ def _arrive(run: Run, target: int, nr: int, source: int, grad) -> None:
     remaining = run.deps[target] = run.deps.get(target, 1) - 1
     count = run.contributions.get((target, nr), 0) + (grad is not None)
     run.contributions[(target, nr)] = count
-    probe._send(r.BufferAccumulated(0, target, nr, source, grad, count, remaining))
+    probe.send(r.BufferAccumulated(0, target, nr, source, grad, count, remaining))
 
 
 def _accumulated(leaf) -> None:
@@ -315,7 +315,7 @@ def _grad_accumulated(run: Run, leaf) -> None:
     acc = run.current
     old = STATE.leaves.pop(acc, 0)
     mode = "new" if not old else ("inplace" if old == grad.data_ptr() else "summed")
-    probe._send(r.GradAccumulated(0, acc, tensor_id(leaf), mode, summarize(grad),
+    probe.send(r.GradAccumulated(0, acc, tensor_id(leaf), mode, summarize(grad),
                                   nodes.node_id(fn)))
     if fn is not None:
         _check_cycle(leaf, grad, fn, acc)
@@ -338,7 +338,7 @@ def _check_cycle(leaf, grad, start, acc: int) -> None:
             tid = tensor_id(leaf)
             path = (f"t{tid}", f"t{tensor_id(grad)}", *(f"n{i}" for i in chain), f"t{tid}")
             STATE.cycles.add(tid)
-            probe._send(r.CycleDetected(0, tid, path, tuple(chain)))
+            probe.send(r.CycleDetected(0, tid, path, tuple(chain)))
             return
         for nxt, _ in fn.next_functions:
             if nxt is not None and id(nxt) not in parent:
@@ -353,7 +353,7 @@ def _end(run: Run, exc) -> None:
         if STATE.runs and STATE.runs[-1] is run:
             STATE.runs.pop()
         if exc is not None:
-            probe._send(r.Error(0, type(exc).__name__, str(exc), run.current))
-        probe._send(r.BackwardFinished(0, run.api, exc is None))
+            probe.send(r.Error(0, type(exc).__name__, str(exc), run.current))
+        probe.send(r.BackwardFinished(0, run.api, exc is None))
     finally:
         STATE.busy -= 1

@@ -65,11 +65,11 @@ def _tag(fn, name: str) -> Tag:
 def _freed(ref: _TagRef) -> None:
     STATE.node_refs.pop(ref.node, None)
     STATE.handles.pop(ref.node, None)
-    life = probe._LIFE   # the probe's GC bookkeeping: a pass that frees nodes is shown
+    life = probe.LIFE   # the probe's GC bookkeeping: a pass that frees nodes is shown
     if life.in_gc:
         life.freed_in_gc += 1
     if WATCH.on and STATE.session:
-        probe._send(r.NodeFreed(0, ref.node, "gc" if life.in_gc else "refcount"))
+        probe.send(r.NodeFreed(0, ref.node, "gc" if life.in_gc else "refcount"))
 
 
 def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), outputs=()):
@@ -128,7 +128,7 @@ def created(fn, source: str, op: str, inputs, outputs) -> int:
     leaf = summarize(fn.variable) if name == ACCUMULATE else None
     saved, attrs = saved_of(fn, tag.node) if leaf is None else ((), ())
     if WATCH.on:
-        probe._send(_NodeCreated(0, tag.node, name, op, edges, summaries(inputs),
+        probe.send(_NodeCreated(0, tag.node, name, op, edges, summaries(inputs),
                                  summaries(outputs), saved, attrs, leaf, source))
     return tag.node
 

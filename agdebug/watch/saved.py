@@ -120,7 +120,7 @@ def publish_releases(run) -> None:
     if run.releases and WATCH.on:
         names = tuple(name for name, _ in run.releases)
         nbytes = sum(n for _, n in run.releases)
-        probe._send(r.SavedReleased(0, run.finishing[0], names, int(nbytes)))
+        probe.send(r.SavedReleased(0, run.finishing[0], names, int(nbytes)))
     run.releases = []
 
 

@@ -91,11 +91,11 @@ def _grad_set(tensor, value) -> None:
     try:
         tid = tensor_id(tensor)
         fn = getattr(value, "grad_fn", None)
-        probe._send(r.GradSet(0, tid, summarize(value), nodes.node_id(fn)))
+        probe.send(r.GradSet(0, tid, summarize(value), nodes.node_id(fn)))
         if tid in STATE.cycles:
             STATE.cycles.discard(tid)
             reason = "grad_cleared" if value is None else "grad_reassigned"
-            probe._send(r.CycleBroken(0, tid, reason))
+            probe.send(r.CycleBroken(0, tid, reason))
     finally:
         STATE.busy -= 1
 

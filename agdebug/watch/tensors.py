@@ -7,7 +7,6 @@ asked for them (``WATCH.values``): on a GPU that is a device sync.
 
 from __future__ import annotations
 
-import linecache
 import os
 import sys
 
@@ -25,7 +24,7 @@ def tensor_id(t) -> int:
     """Our stable id of torch tensor ``t`` (given on first sight, from agdebug's counter)."""
     tid = t.__dict__.get(_ID)
     if tid is None:
-        tid = next(probe._tensor_ids)   # one counter: ids never clash with agdebug tensors
+        tid = probe.new_tensor_id()   # one counter: ids never clash with agdebug tensors
         setattr(t, _ID, tid)
     return tid
 
@@ -67,12 +66,11 @@ def summaries(tensors) -> tuple:
 def _stats(t) -> r.Stats:
     # Values were asked for: they cost a copy to the host (a sync on a GPU).
     data = t.detach().cpu().resolve_conj().resolve_neg().numpy()
-    return probe._stats(data)
+    return probe.stats(data)
 
 
 _TORCH = os.path.dirname(sys.modules["torch"].__file__) + os.sep if "torch" in sys.modules \
     else None
-_AGDEBUG = probe._PACKAGE
 _LINES: dict = {}
 _KINDS: dict = {}   # file name -> whether it is the user's (not agdebug's, not torch's)
 
@@ -89,7 +87,9 @@ def user_line() -> str:
             key = (name, frame.f_lineno)
             line = _LINES.get(key)
             if line is None:
-                line = _LINES[key] = _format(*key)
+                if len(_LINES) >= 4096:   # bounded, as the probe's
+                    _LINES.clear()
+                line = _LINES[key] = probe.format_line(*key)
             return line
         frame = frame.f_back
     return ""
@@ -99,13 +99,7 @@ def _is_user(name: str) -> bool:
     torch_dir = _TORCH or os.path.dirname(sys.modules["torch"].__file__) + os.sep
     if name.startswith(torch_dir) or name.startswith("<frozen"):
         return False
-    return not name.startswith(_AGDEBUG) or name.startswith(probe._DEMOS)
-
-
-def _format(name: str, number: int) -> str:
-    text = linecache.getline(name, number).strip()
-    short = os.path.basename(name)
-    return f"{short}:{number}: {text}" if text else f"{short}:{number}"
+    return probe.is_user_file(name)
 
 
 def forget_lines() -> None:
