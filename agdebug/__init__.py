@@ -20,6 +20,8 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
                        randn_like, tensor, zeros, zeros_like)
 from .dtype_info import finfo, iinfo
+from .serialization import load, save
+from . import serialization
 from .functions import *  # noqa: F403 - torch-level functions (agdebug.exp, agdebug.cat...)
 from .functions import __all__ as _function_names
 from .graph.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
@@ -35,7 +37,7 @@ long = int64
 int = int32
 
 __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "distributions", "nn",
-           "optim", "utils", "no_grad",
+           "optim", "utils", "serialization", "save", "load", "no_grad",
            "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "device", "Device",
            "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
