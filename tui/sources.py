@@ -1,7 +1,9 @@
 """Where the app's steps come from: a recording (fixed) or a live program (growing).
 
 Both answer ``len()``, ``events`` and ``state(step)`` (the ``GraphState`` after
-``step`` events), so the app, the exporters and the tests treat them alike.
+``step`` events), so the app, the exporters and the tests treat them alike. Beside
+them: an ``EventIndex`` (where the node starts, backwards, ops... are) and the
+``MemorySeries`` (what is held at each step), both kept up as events arrive.
 
 >>> import agdebug as ag
 >>> from agdebug.debug import record
