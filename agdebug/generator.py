@@ -1,0 +1,232 @@
+"""``torch.Generator`` on the CPU, number for number: the same seed gives the same ``rand``,
+``randn``, ``randint``, ``randperm``, ``uniform_`` and ``normal_`` values as torch.
+
+torch's CPU generator is the 32-bit Mersenne Twister (MT19937, seeded with the low 32 bits of
+the seed as ``std::mt19937`` is), read through fixed transformations
+(``aten/src/ATen/core/DistributionsHelper.h`` and ``native/cpu/DistributionTemplates.h``):
+
+- a float32 uniform is ``(u32 & (2**24 - 1)) * 2**-24``, a float64 one takes 53 bits of two
+  draws (``hi << 32 | lo``); ``uniform_(a, b)`` is then one fused multiply-add;
+- ``randint`` is ``u32 % range + low`` (``u64`` past 2**32); ``randperm`` is a Fisher-Yates
+  shuffle with ``u32 % (n - i)``;
+- ``normal_`` on fewer than 16 elements (or a non-contiguous float64 tensor) is Box-Muller in
+  double precision, one pair per two values, the second value kept for the next call;
+  16 and more are filled with uniforms first and transformed 16 at a time (pairs ``j`` and
+  ``j + 8``; a tail redraws the last 16), float32 through the Cephes polynomials of
+  ``avx_mathfun.h`` with torch's fused multiply-adds.
+
+NumPy's ``MT19937`` bit generator supplies the raw 32-bit draws, so a draw costs what NumPy's
+does; only the Fisher-Yates loop of ``randperm`` runs in Python.
+
+>>> g = Generator().manual_seed(0)
+>>> g.uniform(3, "float32").tolist()
+[0.49625658988952637, 0.7682217955589294, 0.08847743272781372]
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+__all__ = ["Generator", "default_generator"]
+
+_F32 = np.float32
+_MASK24, _MASK53 = np.uint64(2 ** 24 - 1), np.uint64(2 ** 53 - 1)
+
+
+class Generator:
+    """A CPU random number generator with torch's seeding and draws."""
+
+    def __init__(self, device="cpu"):
+        self.device = device
+        self.manual_seed(int.from_bytes(os.urandom(8), "little"))   # torch: a random seed
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._seed = int(seed) & (2 ** 64 - 1)
+        self._bits = _mersenne_twister(self._seed & 0xFFFFFFFF)
+        self._next_normal = None   # the second value of a Box-Muller pair, kept
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def seed(self) -> int:
+        """Reseed from the operating system's entropy; returns the new seed."""
+        self.manual_seed(int.from_bytes(os.urandom(8), "little"))
+        return self._seed
+
+    def get_state(self) -> np.ndarray:
+        state = self._bits.state["state"]
+        cached = math.nan if self._next_normal is None else self._next_normal
+        return np.concatenate([state["key"].astype(np.float64), [state["pos"], cached,
+                                                                  float(self._seed)]])
+
+    def set_state(self, state) -> Generator:
+        values = np.asarray(state, dtype=np.float64)
+        if values.shape != (627,):
+            raise RuntimeError("Expected a state of 627 values from Generator.get_state()")
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": values[:624].astype(np.uint32),
+                                      "pos": int(values[624])}}
+        self._next_normal = None if math.isnan(values[625]) else float(values[625])
+        self._seed = int(values[626])
+        return self
+
+    # ---- raw draws ----
+    def random32(self, n: int) -> np.ndarray:
+        return self._bits.random_raw(n).astype(np.uint64)
+
+    def random64(self, n: int) -> np.ndarray:
+        pairs = self.random32(2 * n)
+        return (pairs[0::2] << np.uint64(32)) | pairs[1::2]
+
+    # ---- distributions ----
+    def uniform(self, n: int, dtype: str, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+        """``n`` values in ``[low, high)``, as ``uniform_`` draws them for ``dtype``."""
+        if dtype == "float64":
+            unit = (self.random64(n) & _MASK53).astype(np.float64) * 2.0 ** -53
+            return _fma64(unit, high - low, low)
+        unit = (self.random32(n) & _MASK24).astype(_F32) * _F32(2.0 ** -24)
+        low32, high32 = _F32(low), _F32(high)
+        return _fma32(unit, high32 - low32, low32)
+
+    def normal(self, n: int, dtype: str, mean: float = 0.0, std: float = 1.0,
+               contiguous: bool = True) -> np.ndarray:
+        """``n`` normal values, as ``normal_`` draws them for a tensor of ``dtype``."""
+        if n >= 16 and contiguous:
+            return self._normal_fill(n, dtype, mean, std)
+        values = np.array([self._normal_one() for _ in range(n)], dtype=np.float64)
+        return (values * std + mean).astype(dtype)
+
+    def randint(self, low: int, high: int, n: int) -> np.ndarray:
+        span = high - low
+        draws = self.random64(n) if span >= 2 ** 32 else self.random32(n)
+        return (draws % np.uint64(span)).astype(np.int64) + low
+
+    def randperm(self, n: int) -> np.ndarray:
+        perm = np.arange(n, dtype=np.int64)
+        draws = self.random32(max(n - 1, 0)).tolist()
+        for i, draw in enumerate(draws):   # Fisher-Yates, as torch's CPU randperm
+            j = i + draw % (n - i)
+            perm[i], perm[j] = perm[j], perm[i]
+        return perm
+
+    # ---- normal, both of torch's paths ----
+    def _normal_one(self) -> float:
+        if self._next_normal is not None:
+            value, self._next_normal = self._next_normal, None
+            return value
+        u1, u2 = ((self.random64(2) & _MASK53).astype(np.float64) * 2.0 ** -53).tolist()
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self._next_normal = radius * math.sin(theta)
+        return radius * math.cos(theta)
+
+    def _normal_fill(self, n: int, dtype: str, mean: float, std: float) -> np.ndarray:
+        data = self.uniform(n, dtype)
+        whole = n - n % 16
+        fill = _fill16_float32 if dtype == "float32" else _fill16_float64
+        data[:whole] = fill(data[:whole].reshape(-1, 16), mean, std).reshape(-1)
+        if n % 16:   # torch redraws the last 16 and transforms them again
+            data[n - 16:] = fill(self.uniform(16, dtype).reshape(1, 16), mean, std).reshape(-1)
+        return data
+
+
+def _mersenne_twister(seed32: int) -> np.random.MT19937:
+    """NumPy's MT19937 in the state ``std::mt19937(seed32)`` starts from."""
+    key = np.empty(624, dtype=np.uint32)
+    key[0] = value = seed32
+    for i in range(1, 624):
+        value = (1812433253 * (value ^ (value >> 30)) + i) & 0xFFFFFFFF
+        key[i] = value
+    bits = np.random.MT19937()
+    bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 624}}
+    return bits
+
+
+def _fma32(a, b, c) -> np.ndarray:
+    """float32 ``a * b + c`` rounded once (the float64 product of float32s is exact)."""
+    return (np.asarray(a, np.float64) * np.float64(b) + np.asarray(c, np.float64)).astype(_F32)
+
+
+def _fma64(a, b, c) -> np.ndarray:
+    """float64 ``a * b + c`` rounded once, near enough: the product's and the sum's rounding
+    errors (Dekker's and Knuth's error-free transformations) are added back at the end."""
+    a, b, c = np.asarray(a, np.float64), np.float64(b), np.float64(c)
+    product = a * b
+    split = 134217729.0   # 2**27 + 1: halves of 26 bits multiply exactly
+    a_hi = a * split - (a * split - a)
+    b_hi = b * split - (b * split - b)
+    a_lo, b_lo = a - a_hi, b - b_hi
+    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    total = product + c
+    virtual = total - product
+    sum_error = (product - (total - virtual)) + (c - virtual)
+    return total + (sum_error + product_error)
+
+
+def _fill16_float64(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
+    u1, u2 = 1.0 - blocks[:, :8], blocks[:, 8:]
+    radius = np.sqrt(-2.0 * np.log(u1))
+    theta = 2.0 * math.pi * u2
+    return np.concatenate([radius * np.cos(theta) * std + mean,
+                           radius * np.sin(theta) * std + mean], axis=1)
+
+
+def _fill16_float32(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
+    u1, u2 = _F32(1) - blocks[:, :8], blocks[:, 8:]
+    radius = np.sqrt(_F32(-2) * _cephes_log(u1))
+    sin, cos = _cephes_sincos(_F32(2 * math.pi) * u2)
+    mean32, std32 = _F32(mean), _F32(std)
+    return np.concatenate([_fma32(radius * cos, std32, mean32),
+                           _fma32(radius * sin, std32, mean32)], axis=1)
+
+
+_LOG_POLY = (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+             1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+             3.3333331174e-1)
+
+
+def _cephes_log(x: np.ndarray) -> np.ndarray:
+    """avx_mathfun's ``log256_ps`` lane by lane, with the contractions torch's build makes."""
+    x = np.maximum(x, np.array(0x00800000, np.uint32).view(_F32))
+    bits = x.view(np.uint32)
+    e = ((bits >> 23).astype(np.int32) - 0x7F).astype(_F32) + _F32(1)
+    x = ((bits & np.uint32(0x807FFFFF)) | np.array(0.5, _F32).view(np.uint32)).view(_F32)
+    small = x < _F32(0.707106781186547524)
+    x = (x - _F32(1)) + np.where(small, x, _F32(0))
+    e = e - small.astype(_F32)
+    z = x * x
+    y = np.full_like(x, _LOG_POLY[0])
+    for coefficient in _LOG_POLY[1:]:
+        y = _fma32(y, x, _F32(coefficient))
+    y = _fma32(y * x, z, e * _F32(-2.12194440e-4))
+    y = _fma32(z, _F32(-0.5), y)
+    return _fma32(e, _F32(0.693359375), x + y)
+
+
+def _cephes_sincos(theta: np.ndarray):
+    """avx_mathfun's ``sincos256_ps`` lane by lane (Cephes' reduction by pi/4)."""
+    bits = theta.view(np.uint32)
+    x = (bits & np.uint32(0x7FFFFFFF)).view(_F32)
+    octant = ((x * _F32(1.27323954473516)).astype(np.int32) + 1) & ~1
+    sign_sin = (bits & np.uint32(0x80000000)) ^ ((octant & 4).astype(np.uint32) << 29)
+    sign_cos = (~(octant - 2) & 4).astype(np.uint32) << 29
+    y = octant.astype(_F32)
+    for part in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
+        x = _fma32(y, _F32(part), x)
+    z = x * x
+    cos = _fma32(_F32(2.443315711809948e-5), z, _F32(-1.388731625493765e-3))
+    cos = _fma32(cos, z, _F32(4.166664568298827e-2)) * z
+    cos = _fma32(cos, z, -(z * _F32(0.5))) + _F32(1)
+    sin = _fma32(_F32(-1.9515295891e-4), z, _F32(8.3321608736e-3))
+    sin = _fma32(_fma32(sin, z, _F32(-1.6666654611e-1)) * z, x, x)
+    first = (octant & 2) == 0   # which polynomial serves the sine
+    sin, cos = np.where(first, sin, cos), np.where(first, cos, sin)
+    return ((sin.view(np.uint32) ^ sign_sin).view(_F32),
+            (cos.view(np.uint32) ^ sign_cos).view(_F32))
+
+
+default_generator = Generator()

@@ -1,0 +1,66 @@
+"""``agdebug.generator.Generator`` draws torch's CPU numbers for the same seed.
+
+Uniforms, integers and permutations are exact integer arithmetic and float32 randn runs
+Cephes' polynomials in IEEE steps, so those compare bitwise; float64 normals go through the
+platform's log/sin/cos, so they compare to the last bits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agdebug.generator import Generator
+
+SEEDS = [0, 7, 2 ** 40 + 3]
+
+
+def draws(torch):
+    """(name, agdebug's draw, torch's draw, exact) in one order, from one seed."""
+    return [
+        ("rand float32", lambda g: g.uniform(1000, "float32"), lambda: torch.rand(1000), True),
+        ("rand float64", lambda g: g.uniform(1000, "float64"),
+         lambda: torch.rand(1000, dtype=torch.float64), True),
+        ("uniform_ float32", lambda g: g.uniform(5000, "float32", -0.37, 0.81),
+         lambda: torch.empty(5000).uniform_(-0.37, 0.81), True),
+        ("uniform_ float64", lambda g: g.uniform(5000, "float64", -0.37, 0.81),
+         lambda: torch.empty(5000, dtype=torch.float64).uniform_(-0.37, 0.81), True),
+        ("randn float32 (16-blocks and a tail)", lambda g: g.normal(1003, "float32"),
+         lambda: torch.randn(1003), True),
+        ("randn of 5 (Box-Muller pairs)", lambda g: g.normal(5, "float32"),
+         lambda: torch.randn(5), True),
+        ("randn of 3 (the kept second value)", lambda g: g.normal(3, "float32"),
+         lambda: torch.randn(3), True),
+        ("normal_(0.5, 0.02)", lambda g: g.normal(4000, "float32", 0.5, 0.02),
+         lambda: torch.empty(4000).normal_(0.5, 0.02), True),
+        ("randn float64", lambda g: g.normal(999, "float64"),
+         lambda: torch.randn(999, dtype=torch.float64), False),
+        ("randint", lambda g: g.randint(-3, 10, 500), lambda: torch.randint(-3, 10, (500,)),
+         True),
+        ("randint past 2**32", lambda g: g.randint(0, 2 ** 40, 500),
+         lambda: torch.randint(0, 2 ** 40, (500,)), True),
+        ("randperm", lambda g: g.randperm(3000), lambda: torch.randperm(3000), True),
+    ]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_same_seed_draws_torchs_numbers(torch, seed):
+    generator = Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    for name, ours, theirs, exact in draws(torch):
+        mine, real = np.asarray(ours(generator)), theirs().numpy()
+        if exact:
+            assert mine.dtype == real.dtype and np.array_equal(mine, real), name
+        else:
+            np.testing.assert_allclose(mine, real, rtol=1e-13, err_msg=name)
+
+
+def test_state_round_trips_and_seeds_are_kept():
+    generator = Generator().manual_seed(123)
+    assert generator.initial_seed() == 123
+    generator.normal(3, "float32")   # leaves a Box-Muller value kept
+    state = generator.get_state()
+    first = generator.normal(40, "float32"), generator.randperm(10)
+    generator.set_state(state)
+    again = generator.normal(40, "float32"), generator.randperm(10)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert Generator().initial_seed() != Generator().initial_seed()   # random by default
