@@ -113,6 +113,45 @@ class Generator:
             perm[i], perm[j] = perm[j], perm[i]
         return perm
 
+    def exponential(self, n: int, dtype: str, lambd: float = 1.0) -> np.ndarray:
+        return (-np.log1p(-self.uniform(n, "float64")) / lambd).astype(dtype)
+
+    def geometric(self, n: int, dtype: str, p: float) -> np.ndarray:
+        return np.ceil(np.log(self.uniform(n, "float64")) / math.log1p(-p)).astype(dtype)
+
+    def cauchy(self, n: int, dtype: str, median: float = 0.0, sigma: float = 1.0):
+        unit = self.uniform(n, "float64")
+        return (median + sigma * np.tan(math.pi * (unit - 0.5))).astype(dtype)
+
+    def log_normal(self, n: int, dtype: str, mean: float = 1.0, std: float = 2.0):
+        # torch draws these one by one (the double Box-Muller path), whatever their number
+        values = np.array([self._normal_one() for _ in range(n)], dtype=np.float64)
+        return np.exp(values * std + mean).astype(dtype)
+
+    def bernoulli(self, n: int, p: float) -> np.ndarray:
+        """``n`` draws of 1 with probability ``p`` (a number: compared in double)."""
+        return self.uniform(n, "float64") < p
+
+    def bernoulli_each(self, p: np.ndarray) -> np.ndarray:
+        """One draw per probability in ``p`` (a tensor: compared in its own dtype)."""
+        dtype = "float64" if p.dtype == np.float64 else "float32"
+        return self.uniform(p.size, dtype).reshape(p.shape) < p
+
+    def multinomial(self, probs: np.ndarray, n: int, replacement: bool) -> np.ndarray:
+        """``n`` category indices per row of ``probs`` (2-d), as torch's CPU kernel draws
+        them: with replacement by inverting the row's running sum at a double uniform;
+        without, the ``n`` largest of ``probs / q`` for ``q ~ Exp(1)`` (the Gumbel trick)."""
+        if not replacement:
+            q = self.exponential(probs.size, probs.dtype.name).reshape(probs.shape)
+            keys = probs / q
+            return np.argsort(-keys, axis=-1, kind="stable")[:, :n]
+        rows = []
+        for row in probs:
+            running = np.cumsum(row)
+            running = running / running[-1]
+            rows.append(np.searchsorted(running, self.uniform(n, "float64"), side="left"))
+        return np.stack(rows)
+
     # ---- normal, both of torch's paths ----
     def _normal_one(self) -> float:
         if self._next_normal is not None:
