@@ -10,13 +10,13 @@ and ``utils``.
 from __future__ import annotations
 
 from . import functional, init, utils
-from .bilinear import Bilinear
-from .container import ModuleDict, ParameterDict, ParameterList
-from .embedding_bag import EmbeddingBag
-from .conv3d import Conv3d, ConvTranspose3d
-from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
-from .fold import Fold, Unfold
-from .layers import (
+from .modules.linear import Bilinear
+from .modules.container import ModuleDict, ParameterDict, ParameterList
+from .functional.sparse import EmbeddingBag
+from .modules.conv import Conv3d, ConvTranspose3d
+from .modules.dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .functional.fold import Fold, Unfold
+from .modules.activation import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
     AvgPool1d,
@@ -66,7 +66,7 @@ from .layers import (
     Unflatten,
 )
 from .local_response_norm import LocalResponseNorm
-from .loss import (
+from .modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
@@ -88,8 +88,8 @@ from .loss import (
     SoftMarginLoss,
     TripletMarginLoss,
 )
-from .module import Module
-from .normalization import (
+from .modules.module import Module
+from .modules.normalization import (
     BatchNorm1d,
     BatchNorm2d,
     GroupNorm,
@@ -97,7 +97,7 @@ from .normalization import (
     InstanceNorm2d,
     LayerNorm,
 )
-from .padding import (
+from .modules.padding import (
     CircularPad1d,
     CircularPad2d,
     CircularPad3d,
@@ -115,13 +115,14 @@ from .padding import (
     ZeroPad3d,
 )
 from .parameter import Parameter
-from .pixelshuffle import PixelShuffle, PixelUnshuffle
-from .pool3d import AdaptiveAvgPool3d, AvgPool3d, BatchNorm3d, InstanceNorm3d, MaxPool3d
-from .pooling_extra import AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d
-from .recurrent import GRU, LSTM, RNN, RNNBase
+from .modules.pixelshuffle import PixelShuffle, PixelUnshuffle
+from .modules.pooling import AdaptiveAvgPool3d, AvgPool3d, BatchNorm3d, InstanceNorm3d, MaxPool3d
+from .functional.adaptive_pooling import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d,
+                                          MaxUnpool2d)
+from .modules.rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
-from .rmsnorm import RMSNorm
-from .transformer import (
+from .functional.normalization import RMSNorm
+from .modules.transformer import (
     MultiheadAttention,
     Transformer,
     TransformerDecoder,
@@ -129,7 +130,7 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .functional.vision import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",

@@ -11,7 +11,7 @@ torch's (the squares averaged over a window of channels by an average pool).
 from __future__ import annotations
 
 from . import functional as F   # partly loaded while functional imports this file: read late
-from .module import Module
+from .modules.module import Module
 
 __all__ = ["LocalResponseNorm", "local_response_norm"]
 

@@ -9,9 +9,9 @@ import math
 from .. import creation
 from . import functional as F
 from . import init
-from .module import Module
+from .modules.module import Module
 from .parameter import Parameter
-from .recurrent import _gru_step, _lstm_step, _relu_step, _tanh_step
+from .modules.rnn import _gru_step, _lstm_step, _relu_step, _tanh_step
 
 __all__ = ["GRUCell", "LSTMCell", "RNNCell", "RNNCellBase"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import fold as ops
-from ..ops.util import kernel_missing
-from .module import Module
+from ...ops import fold as ops
+from ...ops.util import kernel_missing
+from ..modules.module import Module
 
 __all__ = ["Fold", "Unfold", "fold", "unfold"]
 

@@ -19,10 +19,10 @@ import warnings
 
 import numpy as np
 
-from .. import creation
-from ..ops import ctc as ops
-from ..ops.methods import where
-from ..tensor import Tensor
+from ... import creation
+from ...ops import ctc as ops
+from ...ops.methods import where
+from ...tensor import Tensor
 
 __all__ = ["ctc_loss"]
 

@@ -9,8 +9,8 @@ volumes (the functions are in :mod:`agdebug.nn.functional_conv3d`).
 
 from __future__ import annotations
 
-from . import functional as F
-from .layers import _ConvNd, _ConvTransposeNd
+from .. import functional as F
+from .activation import _ConvNd, _ConvTransposeNd
 
 __all__ = ["Conv3d", "ConvTranspose3d"]
 

@@ -10,7 +10,7 @@ True
 
 from __future__ import annotations
 
-from . import functional as F
+from .. import functional as F
 from .module import Module
 
 __all__ = ["AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]

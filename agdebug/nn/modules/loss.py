@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import functional as F
-from .functional import _reduction
+from .. import functional as F
+from ..functional.loss import _reduction
 from .module import Module
 
 __all__ = [

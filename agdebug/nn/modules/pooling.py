@@ -9,8 +9,8 @@ torch.Size([1, 2, 2, 2, 2])
 
 from __future__ import annotations
 
-from . import functional as F
-from .layers import _AdaptiveAvgPoolNd, _AvgPoolNd, _MaxPoolNd
+from .. import functional as F
+from .activation import _AdaptiveAvgPoolNd, _AvgPoolNd, _MaxPoolNd
 from .normalization import _BatchNorm, _InstanceNorm
 
 __all__ = ["AdaptiveAvgPool3d", "AvgPool3d", "BatchNorm3d", "InstanceNorm3d", "MaxPool3d"]

@@ -15,14 +15,14 @@ import math
 import numbers
 import warnings
 
-from .. import creation
-from ..ops.recurrent import unsafe_chunk
-from ..ops.shape_args import cat, stack
-from . import functional as F
-from . import init
+from ... import creation
+from ...ops.recurrent import unsafe_chunk
+from ...ops.shape_args import cat, stack
+from .. import functional as F
+from .. import init
 from .module import Module
-from .parameter import Parameter
-from .utils.rnn import PackedSequence
+from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 

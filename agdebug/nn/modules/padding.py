@@ -8,7 +8,7 @@ tensor([[0., 1., 2., 0., 0.]])
 
 from __future__ import annotations
 
-from . import functional as F
+from .. import functional as F
 from .module import Module
 
 __all__ = [

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import creation
-from ..graph.grad_mode import no_grad
-from ..ops import loss2 as ops
-from ..ops.gather import _on
-from . import functional as F   # (partly loaded while it imports this file: used late)
-from . import init
-from .module import Module
-from .parameter import Parameter
+from ... import creation
+from ...graph.grad_mode import no_grad
+from ...ops import loss2 as ops
+from ...ops.gather import _on
+from .. import functional as F   # (partly loaded while it imports this file: used late)
+from .. import init
+from ..modules.module import Module
+from ..parameter import Parameter
 
 __all__ = ["EmbeddingBag", "embedding_bag"]
 

@@ -13,15 +13,15 @@ from __future__ import annotations
 import copy
 import warnings
 
-from .. import creation
-from ..graph.grad_mode import is_grad_enabled
-from . import functional as F
-from . import init
-from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
-from .layers import Dropout, Linear, ModuleList
+from ... import creation
+from ...graph.grad_mode import is_grad_enabled
+from .. import functional as F
+from .. import init
+from ..functional.attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
+from .activation import Dropout, Linear, ModuleList
 from .module import Module
 from .normalization import LayerNorm
-from .parameter import Parameter
+from ..parameter import Parameter
 
 __all__ = ["MultiheadAttention", "NonDynamicallyQuantizableLinear", "Transformer",
            "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import pooling_extra as ops
-from ..ops.util import kernel_missing
-from .module import Module
+from ...ops import pooling_extra as ops
+from ...ops.util import kernel_missing
+from ..modules.module import Module
 
 __all__ = ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_unpool2d"]

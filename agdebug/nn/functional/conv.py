@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import conv3d as ops
-from ..ops.util import kernel_missing
+from ...ops import conv3d as ops
+from ...ops.util import kernel_missing
 from .conv_transpose import _check_shape, expand_param
 
 __all__ = ["conv3d", "conv_transpose3d"]
 
 
 def _functional():
-    # functional.py imports this module: its helpers are read when a call needs them
-    from . import functional
-    return functional
+    # loss.py (functional.py until it is split) imports this module: its helpers are read
+    # when a call needs them
+    from . import loss
+    return loss
 
 
 def _batchify(input, name: str, run, *args):

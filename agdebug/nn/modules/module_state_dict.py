@@ -22,10 +22,10 @@ import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ..graph.grad_mode import no_grad
-from ..tensor import Tensor
-from ._hooks import RemovableHandle, add_module_hook
-from .parameter import Parameter
+from ...graph.grad_mode import no_grad
+from ...tensor import Tensor
+from .module_hooks import RemovableHandle, add_module_hook
+from ..parameter import Parameter
 
 __all__ = ["StateDictMixin"]
 

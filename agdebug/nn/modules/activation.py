@@ -6,12 +6,12 @@ import math
 import operator
 from collections import OrderedDict
 
-from .. import creation
-from ..graph.grad_mode import no_grad
-from . import functional as F
-from . import init
+from ... import creation
+from ...graph.grad_mode import no_grad
+from .. import functional as F
+from .. import init
 from .module import Module
-from .parameter import Parameter
+from ..parameter import Parameter
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "CELU", "Conv1d", "Conv2d",

@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
-from ..ops.fold import pixel_shuffle_function as pixel_shuffle
-from ..ops.fold import pixel_unshuffle_function as pixel_unshuffle
+from ...ops.fold import pixel_shuffle_function as pixel_shuffle
+from ...ops.fold import pixel_unshuffle_function as pixel_unshuffle
 from .module import Module
 
 __all__ = ["PixelShuffle", "PixelUnshuffle", "pixel_shuffle", "pixel_unshuffle"]

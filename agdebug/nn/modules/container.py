@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping
 
-from ..tensor import Tensor
+from ...tensor import Tensor
 from .module import Module
-from .parameter import Parameter
+from ..parameter import Parameter
 
 __all__ = ["ModuleDict", "ParameterList", "ParameterDict"]
 

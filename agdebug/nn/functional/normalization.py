@@ -14,11 +14,11 @@ import numbers
 
 import numpy as np
 
-from .. import creation
-from ..ops import loss as loss_ops
-from ..ops.util import kernel_missing
-from .module import Module
-from .parameter import Parameter
+from ... import creation
+from ...ops import loss as loss_ops
+from ...ops.util import kernel_missing
+from ..modules.module import Module
+from ..parameter import Parameter
 
 __all__ = ["RMSNorm", "rms_norm"]
 
@@ -82,7 +82,7 @@ class RMSNorm(Module):
 
     def reset_parameters(self) -> None:
         if self.weight is not None:
-            from . import init
+            from .. import init
             init.ones_(self.weight)
 
     def forward(self, input):

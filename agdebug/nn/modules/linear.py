@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from .. import creation
-from ..ops.bilinear import bilinear
-from . import init
+from ... import creation
+from ...ops.bilinear import bilinear
+from .. import init
 from .module import Module
-from .parameter import Parameter
+from ..parameter import Parameter
 
 __all__ = ["Bilinear"]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import numbers
 import warnings
 
-from .. import backend, creation
-from . import functional as F
-from . import init
+from ... import backend, creation
+from .. import functional as F
+from .. import init
 from .module import Module
-from .parameter import Parameter
+from ..parameter import Parameter
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "LayerNorm"]

@@ -17,40 +17,40 @@ import warnings
 
 import numpy as np
 
-from .. import backend, creation
-from ..backend import cpp_name
-from ..graph.grad_mode import MODE, no_grad
-from ..ops import activation as act
-from ..ops.arguments import check_namespace, warning_level
-from ..ops import binary_math
-from ..ops.bilinear import bilinear
-from ..ops import elementwise as ew
-from ..ops import linalg
-from ..ops import loss as loss_ops
-from ..ops import nn as ops
-from ..ops import norm as norm_ops
-from ..ops.gather import _on
-from ..ops.registry import apply_inplace, write_into
-from ..ops.util import broadcast_error, c_div, check_divisor_override, kernel_missing
-from ..tensor import Tensor
+from ... import backend, creation
+from ...backend import cpp_name
+from ...graph.grad_mode import MODE, no_grad
+from ...ops import activation as act
+from ...ops.arguments import check_namespace, warning_level
+from ...ops import binary_math
+from ...ops.bilinear import bilinear
+from ...ops import elementwise as ew
+from ...ops import linalg
+from ...ops import loss as loss_ops
+from ...ops import nn as ops
+from ...ops import norm as norm_ops
+from ...ops.gather import _on
+from ...ops.registry import apply_inplace, write_into
+from ...ops.util import broadcast_error, c_div, check_divisor_override, kernel_missing
+from ...tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d, expand_param
-from .embedding_bag import embedding_bag
-from .functional_conv3d import conv3d, conv_transpose3d, sizes_by
-from .functional_ctc import ctc_loss
-from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
+from .sparse import embedding_bag
+from .conv import conv3d, conv_transpose3d, sizes_by
+from .ctc import ctc_loss
+from .dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
-from .functional_pool3d import (adaptive_avg_pool3d, avg_pool3d, max_pool3d,
+from .pooling import (adaptive_avg_pool3d, avg_pool3d, max_pool3d,
                                 max_pool_with_indices)
 from .fold import fold, unfold
-from .local_response_norm import local_response_norm
-from .loss2 import multi_margin_loss, multilabel_margin_loss
-from .pixelshuffle import pixel_shuffle, pixel_unshuffle
-from .rmsnorm import rms_norm
-from .pooling_extra import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
+from ..local_response_norm import local_response_norm
+from .margin_loss import multi_margin_loss, multilabel_margin_loss
+from ..modules.pixelshuffle import pixel_shuffle, pixel_unshuffle
+from .normalization import rms_norm
+from .adaptive_pooling import (adaptive_max_pool1d, adaptive_max_pool2d, max_unpool1d,
                             max_unpool2d)
 from .sampling import affine_grid, grid_sample, gumbel_softmax
-from .upsampling import interpolate
+from .vision import interpolate
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -1283,7 +1283,7 @@ def glu(input, dim=-1):
     """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    from ..ops.util import dims_of
+    from ...ops.util import dims_of
     axis = dims_of(dim, input.ndim)[0]
     if input.shape[axis] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size "
@@ -1534,7 +1534,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def _no_grad():
-    from ..graph.grad_mode import no_grad
+    from ...graph.grad_mode import no_grad
     return no_grad()
 
 
@@ -1630,7 +1630,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
-    from ..ops.reduce import vector_norm
+    from ...ops.reduce import vector_norm
     x1, x2 = _broadcast_pair(x1, x2)
     n1 = vector_norm(x1, 2, dim=dim, keepdim=True).clone()
     n2 = vector_norm(x2, 2, dim=dim, keepdim=True).clone()

@@ -14,10 +14,10 @@ import sys
 import warnings
 from collections import OrderedDict
 
-from ..autograd.function import Function
-from ..graph.grad_mode import MODE
-from ..graph.hooks import RemovableHandle as _NodeHandle
-from ..tensor import Tensor
+from ...autograd.function import Function
+from ...graph.grad_mode import MODE
+from ...graph.hooks import RemovableHandle as _NodeHandle
+from ...tensor import Tensor
 
 __all__ = ["BackwardHook", "BackwardHookFunction", "RemovableHandle",
            "register_module_backward_hook", "register_module_forward_hook",
@@ -235,13 +235,13 @@ class BackwardHook:
                      for k, i in enumerate(self.input_tensors_index))
 
     def _with_zeros(self, grads) -> tuple:
-        from ..creation import zeros
+        from ...creation import zeros
         return tuple(zeros(*self._no_grad_meta[k][:1], dtype=self._no_grad_meta[k][1],
                            device=self._no_grad_meta[k][2]) if k in self._no_grad_meta else g
                      for k, g in enumerate(grads))
 
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _user_stacklevel() -> int:

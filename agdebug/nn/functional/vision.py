@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
-from ..ops import upsample as ops
-from ..ops.util import kernel_missing
-from .module import Module
+from ...ops import upsample as ops
+from ...ops.util import kernel_missing
+from ..modules.module import Module
 
 __all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "interpolate"]
 
@@ -51,7 +51,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
                          "and requires a 4-D tensor as input")
     if mode == "area" and input.dim() in (3, 4, 5):
-        from . import functional as F   # (functional imports this module)
+        from .. import functional as F   # (functional imports this module)
         pool = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[dim - 1]
         return pool(input, output_size)
     if mode == "lanczos" and input.dim() == 4:
