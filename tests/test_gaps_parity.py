@@ -218,7 +218,7 @@ def _structure(result):
     """What a torch user sees of a container (or of an error) without the classes' module."""
     if isinstance(result, Exception):
         text = str(result)
-        for path in ("agdebug.nn.modules.activation", "torch.nn.modules.container",
+        for path in ("agdebug.nn.modules.container", "torch.nn.modules.container",
                      "agdebug.nn.modules.module", "torch.nn.modules.module"):
             text = text.replace(path, "X")
         return type(result).__name__, text

@@ -1,6 +1,6 @@
-"""Adaptive max pooling and max unpooling: ``F.adaptive_max_pool1d/2d``,
-``F.max_unpool1d/2d`` and their modules, with torch's checks in torch's order and words (the
-ops are in :mod:`agdebug.ops.pooling_extra`).
+"""Adaptive pooling: ``F.adaptive_avg_pool1d/2d/3d`` and ``F.adaptive_max_pool1d/2d``,
+with torch's checks in torch's order and words (the maths is in :mod:`agdebug.ops.nn`,
+:mod:`agdebug.ops.pool3d` and :mod:`agdebug.ops.pooling_extra`).
 
 >>> import agdebug as ag
 >>> x = ag.arange(16.0).reshape(1, 1, 4, 4).requires_grad_()
@@ -13,12 +13,90 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops import pooling_extra as ops
+from ...ops import nn as ops
+from ...ops import pool3d as pool3d_ops
+from ...ops import pooling_extra as unpool_ops
 from ...ops.util import kernel_missing
-from ..modules.module import Module
+from ._parser import torch_words
+from .pooling import _check_dim_range, _one
 
-__all__ = ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_unpool2d"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d"]
+
+
+# ----------------------------------------------------------------------------- adaptive pools
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a fixed ``output_size`` (None keeps that input size); an output of
+    1 x 1 is ``input.mean((-1, -2), keepdim=True)``, as torch computes it.
+
+    >>> import agdebug as ag
+    >>> x = ag.arange(16.0).reshape(1, 1, 4, 4).requires_grad_()
+    >>> ag.nn.functional.adaptive_avg_pool2d(x, 2).grad_fn.name()
+    'AdaptiveAvgPool2DBackward0'
+    """
+    if isinstance(output_size, (int, np.integer)):
+        size = [int(output_size)] * 2
+    else:
+        size = [input.shape[input.ndim - len(output_size) + i] if v is None else int(v)
+                for i, v in enumerate(output_size)]
+    if len(size) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if size[0] < 0 or size[1] < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{{size[0]}, {size[1]}}}")
+    if size == [1, 1]:
+        return input.mean((-1, -2), keepdim=True)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    if not input.is_floating_point():
+        raise kernel_missing("adaptive_avg_pool2d", input.dtype)
+    return ops.adaptive_avg_pool2d(input, output_size=tuple(size))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of (N, C, L) signals to ``output_size`` (through adaptive_avg_pool2d
+    on the unsqueezed input, as torch)."""
+    _check_dim_range(input, "adaptive_avg_pool1d")
+    size = _one(output_size, "adaptive_avg_pool1d", "output_size")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of volumes to a fixed ``output_size`` (None keeps an input size); an
+    output of 1 x 1 x 1 is ``input.mean((-1, -2, -3), keepdim=True)``, as torch computes it.
+
+    >>> import agdebug as ag
+    >>> ag.nn.functional.adaptive_avg_pool3d(ag.ones(2, 3, 4, 5, 6), (1, None, 2)).shape
+    torch.Size([2, 3, 1, 5, 2])
+    """
+    if output_size is None:   # (torch's wrapper takes its len)
+        raise TypeError("object of type 'NoneType' has no len()")
+    sizes = [output_size] * 3 if isinstance(output_size, (int, np.integer)) else \
+        list(output_size)
+    if not isinstance(output_size, (int, np.integer)) and input.ndim <= len(sizes):
+        raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
+    if len(sizes) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    spatial = (1,) * (3 - min(input.ndim, 3)) + tuple(input.shape[-3:])
+    sizes = tuple(int(n if s is None else s) for s, n in zip(sizes, spatial))
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{{sizes[0]}, {sizes[1]},{sizes[2]}}}")
+    if sizes == (1, 1, 1):   # torch's shortcut, before its other checks: a MeanBackward1 node
+        return input.mean((-1, -2, -3), keepdim=True)
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{list(input.shape)}")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {dim} being empty")
+    if not input.is_floating_point():
+        raise kernel_missing("adaptive_avg_pool3d_cpu", input.dtype)
+    return pool3d_ops.adaptive_avg_pool3d(input, output_size=sizes)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -58,7 +136,7 @@ def _adaptive_max_pool2d(input, output_size):
                            f"{list(shape[:-2] + size)}")
     if input._data.dtype.kind not in "f":
         raise kernel_missing("adaptive_max_pool2d", input.dtype)
-    return ops.adaptive_max_pool2d(input, output_size=size)
+    return unpool_ops.adaptive_max_pool2d(input, output_size=size)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -87,148 +165,4 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return (values, indices) if return_indices else values
 
 
-# ----------------------------------------------------------------------------- max unpooling
-
-def _tuple(value, n: int) -> tuple:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
-
-
-def _unpool_output_size(input, kernel, stride, padding, output_size) -> list:
-    """torch's Python-level default and checks of the unpooled size."""
-    n = len(kernel)
-    default = [(input.shape[-n + d] - 1) * stride[d] + kernel[d] - 2 * padding[d]
-               for d in range(n)]
-    if output_size is None:
-        size = default
-    else:
-        if len(output_size) == n + 2:
-            output_size = output_size[2:]
-        size = list(output_size)
-        if len(size) != n:
-            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} "
-                             f"elements, but it has a length of '{len(size)}'")
-        for d in range(n):
-            low, high = default[d] - stride[d], default[d] + stride[d]
-            if not low < size[d] < high:
-                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
-                                 f'{low} and {high})')
-    for d in range(n):
-        if size[d] < 0:
-            raise ValueError("max_unpooling: output_size must contain non-negative spatial "
-                             f"dimensions, but got output_size[{d}]={size[d]}")
-    return size
-
-
-def _max_unpool2d(input, indices, size):
-    """torch's native max_unpool2d: its checks, then the op."""
-    if indices._data.dtype != np.int64:
-        raise RuntimeError(f"elements in indices should be type int64 but got: "
-                           f"{indices.dtype._legacy}")
-    if input.ndim not in (3, 4):
-        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
-                           f"tensor with {input.ndim} dimensions.")
-    if tuple(input.shape) != tuple(indices.shape):
-        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
-                           f"({list(input.shape)}) but got indices tensor with shape: "
-                           f"{list(indices.shape)}")
-    for i in range(1, input.ndim):
-        if input.shape[i] == 0:
-            raise RuntimeError("max_unpooling2d_forward_out_cpu(): Expected input to have "
-                               f"non-zero size for non-batch dimensions, but got "
-                               f"{list(input.shape)} with dimension {i} being empty.")
-    if input._data.dtype.kind not in "f":
-        raise kernel_missing("max_unpool2d", input.dtype)
-    plane = size[0] * size[1]
-    flat = indices._data.reshape(-1)
-    bad = flat[(flat < 0) | (flat >= plane)] if plane else flat[:0]
-    if bad.size:   # (torch's kernel reports the last one it met)
-        raise RuntimeError(f"Found an invalid max index: {int(bad[-1])} (output volumes are of "
-                           f"size {size[0]}x{size[1]})")
-    return ops.max_unpool2d(input, indices=indices._data, output_size=tuple(size))
-
-
-def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """A partial inverse of ``max_pool2d``: each value placed at its index in zero planes.
-
-    >>> import agdebug as ag
-    >>> x = ag.tensor([[[[1.0, 4.0], [3.0, 2.0]]]])
-    >>> out, indices = ag.nn.functional.max_pool2d(x, 2, return_indices=True)
-    >>> ag.nn.functional.max_unpool2d(out, indices, 2)
-    tensor([[[[0., 4.],
-              [0., 0.]]]])
-    """
-    kernel = _tuple(kernel_size, 2)
-    stride = kernel if stride is None else _tuple(stride, 2)
-    size = _unpool_output_size(input, kernel, stride, _tuple(padding, 2), output_size)
-    return _max_unpool2d(input, indices, size)
-
-
-def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """A partial inverse of ``max_pool1d``: max_unpool2d on a width of 1 (SqueezeBackward1
-    over MaxUnpool2DBackward0, as torch records it)."""
-    kernel = _tuple(kernel_size, 1)
-    stride = kernel if stride is None else _tuple(stride, 1)
-    size = _unpool_output_size(input, kernel, stride, _tuple(padding, 1), output_size)
-    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1]).squeeze(-1)
-
-
-# ----------------------------------------------------------------------------- modules
-
-class _AdaptiveMaxPoolNd(Module):
-    _pool = None
-
-    def __init__(self, output_size, return_indices: bool = False):
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
-
-    def forward(self, input):
-        return type(self)._pool(input, self.output_size, self.return_indices)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
-
-class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
-    """Max pooling of (N, C, L) signals to a fixed ``output_size``."""
-
-    _pool = staticmethod(adaptive_max_pool1d)
-
-
-class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
-    """Max pooling of images to a fixed ``output_size`` (None keeps an input size).
-
-    >>> import agdebug as ag
-    >>> tuple(ag.nn.AdaptiveMaxPool2d((2, None))(ag.ones(1, 3, 5, 4)).shape)
-    (1, 3, 2, 4)
-    """
-
-    _pool = staticmethod(adaptive_max_pool2d)
-
-
-class _MaxUnpoolNd(Module):
-    _unpool, _n = None, 2
-
-    def __init__(self, kernel_size, stride=None, padding=0):
-        super().__init__()
-        self.kernel_size = _tuple(kernel_size, self._n)
-        self.stride = _tuple(stride if stride is not None else kernel_size, self._n)
-        self.padding = _tuple(padding, self._n)
-
-    def forward(self, input, indices, output_size=None):
-        return type(self)._unpool(input, indices, self.kernel_size, self.stride, self.padding,
-                                  output_size)
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-class MaxUnpool1d(_MaxUnpoolNd):
-    """The partial inverse of ``MaxPool1d``."""
-
-    _unpool, _n = staticmethod(max_unpool1d), 1
-
-
-class MaxUnpool2d(_MaxUnpoolNd):
-    """The partial inverse of ``MaxPool2d``."""
-
-    _unpool, _n = staticmethod(max_unpool2d), 2
+torch_words(globals(), ["adaptive_avg_pool1d", "adaptive_avg_pool2d"])

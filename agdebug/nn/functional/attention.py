@@ -1,6 +1,6 @@
 """Attention functions: ``scaled_dot_product_attention`` and
 ``multi_head_attention_forward``, built from differentiable ops as torch's math path
-builds them (the modules are in :mod:`agdebug.nn.transformer`).
+builds them (their modules are ``nn.MultiheadAttention`` and the ``nn.Transformer*`` ones).
 
 On CPU torch picks a fused kernel (``ScaledDotProductFlashAttentionForCpuBackward0``)
 when query, key and value share their head size; agdebug always records the math
@@ -22,7 +22,8 @@ from ... import backend, creation
 from ...ops.attention import mul_scalar, safe_softmax
 from ...ops.blas import baddbmm
 from ...ops.shape_args import cat
-from .. import functional as F
+from .. import functional as F  # (partly loaded while it imports this file: read late)
+from .conv import _c_type
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
@@ -64,8 +65,8 @@ def _check_sdpa_inputs(query, key, value, attn_mask) -> None:
     if not query.dtype == key.dtype == value.dtype:
         raise RuntimeError(
             f"Expected query, key, and value to have the same dtype, but got query.dtype: "
-            f"{F._c_type(query)} key.dtype: {F._c_type(key)} and value.dtype: "
-            f"{F._c_type(value)} instead.")
+            f"{_c_type(query)} key.dtype: {_c_type(key)} and value.dtype: "
+            f"{_c_type(value)} instead.")
     if min(query.dim(), key.dim(), value.dim()) < 2:
         raise RuntimeError(
             f"Expected query, key, and value to all be  at least 2 dimensional, but got "
@@ -75,7 +76,7 @@ def _check_sdpa_inputs(query, key, value, attn_mask) -> None:
                                                          query.dtype):
         raise RuntimeError(
             f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-            f"attn_mask.dtype: {F._c_type(attn_mask)} and  query.dtype: {F._c_type(query)} "
+            f"attn_mask.dtype: {_c_type(attn_mask)} and  query.dtype: {_c_type(query)} "
             "instead.")
 
 

@@ -1,4 +1,4 @@
-"""Channel and alpha dropouts: ``F.dropout1d/2d/3d``, ``F.alpha_dropout`` and
+"""Dropouts: ``F.dropout``, ``F.dropout1d/2d/3d``, ``F.alpha_dropout`` and
 ``F.feature_alpha_dropout``.
 
 torch builds them from ops (aten's ``_dropout_impl``): the input times a noise tensor
@@ -23,8 +23,38 @@ import numpy as np
 from ... import backend, creation
 from ...ops import elementwise as ew
 from ...tensor import Tensor
+from ._parser import torch_words
 
-__all__ = ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]
+__all__ = ["alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d",
+           "feature_alpha_dropout"]
+
+
+# ----------------------------------------------------------------------------- dropout
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1 / (1 - p).
+
+    The mask comes from agdebug's generator (``agdebug.manual_seed`` makes it repeatable).
+
+    >>> import agdebug as ag
+    >>> x = ag.ones(4)
+    >>> ag.nn.functional.dropout(x, 0.5, training=False) is x
+    True
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if 0.0 < p < 1.0 and not input.is_floating_point():   # torch scales by 1 / (1 - p) in place
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{input.dtype._legacy}")
+    keep = creation.generator().random(tuple(input.shape)) >= p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    mask = backend.move_array((keep * scale).astype(input._data.dtype), input.device)
+    if inplace:
+        return input.mul_(Tensor._wrap(mask))
+    return ew.mul(input, Tensor._wrap(mask))
+
 
 _ALPHA = 1.7580993408473766   # SELU's -scale * alpha: the value a dropped unit takes
 
@@ -141,3 +171,6 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout with one draw per (sample, channel): whole channels are dropped."""
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+
+
+torch_words(globals(), ["dropout"])

@@ -1,5 +1,5 @@
-"""``F.unfold`` and ``F.fold`` (sliding blocks of images to columns and back) and the
-modules ``nn.Unfold`` and ``nn.Fold``; torch's checks in torch's order and words (the maths
+"""``F.unfold`` and ``F.fold`` (sliding blocks of images to columns and back);
+torch's checks in torch's order and words (the maths
 is in :mod:`agdebug.ops.fold`).
 
 >>> import agdebug as ag
@@ -15,9 +15,8 @@ import numpy as np
 
 from ...ops import fold as ops
 from ...ops.util import kernel_missing
-from ..modules.module import Module
 
-__all__ = ["Fold", "Unfold", "fold", "unfold"]
+__all__ = ["fold", "unfold"]
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -141,46 +140,3 @@ def _check_dtype(input, kernel: str) -> None:
     if input._data.dtype.kind in "iu":
         device = "cpu" if type(input._data) is np.ndarray else "cuda"
         raise kernel_missing(f"{kernel}_out_{device}", input.dtype)
-
-
-class Unfold(Module):
-    """Extract sliding local blocks of images as columns (see :func:`unfold`).
-
-    >>> import agdebug as ag
-    >>> tuple(ag.nn.Unfold(kernel_size=(2, 3))(ag.ones(2, 5, 3, 4)).shape)
-    (2, 30, 4)
-    """
-
-    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
-        super().__init__()
-        self.kernel_size, self.dilation = kernel_size, dilation
-        self.padding, self.stride = padding, stride
-
-    def forward(self, input):
-        return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
-                f"padding={self.padding}, stride={self.stride}")
-
-
-class Fold(Module):
-    """Combine columns of sliding blocks into images (see :func:`fold`).
-
-    >>> import agdebug as ag
-    >>> tuple(ag.nn.Fold(output_size=(4, 5), kernel_size=(2, 2))(ag.ones(1, 12, 12)).shape)
-    (1, 3, 4, 5)
-    """
-
-    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
-        super().__init__()
-        self.output_size, self.kernel_size = output_size, kernel_size
-        self.dilation, self.padding, self.stride = dilation, padding, stride
-
-    def forward(self, input):
-        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
-                    self.stride)
-
-    def extra_repr(self) -> str:
-        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
-                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")

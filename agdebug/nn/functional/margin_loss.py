@@ -1,6 +1,7 @@
-"""Margin losses over classes: ``F.multi_margin_loss`` and ``F.multilabel_margin_loss``
-(their modules are in nn/loss.py), with torch's checks in torch's order and words (the
-maths is in :mod:`agdebug.ops.loss2`).
+"""Margin and embedding losses of ``torch.nn.functional``: ``margin_ranking_loss``,
+``hinge_embedding_loss``, ``cosine_embedding_loss``, ``triplet_margin_loss``,
+``multi_margin_loss``, ``multilabel_margin_loss``, ... with torch's checks in torch's order and
+words (the class-margin maths is in :mod:`agdebug.ops.loss2`).
 
 >>> import agdebug as ag
 >>> x = ag.tensor([[0.1, 0.2, 0.4, 0.8]], requires_grad=True)
@@ -13,11 +14,112 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops import loss2 as ops
+from ... import creation
+from ...ops import binary_math
+from ...ops import elementwise as ew
+from ...ops import loss as loss_ops
+from ...ops import loss2 as loss2_ops
 from ...ops.util import kernel_missing
-from .. import functional as F   # partly loaded while functional imports this file: read late
+from ._parser import torch_words
+from .activation import logsigmoid
+from .distance import pairwise_distance
+from .loss import _apply_reduction, _constant, _reduction
 
-__all__ = ["multi_margin_loss", "multilabel_margin_loss"]
+__all__ = ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+           "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_loss",
+           "multi_margin_loss", "multilabel_margin_loss"]
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {_size(input1)}, input2: {_size(input2)}, "
+                           f"target: {_size(target)} ")
+    loss = loss_ops.add_scalar(-target * (input1 - input2), other=margin)
+    return _apply_reduction(binary_math.clamp_min(loss, min=0), reduction)
+
+
+def _size(t) -> str:
+    return f"torch.Size({list(t.shape)})"
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """x where target is 1, max(0, margin - x) where it is -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = creation.zeros_like(input)
+    margin_clamp = binary_math.clamp_min(creation.full_like(input, margin) - input, min=0)
+    output = ew.where(margin_clamp, zeros, condition=(target != 1)._data) + \
+        ew.where(input, zeros, condition=(target != -1)._data)
+    return _apply_reduction(output, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input)) (SoftMarginLossBackward0)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    target = _constant(target, "soft_margin_loss", "target")
+    return loss_ops.soft_margin_loss(input, target, reduction=reduction)
+
+
+_EPSILON = 1e-12
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dim = target.ndim
+    if dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if dim == 1 else 1
+    if input1.ndim != want or input2.ndim != want:
+        raise RuntimeError(f"{dim}D target tensor expects {want}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    prod_sum = (input1 * input2).sum(dim)
+    mag1 = loss_ops.add_scalar((input1 * input1).sum(dim), other=_EPSILON)
+    mag2 = loss_ops.add_scalar((input2 * input2).sum(dim), other=_EPSILON)
+    cos = prod_sum / (mag1 * mag2).sqrt()
+    zeros = creation.zeros_like(cos)
+    pos = creation.full_like(cos, 1) - cos
+    neg = binary_math.clamp_min(loss_ops.sub_scalar(cos, other=margin), min=0)
+    output = ew.where(pos, zeros, condition=(target == 1)._data) + \
+        ew.where(neg, zeros, condition=(target == -1)._data)
+    return _apply_reduction(output, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """The mean over classes of the binary logistic loss of each label."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(dim=class_dim) / input.shape[class_dim]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _apply_reduction(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d a pairwise distance."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = ew.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    loss = loss_ops.add_scalar(dist_pos, other=margin) - dist_neg
+    return _apply_reduction(binary_math.clamp_min(loss, min=0), reduction)
 
 
 def _check_samples(input) -> None:
@@ -46,15 +148,15 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     >>> ag.nn.functional.multi_margin_loss(ag.tensor([[0.1, 0.2, 0.4, 0.8]]), ag.tensor([3]))
     tensor(0.3250)
     """
-    reduction = F._reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
     _check_multi_margin(input, target, weight)
     if weight is not None:
-        weight = F._constant(weight, "multi_margin_loss", "weight")
-    return ops.multi_margin_loss(input, target=target, p=int(p), margin=float(margin),
+        weight = _constant(weight, "multi_margin_loss", "weight")
+    return loss2_ops.multi_margin_loss(input, target=target, p=int(p), margin=float(margin),
                                  weight=weight, reduction=reduction)
 
 
@@ -89,7 +191,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     >>> ag.nn.functional.multilabel_margin_loss(x, ag.tensor([[3, 0, -1, 1]]))
     tensor(0.8500)
     """
-    reduction = F._reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction)
     _check_samples(input)
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
@@ -99,4 +201,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     t = target._data
     if t.size and (t.min() < -1 or t.max() >= input.shape[-1]):
         raise RuntimeError("argument #2 'target' is out of range")
-    return ops.multilabel_margin_loss(input, target=target, reduction=reduction)
+    return loss2_ops.multilabel_margin_loss(input, target=target, reduction=reduction)
+
+
+# (the class-margin losses came from their own module, and are worded in the package only)
+torch_words(globals(), ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+                        "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_loss"])

@@ -1,5 +1,7 @@
-"""``F.max_pool3d``, ``F.avg_pool3d`` and ``F.adaptive_avg_pool3d``: argument handling and
-torch's checks (the maths is in :mod:`agdebug.ops.pool3d`).
+"""Pooling: ``F.max_pool1d/2d/3d``, ``F.avg_pool1d/2d/3d`` and ``F.max_unpool1d/2d``
+(the adaptive pools are in ``adaptive_pooling``): argument handling and torch's checks in
+torch's order and words (the maths is in :mod:`agdebug.ops.nn`, :mod:`agdebug.ops.pool3d` and
+:mod:`agdebug.ops.pooling_extra`).
 
 >>> import agdebug as ag
 >>> x = ag.arange(8.0).reshape(1, 1, 2, 2, 2)
@@ -12,12 +14,154 @@ from __future__ import annotations
 import numpy as np
 
 from ... import backend
-from ...ops import pool3d as ops
+from ...ops import nn as ops
+from ...ops import pool3d as pool3d_ops
+from ...ops import pooling_extra as unpool_ops
 from ...ops.nn import check_pool_pads, pool_out_size
 from ...ops.util import check_divisor_override, kernel_missing
 from ...tensor import Tensor
+from ._parser import torch_words
 
-__all__ = ["adaptive_avg_pool3d", "avg_pool3d", "max_pool3d"]
+__all__ = ["avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
+           "max_unpool1d", "max_unpool2d"]
+
+
+# ----------------------------------------------------------------------------- pooling
+
+def _pool_args(kernel_size, stride, padding, dilation=1) -> tuple:
+    kernel = ops.pair(kernel_size)
+    stride = kernel if stride is None or stride == [] or stride == () else ops.pair(stride)
+    return kernel, stride, ops.pair(padding), ops.pair(dilation)
+
+
+def _check_pool(input, kernel, stride, padding, dilation, ceil_mode) -> None:
+    """torch's ``pooling_output_shape`` (height, then width) and ``pool2d_shape_check``."""
+    ops.check_pool_pads(kernel, stride, padding, dilation)
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                           f"dilationW: {dw}")
+    shape = tuple(input.shape)
+    # a batch may be empty; the channels and the image may not
+    if not ((len(shape) == 3 and 0 not in shape) or (len(shape) == 4 and 0 not in shape[1:])):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(shape)}")
+    if kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
+    oh, ow = ops.pool_out_size(shape[-2:], kernel, stride, padding, dilation, ceil_mode)
+    if oh < 1 or ow < 1:
+        planes, h, w = shape[-3:]
+        raise RuntimeError(f"Given input size: ({planes}x{h}x{w}). Calculated output size: "
+                           f"({planes}x{oh}x{ow}). Output size is too small")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode=False, return_indices=False):
+    """The maximum of each window; the gradient flows to the (first) maximum.
+
+    >>> import agdebug as ag
+    >>> x = ag.arange(16.0).reshape(1, 1, 4, 4)
+    >>> ag.nn.functional.max_pool2d(x, 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation)
+    if input.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_pool(input, kernel, stride, padding, dilation, ceil_mode)
+    if input._data.dtype.kind == "b":
+        raise kernel_missing("max_pool2d", input.dtype)
+    attrs = {"kernel_size": kernel, "stride": stride, "padding": padding,
+             "dilation": dilation, "ceil_mode": ceil_mode}
+    return max_pool_with_indices(ops.max_pool2d, input, attrs, return_indices)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window (padding counts as zeros unless ``count_include_pad=False``)."""
+    kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding)
+    check_divisor_override("avg_pool2d", divisor_override)
+    if input.ndim < 3:   # torch reads the planes as ``input.size(-3)``
+        raise IndexError("Dimension specified as -3 but tensor has no dimensions" if not input.ndim
+                         else f"Dimension out of range (expected to be in range of "
+                              f"[{-input.ndim}, {input.ndim - 1}], but got -3)")
+    _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode)
+    if input._data.dtype.kind in "biu" and input._data.dtype != np.int64:   # floats and Long
+        raise kernel_missing("avg_pool2d", input.dtype)
+    return ops.avg_pool2d(input, kernel_size=kernel, stride=stride, padding=padding,
+                          ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                          divisor_override=divisor_override)
+
+
+# ----------------------------------------------------------------------------- 1D pools
+
+def _one(value, function: str, argument: str, allow_empty=False):
+    """torch's ``check1d``: an int, or a list/tuple of one int (empty: None, for stride)."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    values = list(value)
+    if allow_empty and not values:
+        return None
+    if len(values) != 1:
+        raise RuntimeError(f"{function}() argument '{argument}' should contain one int (got "
+                           f"{len(values)})")
+    return int(values[0])
+
+
+def _check_dim_range(input, function: str) -> None:
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for {function})")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum of each window of (N, C, L) signals: torch unsqueezes to an image and runs
+    max_pool2d (SqueezeBackward1 over MaxPool2DWithIndicesBackward0)."""
+    if input.ndim not in (2, 3) or 0 in input.shape[-1:]:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    k = _one(kernel_size, "max_pool1d", "kernel_size")
+    s = _one(stride, "max_pool1d", "stride", True) if stride is not None else None
+    s = k if s is None else s
+    p, d = _one(padding, "max_pool1d", "padding"), _one(dilation, "max_pool1d", "dilation")
+    for name, value in (("kernel_size", k), ("stride", s)):
+        if value <= 0:
+            raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {value}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    (length,) = ops.pool_out_size(input.shape[-1:], (k,), (s,), (p,), (d,), ceil_mode)
+    if length <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {length}")
+    if not input.is_floating_point() and not return_indices and not input.requires_grad:
+        raise kernel_missing("max_pool1d_impl", input.dtype)
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode,
+                     return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """The mean of each window of (N, C, L) signals (avg_pool2d on the unsqueezed input)."""
+    _check_dim_range(input, "avg_pool1d")
+    k = _one(kernel_size, "avg_pool1d", "kernel_size")
+    s = k if stride is None else _one(stride, "avg_pool1d", "stride", True)
+    s = k if s is None else s
+    p = _one(padding, "avg_pool1d", "padding")
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
 
 
 def _triple(value, function: str, argument: str, allow_empty=False) -> tuple:
@@ -98,7 +242,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise kernel_missing("max_pool3d", input.dtype)
     attrs = {"kernel_size": kernel, "stride": stride, "padding": padding,
              "dilation": dilation, "ceil_mode": ceil_mode}
-    return max_pool_with_indices(ops.max_pool3d, input, attrs, return_indices)
+    return max_pool_with_indices(pool3d_ops.max_pool3d, input, attrs, return_indices)
 
 
 def max_pool_with_indices(op, input: Tensor, attrs: dict, return_indices: bool):
@@ -137,42 +281,94 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     _check_shape(input, kernel, stride, padding, (1, 1, 1), out, "avg_pool3d")
     if input._data.dtype.kind == "b":
         raise kernel_missing("avg_pool3d_out_frame", input.dtype)
-    return ops.avg_pool3d(input, kernel_size=kernel, stride=stride, padding=padding,
+    return pool3d_ops.avg_pool3d(input, kernel_size=kernel, stride=stride, padding=padding,
                           ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                           divisor_override=divisor_override)
 
 
-def adaptive_avg_pool3d(input, output_size):
-    """Average pooling of volumes to a fixed ``output_size`` (None keeps an input size); an
-    output of 1 x 1 x 1 is ``input.mean((-1, -2, -3), keepdim=True)``, as torch computes it.
+# ----------------------------------------------------------------------------- max unpooling
+
+def _tuple(value, n: int) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+def _unpool_output_size(input, kernel, stride, padding, output_size) -> list:
+    """torch's Python-level default and checks of the unpooled size."""
+    n = len(kernel)
+    default = [(input.shape[-n + d] - 1) * stride[d] + kernel[d] - 2 * padding[d]
+               for d in range(n)]
+    if output_size is None:
+        size = default
+    else:
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        size = list(output_size)
+        if len(size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} "
+                             f"elements, but it has a length of '{len(size)}'")
+        for d in range(n):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < size[d] < high:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                                 f'{low} and {high})')
+    for d in range(n):
+        if size[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial "
+                             f"dimensions, but got output_size[{d}]={size[d]}")
+    return size
+
+
+def _max_unpool2d(input, indices, size):
+    """torch's native max_unpool2d: its checks, then the op."""
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{indices.dtype._legacy}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                           f"tensor with {input.ndim} dimensions.")
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    for i in range(1, input.ndim):
+        if input.shape[i] == 0:
+            raise RuntimeError("max_unpooling2d_forward_out_cpu(): Expected input to have "
+                               f"non-zero size for non-batch dimensions, but got "
+                               f"{list(input.shape)} with dimension {i} being empty.")
+    if input._data.dtype.kind not in "f":
+        raise kernel_missing("max_unpool2d", input.dtype)
+    plane = size[0] * size[1]
+    flat = indices._data.reshape(-1)
+    bad = flat[(flat < 0) | (flat >= plane)] if plane else flat[:0]
+    if bad.size:   # (torch's kernel reports the last one it met)
+        raise RuntimeError(f"Found an invalid max index: {int(bad[-1])} (output volumes are of "
+                           f"size {size[0]}x{size[1]})")
+    return unpool_ops.max_unpool2d(input, indices=indices._data, output_size=tuple(size))
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """A partial inverse of ``max_pool2d``: each value placed at its index in zero planes.
 
     >>> import agdebug as ag
-    >>> ag.nn.functional.adaptive_avg_pool3d(ag.ones(2, 3, 4, 5, 6), (1, None, 2)).shape
-    torch.Size([2, 3, 1, 5, 2])
+    >>> x = ag.tensor([[[[1.0, 4.0], [3.0, 2.0]]]])
+    >>> out, indices = ag.nn.functional.max_pool2d(x, 2, return_indices=True)
+    >>> ag.nn.functional.max_unpool2d(out, indices, 2)
+    tensor([[[[0., 4.],
+              [0., 0.]]]])
     """
-    if output_size is None:   # (torch's wrapper takes its len)
-        raise TypeError("object of type 'NoneType' has no len()")
-    sizes = [output_size] * 3 if isinstance(output_size, (int, np.integer)) else \
-        list(output_size)
-    if not isinstance(output_size, (int, np.integer)) and input.ndim <= len(sizes):
-        raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
-    if len(sizes) != 3:
-        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
-    spatial = (1,) * (3 - min(input.ndim, 3)) + tuple(input.shape[-3:])
-    sizes = tuple(int(n if s is None else s) for s, n in zip(sizes, spatial))
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than "
-                           f"or equal to 0 but received {{{sizes[0]}, {sizes[1]},{sizes[2]}}}")
-    if sizes == (1, 1, 1):   # torch's shortcut, before its other checks: a MeanBackward1 node
-        return input.mean((-1, -2, -3), keepdim=True)
-    if input.ndim not in (4, 5):
-        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
-                           f"{list(input.shape)}")
-    for dim in range(1, input.ndim):
-        if input.shape[dim] == 0:
-            raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for "
-                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
-                               f"with dimension {dim} being empty")
-    if not input.is_floating_point():
-        raise kernel_missing("adaptive_avg_pool3d_cpu", input.dtype)
-    return ops.adaptive_avg_pool3d(input, output_size=sizes)
+    kernel = _tuple(kernel_size, 2)
+    stride = kernel if stride is None else _tuple(stride, 2)
+    size = _unpool_output_size(input, kernel, stride, _tuple(padding, 2), output_size)
+    return _max_unpool2d(input, indices, size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """A partial inverse of ``max_pool1d``: max_unpool2d on a width of 1 (SqueezeBackward1
+    over MaxUnpool2DBackward0, as torch records it)."""
+    kernel = _tuple(kernel_size, 1)
+    stride = kernel if stride is None else _tuple(stride, 1)
+    size = _unpool_output_size(input, kernel, stride, _tuple(padding, 1), output_size)
+    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1]).squeeze(-1)
+
+
+torch_words(globals(), ["avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"])

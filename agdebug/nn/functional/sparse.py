@@ -1,6 +1,8 @@
-"""``F.embedding_bag`` and ``nn.EmbeddingBag``: sums, means or maxima of bags of embeddings
-without building the (bags, indices, dim) lookup, as one node (EmbeddingBagBackward0); torch's
-checks in torch's order and words (the maths is in :mod:`agdebug.ops.loss2`).
+"""Sparse functions: ``F.embedding``, ``F.embedding_bag`` and ``F.one_hot``.
+
+``embedding_bag`` sums, means or maxima bags of embeddings without building the (bags,
+indices, dim) lookup, as one node (EmbeddingBagBackward0); torch's checks in torch's order
+and words (the maths is in :mod:`agdebug.ops.loss2`).
 
 >>> import agdebug as ag
 >>> w = ag.arange(8.0).reshape(4, 2).requires_grad_()
@@ -13,16 +15,92 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import creation
-from ...graph.grad_mode import no_grad
-from ...ops import loss2 as ops
+from ... import backend, creation
+from ...ops import loss2 as loss2_ops
+from ...ops import nn as ops
 from ...ops.gather import _on
-from .. import functional as F   # (partly loaded while it imports this file: used late)
-from .. import init
-from ..modules.module import Module
-from ..parameter import Parameter
+from ...ops.registry import write_into
+from ...tensor import Tensor
+from ._parser import torch_words
 
-__all__ = ["EmbeddingBag", "embedding_bag"]
+__all__ = ["embedding", "embedding_bag", "one_hot"]
+
+
+# ----------------------------------------------------------------------------- embedding
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` looked up by the integer ``input`` (EmbeddingBackward0); the
+    ``padding_idx`` row gets no gradient.
+
+    >>> import agdebug as ag
+    >>> w = ag.arange(6.0).reshape(3, 2)
+    >>> ag.nn.functional.embedding(ag.tensor([2, 0]), w)
+    tensor([[4., 5.],
+            [0., 1.]])
+    """
+    padding_idx = _padding_index(padding_idx, weight.shape[0] if weight.ndim else 0)
+    if sparse:
+        raise NotImplementedError("agdebug has no sparse tensors: embedding(sparse=True)")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{input.type()} instead (while checking arguments for embedding)")
+    indices = _on(input, weight)
+    if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, indices, max_norm, norm_type)
+    return ops.embedding(weight, indices=indices, padding_idx=padding_idx,
+                         scale_grad_by_freq=bool(scale_grad_by_freq))
+
+
+def _padding_index(padding_idx, num: int):
+    """torch's Python-level check; a negative index counts from the end."""
+    if padding_idx is None:
+        return None
+    if not -num <= padding_idx < num:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx % num
+
+
+def _renorm_rows(weight, indices, max_norm: float, norm_type: float) -> None:
+    """torch's ``embedding_renorm_``: the looked-up rows whose norm exceeds ``max_norm`` are
+    scaled down in place, outside the graph (the weight's version goes up)."""
+    xp = backend.xp_of(weight._data)
+    data = weight._data.copy()
+    rows = xp.unique(indices.reshape(-1))
+    norms = xp.linalg.norm(data[rows], ord=norm_type, axis=1)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    data[rows] *= scale[:, None].astype(data.dtype)
+    write_into(weight, data)
+
+
+def one_hot(tensor, num_classes=-1):
+    """Int64 one-hot rows, ``num_classes`` wide (one more than the largest class if -1).
+
+    >>> import agdebug as ag
+    >>> ag.nn.functional.one_hot(ag.tensor([0, 2]))
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    data = tensor._data
+    xp = backend.xp_of(data)
+    if num_classes == -1:
+        if data.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    if data.size and int(data.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if data.size and int(data.max()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
+    return Tensor._wrap(out)
+
 
 _MODES = ("sum", "mean", "max")
 
@@ -52,7 +130,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         input, offsets, include_last_offset, per_sample_weights)
     _check_mode(mode, scale_grad_by_freq, sparse)
     if max_norm is not None:
-        F._renorm_rows(weight, _on(input, weight), max_norm, norm_type)
+        _renorm_rows(weight, _on(input, weight), max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
                                   "per_sample_weights is only supported for mode='sum' "
@@ -62,7 +140,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise NotImplementedError("agdebug has no sparse tensors: embedding_bag(sparse=True)")
     indices, offsets = _check_kernel(input, weight, offsets, padding_idx, mode)
     padding_idx = None if padding_idx is None else padding_idx % weight.shape[0]
-    return ops.embedding_bag(weight, per_sample_weights, indices=indices, offsets=offsets,
+    return loss2_ops.embedding_bag(weight, per_sample_weights, indices=indices, offsets=offsets,
                              mode=mode, include_last_offset=bool(include_last_offset),
                              padding_idx=padding_idx,
                              scale_grad_by_freq=bool(scale_grad_by_freq))
@@ -145,75 +223,4 @@ def _check_kernel(input, weight, offsets, padding_idx, mode) -> tuple:
     return indices, starts
 
 
-class EmbeddingBag(Module):
-    """Sums, means or maxima of bags of embeddings (see :func:`embedding_bag`).
-
-    >>> import agdebug as ag
-    >>> bag = ag.nn.EmbeddingBag(10, 3, mode="sum")
-    >>> tuple(bag(ag.tensor([1, 2, 4, 5]), ag.tensor([0, 2])).shape)
-    (2, 3)
-    """
-
-    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm=None,
-                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
-                 sparse: bool = False, _weight=None, include_last_offset: bool = False,
-                 padding_idx=None, device=None, dtype=None):
-        super().__init__()
-        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.max_norm, self.norm_type = max_norm, norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("padding_idx must be within num_embeddings")
-            padding_idx %= num_embeddings
-        self.padding_idx = padding_idx
-        if _weight is None:
-            self.weight = Parameter(creation.empty(num_embeddings, embedding_dim, device=device,
-                                                   dtype=dtype))
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and "
-                                     "embedding_dim")
-            self.weight = Parameter(_weight)
-        self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
-
-    def reset_parameters(self) -> None:
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
-
-    def forward(self, input, offsets=None, per_sample_weights=None):
-        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
-                             self.scale_grad_by_freq, self.mode, self.sparse,
-                             per_sample_weights, self.include_last_offset, self.padding_idx)
-
-    def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm!r}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type!r}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
-        s += f", mode={self.mode!r}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx!r}"
-        return s
-
-    @classmethod
-    def from_pretrained(cls, embeddings, freeze: bool = True, max_norm=None,
-                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
-                        mode: str = "mean", sparse: bool = False,
-                        include_last_offset: bool = False, padding_idx=None):
-        """An EmbeddingBag whose weight is ``embeddings`` (frozen unless ``freeze=False``)."""
-        if embeddings.ndim != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
-        bag = cls(rows, cols, max_norm=max_norm, norm_type=norm_type,
-                  scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
-                  _weight=embeddings, include_last_offset=include_last_offset,
-                  padding_idx=padding_idx)
-        bag.weight.requires_grad = not freeze
-        return bag
+torch_words(globals(), ["embedding", "one_hot"])

@@ -1,8 +1,9 @@
-"""``F.interpolate`` and the upsampling layers ``nn.Upsample``, ``nn.UpsamplingNearest2d``
-and ``nn.UpsamplingBilinear2d`` (the maths is in :mod:`agdebug.ops.upsample`).
+"""Vision functions: ``F.interpolate``, ``F.pixel_shuffle`` and ``F.pixel_unshuffle``
+(``F.pad`` is in ``padding``, ``F.grid_sample`` and ``F.affine_grid`` in ``sampling``; the maths
+is in :mod:`agdebug.ops.upsample` and :mod:`agdebug.ops.fold`).
 
 >>> import agdebug as ag
->>> ag.nn.Upsample(scale_factor=2)(ag.tensor([[[1.0, 2.0]]]))
+>>> ag.nn.functional.interpolate(ag.tensor([[[1.0, 2.0]]]), scale_factor=2)
 tensor([[[1., 1., 2., 2.]]])
 """
 
@@ -13,12 +14,16 @@ import math
 import numpy as np
 
 from ...ops import upsample as ops
+from ...ops.fold import pixel_shuffle_function as pixel_shuffle
+from ...ops.fold import pixel_unshuffle_function as pixel_unshuffle
 from ...ops.util import kernel_missing
-from ..modules.module import Module
 
-__all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "interpolate"]
+__all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
+
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
 _NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
@@ -51,7 +56,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
                          "and requires a 4-D tensor as input")
     if mode == "area" and input.dim() in (3, 4, 5):
-        from .. import functional as F   # (functional imports this module)
+        from .. import functional as F  # (functional imports this module)
         pool = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[dim - 1]
         return pool(input, output_size)
     if mode == "lanczos" and input.dim() == 4:
@@ -150,50 +155,3 @@ def _check_dtype(input, mode: str, dim: int) -> None:
                   "compute_indices_weights_linear", "trilinear":
                   "compute_indices_weights_linear"}.get(mode, "compute_indices_weights_nearest")
     raise kernel_missing(kernel, input.dtype)
-
-
-class Upsample(Module):
-    """Resize (N, C, ...) inputs to ``size`` or by ``scale_factor`` with ``mode``.
-
-    >>> import agdebug as ag
-    >>> up = ag.nn.Upsample(scale_factor=2, mode="bilinear")
-    >>> tuple(up(ag.ones(1, 3, 4, 5)).shape)
-    (1, 3, 8, 10)
-    """
-
-    def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
-                 recompute_scale_factor=None):
-        super().__init__()
-        self.name = type(self).__name__
-        self.size = size
-        if isinstance(scale_factor, tuple):
-            self.scale_factor = tuple(float(factor) for factor in scale_factor)
-        else:
-            self.scale_factor = float(scale_factor) if scale_factor else None
-        self.mode, self.align_corners = mode, align_corners
-        self.recompute_scale_factor = recompute_scale_factor
-
-    def forward(self, input):
-        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
-                           recompute_scale_factor=self.recompute_scale_factor)
-
-    def extra_repr(self) -> str:
-        if self.scale_factor is not None:
-            info = f"scale_factor={self.scale_factor!r}"
-        else:
-            info = f"size={self.size!r}"
-        return f"{info}, mode={self.mode!r}"
-
-
-class UpsamplingNearest2d(Upsample):
-    """Nearest-neighbour upsampling of (N, C, H, W) images."""
-
-    def __init__(self, size=None, scale_factor=None):
-        super().__init__(size, scale_factor, mode="nearest")
-
-
-class UpsamplingBilinear2d(Upsample):
-    """Bilinear upsampling of (N, C, H, W) images, with ``align_corners=True``."""
-
-    def __init__(self, size=None, scale_factor=None):
-        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

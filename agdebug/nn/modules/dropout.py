@@ -13,7 +13,8 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
-__all__ = ["AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -33,6 +34,22 @@ class _DropoutNd(Module):
 
     def forward(self, input):
         return self._fn(input, self.p, self.training, self.inplace)
+
+
+class Dropout(Module):
+    """Zeroes elements with probability ``p`` in training mode; the identity in eval mode."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Dropout1d(_DropoutNd):

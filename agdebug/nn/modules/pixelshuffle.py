@@ -14,7 +14,7 @@ from ...ops.fold import pixel_shuffle_function as pixel_shuffle
 from ...ops.fold import pixel_unshuffle_function as pixel_unshuffle
 from .module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle", "pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):

@@ -1,4 +1,4 @@
-"""Recurrent layers: RNN, LSTM and GRU (their cells are in rnn_cells.py).
+"""Recurrent layers: RNN, LSTM, GRU and their cells (RNNCell, LSTMCell, GRUCell).
 
 They are built from agdebug ops the way torch's native CPU implementation (aten's RNN.cpp,
 the path without cuDNN or oneDNN) builds them, so the recorded graph has torch's nodes: the
@@ -16,139 +16,25 @@ import numbers
 import warnings
 
 from ... import creation
-from ...ops.recurrent import unsafe_chunk
-from ...ops.shape_args import cat, stack
+from ...ops.shape_args import stack
 from .. import functional as F
 from .. import init
-from .module import Module
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
+from .module import Module
+from .rnn_steps import (
+    _GATES,
+    _STEPS,
+    _gru_step,
+    _lstm_step,
+    _packed_direction,
+    _relu_step,
+    _run_layers,
+    _tanh_step,
+)
 
-__all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
+__all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
-
-# ----------------------------------------------------------------------------- one time step
-# ``x_proj`` is ``linear(x_t, w_ih, b_ih)``, computed before the step (for a whole sequence
-# at once in the layers). Each step returns the new hidden state: a tensor, or (h, c).
-
-def _tanh_step(x_proj, hx, w_hh, b_hh, w_hr=None):
-    return (F.linear(hx, w_hh, b_hh) + x_proj).tanh()
-
-
-def _relu_step(x_proj, hx, w_hh, b_hh, w_hr=None):
-    return F.relu(F.linear(hx, w_hh, b_hh) + x_proj)
-
-
-def _lstm_step(x_proj, hidden, w_hh, b_hh, w_hr=None):
-    hx, cx = hidden
-    in_gate, forget_gate, cell_gate, out_gate = unsafe_chunk(
-        F.linear(hx, w_hh, b_hh) + x_proj, 4, 1)
-    cy = forget_gate.sigmoid() * cx + in_gate.sigmoid() * cell_gate.tanh()
-    hy = out_gate.sigmoid() * cy.tanh()
-    return (hy if w_hr is None else F.linear(hy, w_hr)), cy
-
-
-def _gru_step(x_proj, hx, w_hh, b_hh, w_hr=None):
-    x_reset, x_update, x_new = unsafe_chunk(x_proj, 3, 1)
-    h_reset, h_update, h_new = unsafe_chunk(F.linear(hx, w_hh, b_hh), 3, 1)
-    reset_gate = (h_reset + x_reset).sigmoid()
-    update_gate = (h_update + x_update).sigmoid()
-    new_gate = (x_new + h_new * reset_gate).tanh()
-    return (hx - new_gate) * update_gate + new_gate
-
-
-_STEPS = {"RNN_TANH": _tanh_step, "RNN_RELU": _relu_step, "LSTM": _lstm_step, "GRU": _gru_step}
-_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
-
-
-# ----------------------------------------------------------------------------- whole sequences
-
-def _direction(input, hidden, weights: tuple, step, reverse: bool):
-    """One layer in one direction over a (seq, batch, features) input: outputs, final state."""
-    w_ih, w_hh, b_ih, b_hh, w_hr = weights
-    steps = F.linear(input, w_ih, b_ih).unbind(0)
-    outputs = []
-    for x_proj in (reversed(steps) if reverse else steps):
-        hidden = step(x_proj, hidden, w_hh, b_hh, w_hr)
-        outputs.append(hidden[0] if isinstance(hidden, tuple) else hidden)
-    if reverse:
-        outputs.reverse()
-    return stack(outputs, 0), hidden
-
-
-# ----------------------------------------------------------------------------- packed sequences
-# torch's PackedLayer and ReversedPackedLayer: the input projection of all rows is one
-# ``linear``; step t runs on the ``batch_sizes[t]`` sequences still going. Forward, the
-# hidden state loses the rows of the sequences that end (they are final states); backward,
-# it starts with the shortest and gains rows (from the initial state) as sequences begin.
-
-def _hidden_slice(hidden, start: int, end: int):
-    if isinstance(hidden, tuple):
-        return tuple(h.narrow(0, start, end - start) for h in hidden)
-    return hidden.narrow(0, start, end - start)
-
-
-def _hidden_concat(hiddens: list):
-    if isinstance(hiddens[0], tuple):
-        return tuple(cat(list(parts), 0) for parts in zip(*hiddens))
-    return cat(hiddens, 0)
-
-
-def _packed_forward(x_proj, batch_sizes: list, hidden, step, weights: tuple):
-    outputs, finals, offset, last = [], [], 0, batch_sizes[0]
-    for size in batch_sizes:
-        step_input = x_proj.narrow(0, offset, size)
-        offset += size
-        if size < last:   # the sequences that end here leave their final states
-            finals.append(_hidden_slice(hidden, size, last))
-            hidden = _hidden_slice(hidden, 0, size)
-        last = size
-        hidden = step(step_input, hidden, *weights)
-        outputs.append(hidden[0] if isinstance(hidden, tuple) else hidden)
-    finals.append(hidden)
-    finals.reverse()
-    return cat(outputs, 0), _hidden_concat(finals)
-
-
-def _packed_reverse(x_proj, batch_sizes: list, initial, step, weights: tuple):
-    outputs, offset, last = [], x_proj.size(0), batch_sizes[-1]
-    hidden = _hidden_slice(initial, 0, last)
-    for size in reversed(batch_sizes):
-        if size > last:   # the sequences that begin here start from their initial states
-            hidden = _hidden_concat([hidden, _hidden_slice(initial, last, size)])
-        step_input = x_proj.narrow(0, offset - size, size)
-        offset, last = offset - size, size
-        hidden = step(step_input, hidden, *weights)
-        outputs.append(hidden[0] if isinstance(hidden, tuple) else hidden)
-    outputs.reverse()
-    return cat(outputs, 0), hidden
-
-
-def _packed_direction(data, hidden, weights: tuple, step, reverse: bool, batch_sizes: list):
-    """One layer in one direction over packed rows: packed outputs, final state."""
-    w_ih, w_hh, b_ih, b_hh, w_hr = weights
-    run = _packed_reverse if reverse else _packed_forward
-    return run(F.linear(data, w_ih, b_ih), batch_sizes, hidden, step, (w_hh, b_hh, w_hr))
-
-
-def _run_layers(input, hiddens: list, weights: list, step, num_layers: int, dropout: float,
-                train: bool, directions: int, direction=_direction):
-    """torch's layer stack: dropout between layers (training only), final states in order."""
-    finals = []
-    for layer in range(num_layers):
-        outputs = []
-        for d in range(directions):
-            k = layer * directions + d
-            output, final = direction(input, hiddens[k], weights[k], step, reverse=d == 1)
-            outputs.append(output)
-            finals.append(final)
-        input = outputs[0] if directions == 1 else cat(outputs, -1)
-        if dropout != 0 and train and layer < num_layers - 1:
-            input = F.dropout(input, dropout, training=True)
-    return input, finals
-
-
-# ----------------------------------------------------------------------------- modules
 
 class RNNBase(Module):
     """What RNN, LSTM and GRU share: torch's parameters (names, shapes, order, init) and the
@@ -500,3 +386,168 @@ class LSTM(RNNBase):
             raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
                                f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
         return tuple(hx) if batched else (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
+
+
+class RNNCellBase(Module):
+    """What the cells share: weight_ih, weight_hh, bias_ih, bias_hh, torch's init and the
+    checks of the input and the hidden state."""
+
+    _name = ""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
+                 device=None, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        gates = num_chunks * hidden_size
+        self.weight_ih = Parameter(creation.empty(gates, input_size, device=device,
+                                                  dtype=dtype))
+        self.weight_hh = Parameter(creation.empty(gates, hidden_size, device=device,
+                                                  dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(creation.empty(gates, device=device, dtype=dtype))
+            self.bias_hh = Parameter(creation.empty(gates, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def _check_dims(self, input, hidden: tuple, labels: tuple) -> None:
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{self._name}: Expected input to be 1D or 2D, got "
+                             f"{input.dim()}D instead")
+        for h, label in zip(hidden, labels):
+            if h is not None and h.dim() not in (1, 2):
+                raise ValueError(f"{self._name}: Expected {label} to be 1D or 2D, got "
+                                 f"{h.dim()}D instead")
+
+    def _step(self, step, input, hx):
+        """torch's ``_VF.<kind>_cell``: the checks, then one step on (batch, features)."""
+        if input.size(1) != self.weight_ih.size(1):
+            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} "
+                               f"expected {self.weight_ih.size(1)}")
+        for i, h in enumerate(hx if isinstance(hx, tuple) else (hx,)):
+            label = i if isinstance(hx, tuple) else 0
+            _check_cell_hidden(input, h, self.weight_hh.size(1), label)
+        x_proj = F.linear(input, self.weight_ih, self.bias_ih)
+        return step(x_proj, hx, self.weight_hh, self.bias_hh)
+
+    def _zeros(self, input):
+        return creation.zeros(input.size(0), self.hidden_size, dtype=input.dtype,
+                              device=input.device)
+
+
+def _check_cell_hidden(input, hx, hidden_size: int, label: int) -> None:
+    if input.size(0) != hx.size(0):
+        raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{label} "
+                           f"batch size {hx.size(0)}")
+    if hx.size(1) != hidden_size:
+        raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got {hx.size(1)}, "
+                           f"expected {hidden_size}")
+
+
+class _SingleStateCell(RNNCellBase):
+    """RNNCell's and GRUCell's forward: one hidden state tensor."""
+
+    def _forward(self, step, input, hx):
+        self._check_dims(input, (hx,), ("hidden",))
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = self._zeros(input)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        result = self._step(step, input, hx)
+        return result if batched else result.squeeze(0)
+
+
+class RNNCell(_SingleStateCell):
+    """An Elman RNN cell: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu).
+
+    >>> import agdebug as ag
+    >>> cell = ag.nn.RNNCell(10, 20)
+    >>> tuple(cell(ag.randn(3, 10)).shape)
+    (3, 20)
+    """
+
+    _name = "RNNCell"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        """h' for an input of (N, H_in) or (H_in,); ``hx`` defaults to zeros."""
+        steps = {"tanh": _tanh_step, "relu": _relu_step}
+        if self.nonlinearity not in steps:   # torch checks it only here
+            self._check_dims(input, (hx,), ("hidden",))
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        return self._forward(steps[self.nonlinearity], input, hx)
+
+
+class GRUCell(_SingleStateCell):
+    """A gated recurrent unit cell.
+
+    >>> import agdebug as ag
+    >>> cell = ag.nn.GRUCell(10, 20)
+    >>> tuple(cell(ag.randn(3, 10), ag.randn(3, 20)).shape)
+    (3, 20)
+    """
+
+    _name = "GRUCell"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        """h' for an input of (N, H_in) or (H_in,); ``hx`` defaults to zeros."""
+        return self._forward(_gru_step, input, hx)
+
+
+class LSTMCell(RNNCellBase):
+    """A long short-term memory cell: ``(h', c')`` from ``(h, c)``.
+
+    >>> import agdebug as ag
+    >>> cell = ag.nn.LSTMCell(10, 20)
+    >>> h, c = cell(ag.randn(3, 10))
+    >>> tuple(h.shape), tuple(c.shape)
+    ((3, 20), (3, 20))
+    """
+
+    _name = "LSTMCell"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        """``(h', c')`` for an input of (N, H_in) or (H_in,); ``hx`` defaults to zeros."""
+        hidden = tuple(hx) if hx is not None else ()
+        self._check_dims(input, hidden, tuple(f"hx[{i}]" for i in range(len(hidden))))
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            zeros = self._zeros(input)
+            hx = (zeros, zeros)
+        elif not batched:
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        if len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
+        h, c = self._step(_lstm_step, input, tuple(hx))
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))

@@ -17,126 +17,16 @@ from ... import creation
 from ...graph.grad_mode import is_grad_enabled
 from .. import functional as F
 from .. import init
-from ..functional.attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
-from .activation import Dropout, Linear, ModuleList
+from ..functional.attention import _canonical_mask, _none_or_dtype
+from .activation import MultiheadAttention
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
-from ..parameter import Parameter
 
-__all__ = ["MultiheadAttention", "NonDynamicallyQuantizableLinear", "Transformer",
-           "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+__all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
            "TransformerEncoderLayer"]
-
-# ----------------------------------------------------------------------------- module
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """torch's name for MultiheadAttention's output projection: a plain Linear."""
-
-
-class MultiheadAttention(Module):
-    """Attention over ``num_heads`` heads of size ``embed_dim // num_heads``.
-
-    Parameters are torch's (``in_proj_weight`` or ``q/k/v_proj_weight`` when ``kdim`` or
-    ``vdim`` differ, ``in_proj_bias``, ``out_proj``, ``bias_k``/``bias_v``), so a torch
-    module's ``state_dict`` loads as it is.
-
-    >>> import agdebug as ag
-    >>> mha = ag.nn.MultiheadAttention(4, 2)
-    >>> sorted(name for name, _ in mha.named_parameters())
-    ['in_proj_bias', 'in_proj_weight', 'out_proj.bias', 'out_proj.weight']
-    """
-
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None):
-        if embed_dim <= 0 or num_heads <= 0:
-            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
-                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
-        super().__init__()
-        self.embed_dim, self.num_heads = embed_dim, num_heads
-        self.kdim = kdim if kdim is not None else embed_dim
-        self.vdim = vdim if vdim is not None else embed_dim
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        self.dropout, self.batch_first = dropout, batch_first
-        self.head_dim = embed_dim // num_heads
-        if self.head_dim * num_heads != embed_dim:
-            raise AssertionError("embed_dim must be divisible by num_heads")
-        factory = {"device": device, "dtype": dtype}
-        self._projection_weights(factory)
-        self.register_parameter("in_proj_bias", _empty((3 * embed_dim,), factory)
-                                if bias else None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
-                                                        **factory)
-        shape = (1, 1, embed_dim)
-        self.register_parameter("bias_k", _empty(shape, factory) if add_bias_kv else None)
-        self.register_parameter("bias_v", _empty(shape, factory) if add_bias_kv else None)
-        self.add_zero_attn = add_zero_attn
-        self._reset_parameters()
-
-    def _projection_weights(self, factory: dict) -> None:
-        e = self.embed_dim
-        same = self._qkv_same_embed_dim
-        self.register_parameter("in_proj_weight", _empty((3 * e, e), factory) if same else None)
-        self.register_parameter("q_proj_weight", None if same else _empty((e, e), factory))
-        self.register_parameter("k_proj_weight", None if same else _empty((e, self.kdim),
-                                                                          factory))
-        self.register_parameter("v_proj_weight", None if same else _empty((e, self.vdim),
-                                                                          factory))
-
-    def _reset_parameters(self) -> None:
-        """torch's init: xavier_uniform_ projections, zero biases, xavier_normal_ bias_k/v."""
-        if self._qkv_same_embed_dim:
-            init.xavier_uniform_(self.in_proj_weight)
-        else:
-            for weight in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
-                init.xavier_uniform_(weight)
-        if self.in_proj_bias is not None:
-            init.constant_(self.in_proj_bias, 0.0)
-            init.constant_(self.out_proj.bias, 0.0)
-        if self.bias_k is not None:
-            init.xavier_normal_(self.bias_k)
-        if self.bias_v is not None:
-            init.xavier_normal_(self.bias_v)
-
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
-                attn_mask=None, average_attn_weights=True, is_causal=False):
-        """(output, weights): output shaped like query, weights (N, L, S) or None."""
-        batched = query.dim() == 3
-        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
-                                           _none_or_dtype(attn_mask), "attn_mask", query.dtype)
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
-                                    check_other=False)
-        if self.batch_first and batched:
-            query, key, value = _sequence_first(query, key, value)
-        separate = {} if self._qkv_same_embed_dim else {
-            "use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight,
-            "k_proj_weight": self.k_proj_weight, "v_proj_weight": self.v_proj_weight}
-        out, weights = multi_head_attention_forward(
-            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
-            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
-            self.out_proj.weight, self.out_proj.bias, training=self.training,
-            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
-            average_attn_weights=average_attn_weights, is_causal=is_causal, **separate)
-        if self.batch_first and batched:
-            return out.transpose(1, 0), weights
-        return out, weights
-
-
-def _empty(shape: tuple, factory: dict) -> Parameter:
-    return Parameter(creation.empty(shape, **factory))
-
-
-def _sequence_first(query, key, value) -> tuple:
-    """(N, L, E) -> (L, N, E), keeping ``query is key is value`` (self-attention) true."""
-    if key is value:
-        if query is key:
-            query = key = value = query.transpose(1, 0)
-        else:
-            query, key = query.transpose(1, 0), key.transpose(1, 0)
-            value = key
-        return query, key, value
-    return query.transpose(1, 0), key.transpose(1, 0), value.transpose(1, 0)
 
 
 # ----------------------------------------------------------------------------- helpers

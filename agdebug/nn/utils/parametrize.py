@@ -25,8 +25,7 @@ from copy import deepcopy
 
 from ...graph.grad_mode import no_grad
 from ...tensor import Tensor
-from ..modules.container import ModuleDict
-from ..modules.activation import ModuleList
+from ..modules.container import ModuleDict, ModuleList
 from ..modules.module import Module
 from ..parameter import Parameter
 
