@@ -218,8 +218,8 @@ def _structure(result):
     """What a torch user sees of a container (or of an error) without the classes' module."""
     if isinstance(result, Exception):
         text = str(result)
-        for path in ("agdebug.nn.layers", "torch.nn.modules.container", "agdebug.nn.module",
-                     "torch.nn.modules.module"):
+        for path in ("agdebug.nn.modules.container", "torch.nn.modules.container",
+                     "agdebug.nn.modules.module", "torch.nn.modules.module"):
             text = text.replace(path, "X")
         return type(result).__name__, text
     if isinstance(result, (list, tuple)):

@@ -25,7 +25,7 @@ from ...ops.vdot import vdot
 from ...ops.weight_norm import norm_except_dim
 from ...ops.weight_norm import weight_norm as _weight_norm
 from ...tensor import Tensor
-from ..module import Module
+from ..modules.module import Module
 from . import parametrize
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]

@@ -18,7 +18,7 @@ import warnings
 
 from ...ops.weight_norm import norm_except_dim
 from ...ops.weight_norm import weight_norm as _weight_norm
-from ..module import Module
+from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
