@@ -13,7 +13,7 @@ from . import backend
 from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
 from .events import WATCH, probe
 from .graph.grad_mode import MODE
-from .ops.arguments import check_namespace, warning_level
+from .ops.core.arguments import check_namespace, warning_level
 from .ops.methods import shape_arg
 from .tensor import Size, Tensor
 

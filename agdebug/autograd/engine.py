@@ -35,8 +35,8 @@ from ..graph.node import AccumulateGrad, GraphRoot, OpNode, materialized
 from ..graph.saved import SAVED_FREED_MESSAGE, hooks_state, restore_hooks
 from ..ops.elementwise import to_dtype
 from ..ops.reduce import sum_to_size
-from ..ops.registry import write_into
-from ..ops.util import unrecorded_host
+from ..ops.core.inplace import write_into
+from ..ops.core.gradients import unrecorded_host
 from ..tensor import Tensor
 
 __all__ = ["run_backward"]

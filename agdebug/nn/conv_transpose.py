@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import conv_transpose as ops
-from ..ops.util import kernel_missing
+from ..ops.core.checks import kernel_missing
 
 __all__ = ["conv_transpose1d", "conv_transpose2d"]
 

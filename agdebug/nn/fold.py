@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import fold as ops
-from ..ops.util import kernel_missing
+from ..ops.core.checks import kernel_missing
 from .module import Module
 
 __all__ = ["Fold", "Unfold", "fold", "unfold"]

@@ -21,7 +21,7 @@ from .. import backend, creation
 from ..backend import cpp_name
 from ..graph.grad_mode import MODE, no_grad
 from ..ops import activation as act
-from ..ops.arguments import check_namespace, warning_level
+from ..ops.core.arguments import check_namespace, warning_level
 from ..ops import binary_math
 from ..ops.bilinear import bilinear
 from ..ops import elementwise as ew
@@ -30,8 +30,8 @@ from ..ops import loss as loss_ops
 from ..ops import nn as ops
 from ..ops import norm as norm_ops
 from ..ops.gather import _on
-from ..ops.registry import apply_inplace, write_into
-from ..ops.util import broadcast_error, c_div, check_divisor_override, kernel_missing
+from ..ops.core.inplace import apply_inplace, write_into
+from ..ops.core.checks import broadcast_error, c_div, check_divisor_override, kernel_missing
 from ..tensor import Tensor
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv_transpose import conv_transpose1d, conv_transpose2d, expand_param
@@ -1283,7 +1283,7 @@ def glu(input, dim=-1):
     """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    from ..ops.util import dims_of
+    from ..ops.core.checks import dims_of
     axis = dims_of(dim, input.ndim)[0]
     if input.shape[axis] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size "
@@ -1780,7 +1780,7 @@ def _slice(t, dim: int, start: int, end: int):
 
 
 # torch's parser words for a wrong argument, worked out only when a function fails (see
-# ops/arguments.py), under aten's names and schemas where they differ from ours.
+# ops/core/arguments.py), under aten's names and schemas where they differ from ours.
 _ATEN_NAMES = {"cross_entropy": "cross_entropy_loss", "nll_loss": "nll_loss_nd",
                "logsigmoid": "log_sigmoid"}
 _ATEN_PARAMS = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import conv3d as ops
-from ..ops.util import kernel_missing
+from ..ops.core.checks import kernel_missing
 from .conv_transpose import _check_shape, expand_param
 
 __all__ = ["conv3d", "conv_transpose3d"]

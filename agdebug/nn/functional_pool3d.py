@@ -14,7 +14,7 @@ import numpy as np
 from .. import backend
 from ..ops import pool3d as ops
 from ..ops.nn import check_pool_pads, pool_out_size
-from ..ops.util import check_divisor_override, kernel_missing
+from ..ops.core.checks import check_divisor_override, kernel_missing
 from ..tensor import Tensor
 
 __all__ = ["adaptive_avg_pool3d", "avg_pool3d", "max_pool3d"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import loss2 as ops
-from ..ops.util import kernel_missing
+from ..ops.core.checks import kernel_missing
 from . import functional as F   # partly loaded while functional imports this file: read late
 
 __all__ = ["multi_margin_loss", "multilabel_margin_loss"]

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import creation
 from ..ops import loss as loss_ops
-from ..ops.util import kernel_missing
+from ..ops.core.checks import kernel_missing
 from .module import Module
 from .parameter import Parameter
 

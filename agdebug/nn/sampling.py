@@ -17,7 +17,7 @@ from .. import backend, creation
 from ..ops import grid_sample as grid_ops
 from ..ops import sampling as ops
 from ..ops.methods import _require_tensor
-from ..ops.util import kernel_missing
+from ..ops.core.checks import kernel_missing
 
 __all__ = ["affine_grid", "grid_sample", "gumbel_softmax"]
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..ops import upsample as ops
-from ..ops.util import kernel_missing
+from ..ops.core.checks import kernel_missing
 from .module import Module
 
 __all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "interpolate"]

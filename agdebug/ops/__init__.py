@@ -10,7 +10,7 @@ import inspect
 import warnings
 
 from ..tensor import Tensor
-from . import arguments
+from .core import arguments
 from . import elementwise as ew
 from . import methods as m
 from . import (activation, bilinear, conversion, decompositions, factory, fold, gather, index,
@@ -18,9 +18,11 @@ from . import (activation, bilinear, conversion, decompositions, factory, fold, 
                recurrent, reduce, renorm, scatter, selection, shape, sorting, special, statistics,
                strided, utility, vdot, weight_norm)
 from . import (attention, conv3d, conv_transpose, ctc, device,  # noqa: F401 - register ops
-               grid_sample, loss2, pool3d, pooling_extra, sampling, upsample, views)
+               grid_sample, loss2, pool3d, pooling_extra, sampling, upsample)
+from .core import inplace_views as views  # noqa: F401 - register ops
 from . import matrix_functions
-from .registry import OPS, Op, apply_inplace, defop
+from .core.registry import OPS, Op, defop
+from .core.inplace import apply_inplace
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
 
@@ -152,7 +154,7 @@ def install() -> None:
 # Operators that return NotImplemented for a non-operand (+, -, * do it in _binary).
 _OPERATORS = ("__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__floordiv__",
               "__rfloordiv__", "__mod__", "__rmod__")
-# Methods given torch's words for a wrong argument by a wrapper (see arguments.py): the op
+# Methods given torch's words for a wrong argument by a wrapper (see core/arguments.py): the op
 # modules' methods and these. Not the operators and hot methods above (a wrapper frame
 # costs a call), nor those that warn with a ``stacklevel`` (a wrapper frame would shift the
 # line it names: scatter's ``reduce=``, var's degrees of freedom).
@@ -169,7 +171,7 @@ def _checks(method, name: str) -> bool:
 
 
 def _checked(fn, name: str):
-    """A torch-level function with torch's words for a wrong argument (see arguments.py);
+    """A torch-level function with torch's words for a wrong argument (see core/arguments.py);
     ops (checked in the registry), lambdas and the functions above stay as they are."""
     if not inspect.isfunction(fn) or fn.__name__ == "<lambda>" or name in _WARNING_FUNCTIONS:
         return fn

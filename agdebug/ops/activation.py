@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop
-from .util import kernel_missing, needs
+from .core.registry import defop
+from .core.checks import kernel_missing
+from .core.gradients import needs
 
 _BOOL = np.dtype(np.bool_)
 

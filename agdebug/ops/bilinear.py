@@ -12,8 +12,9 @@ import numpy as np
 from .. import backend
 from ..backend import cpp_name
 from ..tensor import Tensor
-from .registry import defop
-from .util import kernel_missing, needs
+from .core.registry import defop
+from .core.checks import kernel_missing
+from .core.gradients import needs
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

@@ -18,8 +18,9 @@ from .. import backend
 from ..backend import cpp_name
 from . import elementwise as ew
 from .elementwise import _not_implemented, checked, promote, to_float
-from .registry import can_cast, defop
-from .util import needs, zeros_grad
+from .core.inplace import can_cast
+from .core.registry import defop
+from .core.gradients import needs, zeros_grad
 
 
 def _floating_result(xp, name: str, x, y):

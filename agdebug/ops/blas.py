@@ -8,8 +8,8 @@ shape; the engine sums its gradient back. With ``beta == 0`` torch ignores
 from __future__ import annotations
 
 from .linalg import _check_bmm, _check_expandable, _check_mv, _name, bmm_op, mv_op
-from .registry import defop
-from .util import input_shape, needs
+from .core.registry import defop
+from .core.gradients import input_shape, needs
 
 
 def _combine(product, input, beta, alpha):

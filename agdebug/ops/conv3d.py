@@ -17,8 +17,8 @@ Six ops, closed under differentiation (each derivative is one of them):
 from __future__ import annotations
 
 from .nn import _conv_input_grad, _conv_weight_grad, _convolve, _geometry, conv_out_size
-from .registry import defop
-from .util import needs
+from .core.registry import defop
+from .core.gradients import needs
 
 _ONES = (1, 1, 1)
 _NO_PAD = (0, 0, 0, 0, 0, 0)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from .nn import (_geometry, _image_hw, conv1d, conv2d, conv2d_input_grad, conv2d_weight_grad,
                  lift)
-from .registry import defop
-from .util import needs
+from .core.registry import defop
+from .core.gradients import needs
 
 
 def transposed_out_hw(hw, kernel, stride, padding, output_padding, dilation) -> tuple:

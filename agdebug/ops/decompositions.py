@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop
-from .util import needs
+from .core.registry import defop
+from .core.gradients import needs
 
 _LinAlgFailure = np.linalg.LinAlgError
 

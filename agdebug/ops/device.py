@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import backend
 from .elementwise import copy
-from .registry import defop
+from .core.registry import defop
 
 
 @defop("to_device", node="ToCopyBackward0")

@@ -12,8 +12,9 @@ from ..backend import xp_of
 from ..tensor import Tensor
 from .linalg import _name
 from .reduce import check_inf_norm
-from .registry import defop
-from .util import broadcast_shape, dims_of, needs
+from .core.registry import defop
+from .core.checks import broadcast_shape, dims_of
+from .core.gradients import needs
 
 
 def _const(array, like: Tensor) -> Tensor:

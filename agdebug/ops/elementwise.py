@@ -12,9 +12,9 @@ import numpy as np
 
 from .. import backend
 from ..backend import result_dtype
-from .registry import defop
-from .util import (attr_array, broadcast_error, derivative_formula, kernel_missing, needs,
-                   per_element, zeros_grad)
+from .core.registry import defop
+from .core.gradients import attr_array, derivative_formula, needs, per_element, zeros_grad
+from .core.checks import broadcast_error, kernel_missing
 
 
 def promote(a, b):

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .nn import _crop, _pad, _unwindow, _windows
-from .registry import defop
-from .saved_names import SELF_SIZES
-from .util import input_shape
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES
+from .core.gradients import input_shape
 
 
 def sliding_blocks(hw, kernel_size, dilation, padding, stride) -> tuple:

@@ -15,9 +15,12 @@ from ..backend import cpp_name
 from ..tensor import Tensor
 from .elementwise import converted
 from .index import _add_at, _check_bounds, copy_slices
-from .registry import _unwrap, apply_inplace, defop
-from .saved_names import SELF_SIZES
-from .util import dims_of, input_shape, needs, zeros_grad
+from .core.running import _unwrap
+from .core.inplace import apply_inplace
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES
+from .core.checks import dims_of
+from .core.gradients import input_shape, needs, zeros_grad
 
 # ----------------------------------------------------------------------------- gather / scatter
 

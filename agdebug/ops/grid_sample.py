@@ -25,9 +25,9 @@ from ..tensor import Tensor
 from .gather import gather_op, scatter_add_op
 from .index import _add_at
 from .loss import constant_pad_nd
-from .registry import defop
+from .core.registry import defop
 from .upsample import CUBIC_A, cubic_far, cubic_near
-from .util import needs, zeros_grad
+from .core.gradients import needs, zeros_grad
 
 BILINEAR, NEAREST, BICUBIC = 0, 1, 2
 ZEROS, BORDER, REFLECTION = 0, 1, 2

@@ -19,10 +19,12 @@ import numpy as np
 from .. import backend
 from ..graph.grad_mode import MODE
 from ..tensor import Tensor
-from .registry import (LEAF_INPLACE_MESSAGE, _unwrap, apply_inplace,
-                       check_inplace, defop)
-from .saved_names import SELF_SIZES
-from .util import dims_of, input_shape, needs, zeros_grad
+from .core.inplace import LEAF_INPLACE_MESSAGE, apply_inplace, check_inplace
+from .core.running import _unwrap
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES
+from .core.checks import dims_of
+from .core.gradients import input_shape, needs, zeros_grad
 
 VIEW_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an in-place "
                      "operation.")

@@ -12,10 +12,11 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..backend import cpp_name
-from .registry import defop
-from .saved_names import SELF_SIZES
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES
 from .shape import unsafe_view
-from .util import broadcast_shape, needs, unrecorded_host
+from .core.checks import broadcast_shape
+from .core.gradients import needs, unrecorded_host
 
 
 def _name(t: Tensor) -> str:

@@ -11,8 +11,9 @@ from .elementwise import promote
 from .nn import _reduce, _scale_grad
 from .reduce import norm as _vector_norm
 from .reduce import norm_vjp as _vector_norm_vjp
-from .registry import defop
-from .util import input_shape, kernel_missing, needs, zeros_grad
+from .core.registry import defop
+from .core.gradients import input_shape, needs, zeros_grad
+from .core.checks import kernel_missing
 
 # ----------------------------------------------------------------------------- regression
 

@@ -13,8 +13,8 @@ import numpy as np
 from ..backend import xp_of
 from ..tensor import Tensor
 from .gather import gather_op, index_add_op, index_select_op
-from .registry import defop
-from .util import input_shape, needs, zeros_grad
+from .core.registry import defop
+from .core.gradients import input_shape, needs, zeros_grad
 
 
 def _const(array) -> Tensor:

@@ -19,9 +19,9 @@ import numpy as np
 
 from .decompositions import linalg_solve_triangular_op as _solve_triangular
 from .decompositions import lu_factor_arrays
-from .registry import defop
+from .core.registry import defop
 from .shape_args import cat
-from .util import input_shape, needs
+from .core.gradients import input_shape, needs
 
 
 # ----------------------------------------------------------------------------- kernels

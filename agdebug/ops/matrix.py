@@ -11,10 +11,12 @@ import numpy as np
 
 from ..backend import xp_of
 from ..tensor import Tensor
-from .registry import apply_inplace, defop
-from .saved_names import SELF_SIZES
+from .core.inplace import apply_inplace
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES
 from .shape import narrow, unsafe_view
-from .util import dims_of, input_shape, kernel_missing, needs
+from .core.checks import dims_of, kernel_missing
+from .core.gradients import input_shape, needs
 
 
 # ----------------------------------------------------------------------------- diagonals

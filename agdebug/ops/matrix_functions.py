@@ -29,8 +29,9 @@ import numpy as np
 
 from ..backend import xp_of
 from ..tensor import Tensor
-from .registry import defop
-from .util import kernel_missing, needs, no_derivative, return_type
+from .core.registry import defop
+from .core.checks import kernel_missing
+from .core.gradients import needs, no_derivative, return_type
 
 _THETAS_FLOAT = (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
                  5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00)

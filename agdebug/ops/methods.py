@@ -21,8 +21,9 @@ from . import elementwise as ew
 from . import reduce as rd
 from . import shape as sh
 from .binary_math import check_bound_cast
-from .registry import apply_inplace, can_cast, run_direct
-from .util import data_pointer, storage_root
+from .core.inplace import apply_inplace, can_cast
+from .core.running import run_direct
+from .core.storage import data_pointer, storage_root
 
 
 def operand(value):

@@ -22,8 +22,10 @@ from . import methods as m
 from . import reduce as rd
 from .blas import _same_dtype, addbmm_op, addmv_op, addr_op, baddbmm_op
 from .linalg import _check_bmm, _check_mm_shapes, _name, addmm_op
-from .registry import apply_inplace, check_inplace, defop, write_into
-from .util import data_pointer, zero_grads
+from .core.inplace import apply_inplace, check_inplace, write_into
+from .core.registry import defop
+from .core.storage import data_pointer
+from .core.gradients import zero_grads
 
 # ----------------------------------------------------------------------------- comparisons
 

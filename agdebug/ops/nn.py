@@ -17,11 +17,12 @@ import numpy as np
 from ..backend import xp_of
 from ..tensor import Tensor
 from .elementwise import promote, softplus
-from . import tie_order
+from .core import tie_order
 from .gather import index_add_op, masked_fill_op
 from .reduce import NO_DIM, missing_arguments
-from .registry import defop
-from .util import attr_array, c_div, dims_of, input_shape, kernel_missing, needs, zeros_grad
+from .core.registry import defop
+from .core.gradients import attr_array, input_shape, needs, zeros_grad
+from .core.checks import c_div, dims_of, kernel_missing
 
 # ----------------------------------------------------------------------------- softmax
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import backend, creation
 from ..tensor import Tensor
-from .registry import defop
+from .core.registry import defop
 from .shape_args import cat
 
 __all__ = ["pack_padded_sequence_op", "batch_sizes_of", "_pack_padded_sequence",

@@ -13,7 +13,7 @@ from . import binary_math as bm
 from . import elementwise as ew
 from . import unary_math as um
 from .methods import _require_tensor, atan2, atan2_method, inplace, operand, tensors_only
-from .registry import apply_inplace
+from .core.inplace import apply_inplace
 
 
 def _invalid(name: str, *args) -> TypeError:

@@ -13,8 +13,8 @@ import math
 
 from .nn import (_adaptive_matrix, _avg_attrs, avg_pool, avg_pool_backward, max_pool,
                  max_pool2d_gather, max_pool2d_scatter)
-from .registry import defop
-from .util import input_shape
+from .core.registry import defop
+from .core.gradients import input_shape
 
 _ONES = (1, 1, 1)
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from . import tie_order
+from .core import tie_order
 from .nn import max_pool2d_scatter
-from .registry import defop
-from .util import needs, zeros_grad
+from .core.registry import defop
+from .core.gradients import needs, zeros_grad
 
 
 def _scatter(xp, g, indices, hw: tuple):

@@ -13,8 +13,10 @@ from ..backend import cpp_name, get_dtype
 from ..tensor import Tensor
 from . import methods as m
 from .methods_extra import _invalid
-from .registry import apply_inplace, defop
-from .util import kernel_missing, zero_grads
+from .core.inplace import apply_inplace
+from .core.registry import defop
+from .core.checks import kernel_missing
+from .core.gradients import zero_grads
 
 # ----------------------------------------------------------------------------- random fills
 # Drawn from agdebug's generator (``agdebug.manual_seed``), on the host, then moved to the

@@ -11,8 +11,8 @@ Also the ``TransposeBackward1`` node of torch's in-place ``transpose_``, for the
 from __future__ import annotations
 
 from . import shape as sh
-from .registry import defop
-from .saved_names import SELF_SIZES
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES
 from .shape_args import _dim, split_size_arguments, split_sizes_arguments
 
 __all__ = ["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"]

@@ -15,9 +15,10 @@ import numpy as np
 
 from ..tensor import Tensor
 from .elementwise import where
-from .registry import defop
-from .saved_names import SELF_SIZES, as_ints
-from .util import dims_of, expand_reduced, input_shape, return_type
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES, as_ints
+from .core.checks import dims_of
+from .core.gradients import expand_reduced, input_shape, return_type
 
 
 def _axes(dim, ndim: int):

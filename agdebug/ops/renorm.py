@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from . import reduce as rd
-from .registry import apply_inplace, defop
+from .core.inplace import apply_inplace
+from .core.registry import defop
 from .shape_args import _dim
 
 __all__ = ["renorm"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..backend import xp_of
 from ..tensor import Tensor
-from .registry import defop
+from .core.registry import defop
 
 
 def _steps(xp, n: int, align_corners: bool, dtype):

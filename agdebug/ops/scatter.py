@@ -18,8 +18,10 @@ from .elementwise import where
 from .gather import (_along, _check_gather_args, _on, _pad, _region, _ufunc_at, gather_op,
                      index_select_op, masked_fill_op, scatter_value_op)
 from .index import _add_at
-from .registry import apply_inplace, defop
-from .util import dims_of, input_shape, needs, zeros_grad
+from .core.inplace import apply_inplace
+from .core.registry import defop
+from .core.checks import dims_of
+from .core.gradients import input_shape, needs, zeros_grad
 
 
 def _const(array, like: Tensor) -> Tensor:

@@ -3,19 +3,20 @@
 Each ``dim`` form returns values and int64 indices (a named tuple, as ``max(dim)``);
 the values' gradient goes to the index returned (torch's
 ``value_selecting_reduction_backward``), so ties are resolved exactly as torch's CPU
-kernels resolve them (see tie_order.py): the gradient reaches the same element.
+kernels resolve them (see core/tie_order.py): the gradient reaches the same element.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import tie_order
+from .core import tie_order
 from .gather import scatter_add_op
 from .reduce import _evenly, _to_index, missing_arguments, values_indices
-from .registry import defop
-from .saved_names import SELF_SIZES
-from .util import dims_of, input_shape, kernel_missing, return_type, zeros_grad
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES
+from .core.checks import dims_of, kernel_missing
+from .core.gradients import input_shape, return_type, zeros_grad
 
 for _name in ("median", "nanmedian", "mode", "kthvalue", "cummax", "cummin"):
     values_indices.setdefault(_name, return_type(_name, ("values", "indices")))

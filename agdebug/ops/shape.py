@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop
-from .saved_names import SELF_SIZES, as_ints
-from .util import input_shape, needs, zeros_grad
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES, as_ints
+from .core.gradients import input_shape, needs, zeros_grad
 
 
 # ----------------------------------------------------------------------------- reshaping views

@@ -13,8 +13,8 @@ from ..tensor import Tensor
 from . import elementwise as ew
 from . import methods as m
 from . import shape as sh
-from .registry import apply_shape_inplace
-from .util import dims_of
+from .core.inplace import apply_shape_inplace
+from .core.checks import dims_of
 
 
 def _dim(dim: int, ndim: int) -> int:

@@ -19,7 +19,7 @@ from . import elementwise as ew
 from . import shape as sh
 from .shape_args import (_dim, _grow_3d, _ints, _non_empty, _required, cat, hstack, repeat,
                          tensor_sequence)
-from .util import broadcast_error, kernel_missing
+from .core.checks import broadcast_error, kernel_missing
 
 # ----------------------------------------------------------------------------- broadcasting
 

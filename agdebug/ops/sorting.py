@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import tie_order
+from .core import tie_order
 from .gather import scatter_add_op
 from .reduce import values_indices
 from ..tensor import Tensor
-from .registry import defop
-from .saved_names import SELF_SIZES
-from .util import dims_of, input_shape, no_derivative, zeros_grad
+from .core.registry import defop
+from .core.saved_names import SELF_SIZES
+from .core.checks import dims_of
+from .core.gradients import input_shape, no_derivative, zeros_grad
 
 
 def _order(xp, x, axis: int, descending: bool):
@@ -274,7 +275,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 @defop("histc", node="NotDifferentiable", differentiable=False)
 def histc_op(xp, x, bins=100, min=0, max=0):
     if x.dtype.kind not in "f":
-        from .util import kernel_missing
+        from .core.checks import kernel_missing
         raise kernel_missing("histogram_cpu", x.dtype)
     low, high = float(min), float(max)
     if low == high and x.size:

@@ -19,8 +19,9 @@ from ..tensor import Tensor
 from .attention import mul_scalar
 from .elementwise import promote, to_float
 from .nn import div_scalar
-from .registry import defop
-from .util import kernel_missing, needs, per_element, zeros_grad
+from .core.registry import defop
+from .core.checks import kernel_missing
+from .core.gradients import needs, per_element, zeros_grad
 
 # The Bernoulli numbers B_2k, k = 1..8, of the asymptotic series
 _B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
@@ -389,7 +390,7 @@ def vander(x, N=None, increasing=False):
 
 
 def _inplace(op, **attrs):
-    from .registry import apply_inplace
+    from .core.inplace import apply_inplace
     return lambda self, *args: apply_inplace(op, self, args, attrs)
 
 

@@ -17,9 +17,11 @@ from ..tensor import Tensor
 from .elementwise import where
 from .reduce import (NO_DIM, _axes, _const, _correction, _count, _evenly, _np_dtype,
                      _var_backward, missing_arguments)
-from .registry import _unwrap, defop
-from .saved_names import as_ints
-from .util import dims_of, expand_reduced, kernel_missing, return_type
+from .core.running import _unwrap
+from .core.registry import defop
+from .core.saved_names import as_ints
+from .core.checks import dims_of, kernel_missing
+from .core.gradients import expand_reduced, return_type
 
 # ----------------------------------------------------------------------------- var_mean
 

@@ -38,8 +38,10 @@ from .. import backend
 from ..tensor import Tensor
 from .gather import index_add_op, index_select_op
 from .reduce import missing_arguments
-from .registry import apply_shape_inplace, defop
-from .util import element_offsets, storage_root, zeros_grad
+from .core.inplace import apply_shape_inplace
+from .core.registry import defop
+from .core.storage import element_offsets, storage_root
+from .core.gradients import zeros_grad
 
 
 def _as_strided(xp, x, size=(), stride=(), storage_offset=None, self_geometry=None):

@@ -14,8 +14,8 @@ import numpy as np
 
 from .elementwise import _not_implemented, scaled, shifted, to_float
 from ..graph.grad_mode import MODE
-from .registry import defop
-from .util import per_element, zeros_grad
+from .core.registry import defop
+from .core.gradients import per_element, zeros_grad
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)

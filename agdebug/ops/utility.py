@@ -18,9 +18,10 @@ from ..backend import DEFAULT_FLOAT, to_numpy_dtype
 from ..tensor import Tensor
 from . import elementwise as ew
 from .methods import operand
-from .registry import defop
+from .core.registry import defop
 from .unary_math import zeros_like_vjp
-from .util import kernel_missing, needs, zeros_grad
+from .core.checks import kernel_missing
+from .core.gradients import needs, zeros_grad
 
 # ----------------------------------------------------------------------------- queries
 
@@ -448,7 +449,7 @@ def isreal(input) -> Tensor:
 
 
 def _inplace(fn):
-    from .registry import apply_inplace
+    from .core.inplace import apply_inplace
     return lambda self, other: apply_inplace(fn, self, (other,), {})
 
 

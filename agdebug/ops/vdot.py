@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from .linalg import _check_dot
-from .registry import defop
-from .util import needs
+from .core.registry import defop
+from .core.gradients import needs
 
 __all__ = ["vdot"]
 

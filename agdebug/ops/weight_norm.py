@@ -19,8 +19,8 @@ import numpy as np
 from ..tensor import Tensor
 from . import reduce as rd
 from .loss import norm_p_dim
-from .registry import defop
-from .util import needs
+from .core.registry import defop
+from .core.gradients import needs
 
 __all__ = ["norm_except_dim", "weight_norm"]
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import backend
-from ..events import WATCH, probe
-from ..graph.node import Node, shared_nrs
-from ..tensor import Tensor
-from .registry import defop, write_into
-from .util import data_pointer, element_offsets
+from ... import backend
+from ...events import WATCH, probe
+from ...graph.node import Node, shared_nrs
+from ...tensor import Tensor
+from .registry import defop
+from .inplace import write_into
+from .storage import data_pointer, element_offsets
 
 
 @defop("copy_slices_region", node="CopySlices")

@@ -15,8 +15,8 @@ import linecache
 import re
 import sys
 
-from ..backend import dtype as _dtype
-from ..tensor import Tensor
+from ...backend import dtype as _dtype
+from ...tensor import Tensor
 
 __all__ = ["type_name", "must_be", "invalid_combination", "input_error", "arity_error",
            "torch_function", "torch_method", "check_namespace", "warning_level",

@@ -8,7 +8,7 @@ reduction as its ``at::Reduction`` number, a ``dim`` list as a tuple, an input's
 
 from __future__ import annotations
 
-from .util import input_shape
+from .gradients import input_shape
 
 # at::Reduction, which torch's loss nodes keep as ``_saved_reduction``
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}

@@ -6,10 +6,10 @@ import collections
 
 import numpy as np
 
-from .. import backend
-from ..backend import xp_of
-from ..graph.grad_mode import MODE
-from ..tensor import Tensor
+from ...backend import xp_of
+from ...graph.grad_mode import MODE
+from ...tensor import Tensor
+from .checks import dims_of
 
 
 def zeros_grad(like: Tensor, shape: tuple) -> Tensor:
@@ -53,12 +53,6 @@ def attr_array(value):
     return value._data if isinstance(value, Tensor) else value
 
 
-def c_div(a: int, b: int) -> int:
-    """C++'s integer division (it truncates toward zero), as torch's checks compute it."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
 def needs(ctx, i: int) -> bool:
     """Whether forward input ``i`` gets a gradient (torch's ``needs_input_grad[i]``)."""
     return ctx._next[i] is not None
@@ -67,23 +61,6 @@ def needs(ctx, i: int) -> bool:
 def input_shape(ctx, i: int) -> tuple:
     """The shape of forward input ``i``, read from the node it came from (no copy kept)."""
     return ctx._next[i]._out_meta[ctx._next_nr[i]][0]
-
-
-def dims_of(dim, ndim: int):
-    """torch's ``dim`` argument as a numpy ``axis``: None, or a tuple of non-negative ints."""
-    if dim is None:
-        return None
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    if not dims:
-        return None
-    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
-    out = []
-    for d in dims:
-        if not lo <= d <= hi:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
-                             f"but got {d})")
-        out.append(d % max(ndim, 1))
-    return tuple(out)
 
 
 def expand_reduced(grad, shape: tuple, dim, keepdim: bool):
@@ -115,53 +92,6 @@ def per_element(xp, x, scalar, cupy_name: str):
     return getattr(importlib.import_module("cupyx.scipy.special"), cupy_name)(x)
 
 
-def check_divisor_override(function: str, divisor) -> None:
-    """The average pools' ``divisor_override``: None, or a non-zero int (torch's errors)."""
-    if divisor is None:
-        return
-    if not isinstance(divisor, (int, np.integer)) or isinstance(divisor, bool):
-        raise TypeError(f"{function}(): argument 'divisor_override' must be int, not "
-                        f"{type(divisor).__name__}")
-    if divisor == 0:
-        raise RuntimeError("divisor must be not zero")
-
-
-def data_pointer(array) -> int:
-    """The address of an array's first element (a device pointer for a CuPy array)."""
-    if isinstance(array, np.ndarray):
-        return array.__array_interface__["data"][0]
-    return array.data.ptr   # CuPy
-
-
-def storage_root(array):
-    """The array that owns ``array``'s memory (torch: its storage): the last array of
-    ``array``'s kind down its chain of ``.base`` references, which may pass through other
-    objects (the ``DummyArray`` NumPy's ``as_strided`` puts between a view and its base).
-    CuPy's ``as_strided`` keeps no base: on a GPU such a view is its own storage here."""
-    root, link = array, array.base
-    while link is not None:
-        if isinstance(link, type(array)):
-            root = link
-        link = getattr(link, "base", None)
-    return root
-
-
-def element_offsets(shape, strides, start: int) -> np.ndarray:
-    """The memory offset of every element of a strided array, row-major, flattened: its
-    ``strides`` and ``start`` in elements."""
-    offsets = np.array([start], dtype=np.int64)
-    for n, s in zip(shape, strides):
-        offsets = (offsets[:, None] + np.arange(n, dtype=np.int64) * s).reshape(-1)
-    return offsets
-
-
-def kernel_missing(kernel: str, dtype) -> NotImplementedError:
-    """torch's error for a dtype that its kernel ``kernel`` has no version for (to raise)."""
-    if not isinstance(dtype, backend.dtype):
-        dtype = backend.get_dtype(dtype)
-    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype._legacy}\'')
-
-
 def no_derivative(name: str):
     """The derivative of an op torch has none for: its node raises, in torch's words, when a
     backward reaches it (``name``: the op in torch's message, e.g. ``'_unique2'``)."""
@@ -178,26 +108,3 @@ def return_type(name: str, fields: tuple):
     base = collections.namedtuple(name, fields)
     return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
                                 "__module__": "torch.return_types"})
-
-
-def broadcast_shape(*shapes) -> tuple:
-    """The shape ``shapes`` broadcast to, or torch's RuntimeError where they do not: checked
-    as torch's ``infer_size``, pairwise from the first, each pair right to left (so the error
-    names the last dimension that differs)."""
-    shape = ()
-    for other in shapes:
-        other = tuple(other)
-        ndim = max(len(shape), len(other))
-        a, b = (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(other)) + other
-        for d in range(ndim - 1, -1, -1):
-            if a[d] != b[d] and a[d] != 1 and b[d] != 1:
-                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of "
-                                   f"tensor b ({b[d]}) at non-singleton dimension {d}") from None
-        shape = tuple(y if x == 1 else x for x, y in zip(a, b))
-    return shape
-
-
-def broadcast_error(*operands):
-    """Called where NumPy raised ValueError: torch's RuntimeError if the operands' shapes do
-    not broadcast (see :func:`broadcast_shape`); else nothing, and the caller re-raises."""
-    broadcast_shape(*(getattr(operand, "shape", ()) for operand in operands))
