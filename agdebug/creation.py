@@ -288,7 +288,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     default = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
                np.dtype(np.int64) if isinstance(fill_value, int) else DEFAULT_FLOAT.np)
-    from .ops.elementwise import converted   # torch's overflow check of the value
+    from .ops.pointwise.promotion import converted  # torch's overflow check of the value
 
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "

@@ -1,7 +1,7 @@
 """``torch.nn.functional``: activations, softmax, losses, linear, conv2d, pooling, dropout.
 
 Argument handling (defaults, checks, torch's error texts) lives here; the maths
-is in :mod:`agdebug.ops.nn` and :mod:`agdebug.ops.elementwise`.
+is in :mod:`agdebug.ops.nn` and :mod:`agdebug.ops.pointwise.arithmetic`.
 
 >>> import agdebug as ag
 >>> import agdebug.nn.functional as F
@@ -22,9 +22,9 @@ from ..backend import cpp_name
 from ..graph.grad_mode import MODE, no_grad
 from ..ops import activation as act
 from ..ops.core.arguments import check_namespace, warning_level
-from ..ops import binary_math
+from ..ops.pointwise import binary as binary_math
 from ..ops.bilinear import bilinear
-from ..ops import elementwise as ew
+from ..ops.pointwise import activations as activations_ops, unary, arithmetic as ew, comparison
 from ..ops import linalg
 from ..ops import loss as loss_ops
 from ..ops import nn as ops
@@ -170,7 +170,7 @@ def _activation(op, input, inplace: bool, **attrs):
 
 def _float_kernel(input, cpu: str, cuda: str) -> None:
     """torch's kernel is floating only: its error names the kernel. (Activations check in
-    their ops, in ops/elementwise.py, so that Tensor methods refuse integers too.)"""
+    their ops, in ops/pointwise/arithmetic.py, so that Tensor methods refuse integers too.)"""
     dt = input._data.dtype
     if dt.kind in "biu":
         raise kernel_missing(cpu if type(input._data) is np.ndarray else cuda, dt)
@@ -178,39 +178,39 @@ def _float_kernel(input, cpu: str, cuda: str) -> None:
 
 def relu(input, inplace=False):
     """max(x, 0); the gradient at exactly 0 is 0, as in torch (integers pass, bools do not)."""
-    return _activation(ew.relu, input, inplace)
+    return _activation(activations_ops.relu, input, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if inplace:   # torch's in-place node reads the result (LeakyReluBackward1)
         return leaky_relu_(input, negative_slope)
-    return ew.leaky_relu(input, negative_slope=negative_slope)
+    return activations_ops.leaky_relu(input, negative_slope=negative_slope)
 
 
 def gelu(input, approximate="none"):
-    return ew.gelu(input, approximate=approximate)
+    return activations_ops.gelu(input, approximate=approximate)
 
 
 def elu(input, alpha=1.0, inplace=False):
     if inplace:   # torch's in-place node reads the result (EluBackward1)
         return elu_(input, alpha)
-    return ew.elu(input, alpha=alpha)
+    return activations_ops.elu(input, alpha=alpha)
 
 
 def silu(input, inplace=False):
-    return _activation(ew.silu, input, inplace)
+    return _activation(activations_ops.silu, input, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    return ew.softplus(input, beta=beta, threshold=threshold)
+    return activations_ops.softplus(input, beta=beta, threshold=threshold)
 
 
 def sigmoid(input):
-    return ew.sigmoid(input)
+    return unary.sigmoid(input)
 
 
 def tanh(input):
-    return ew.tanh(input)
+    return unary.tanh(input)
 
 
 # ----------------------------------------------------------------------------- softmax
@@ -1560,8 +1560,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     reduction = _reduction(size_average, reduce, reduction)
     zeros = creation.zeros_like(input)
     margin_clamp = binary_math.clamp_min(creation.full_like(input, margin) - input, min=0)
-    output = ew.where(margin_clamp, zeros, condition=(target != 1)._data) + \
-        ew.where(input, zeros, condition=(target != -1)._data)
+    output = comparison.where(margin_clamp, zeros, condition=(target != 1)._data) + \
+        comparison.where(input, zeros, condition=(target != -1)._data)
     return _apply_reduction(output, reduction)
 
 
@@ -1593,8 +1593,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     zeros = creation.zeros_like(cos)
     pos = creation.full_like(cos, 1) - cos
     neg = binary_math.clamp_min(loss_ops.sub_scalar(cos, other=margin), min=0)
-    output = ew.where(pos, zeros, condition=(target == 1)._data) + \
-        ew.where(neg, zeros, condition=(target == -1)._data)
+    output = comparison.where(pos, zeros, condition=(target == 1)._data) + \
+        comparison.where(neg, zeros, condition=(target == -1)._data)
     return _apply_reduction(output, reduction)
 
 
@@ -1660,7 +1660,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        dist_neg = ew.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+        dist_neg = comparison.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
     loss = loss_ops.add_scalar(dist_pos, other=margin) - dist_neg
     return _apply_reduction(binary_math.clamp_min(loss, min=0), reduction)
 

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from .. import backend, creation
-from ..ops import elementwise as ew
+from ..ops.pointwise import arithmetic as ew
 from ..tensor import Tensor
 
 __all__ = ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]

@@ -71,7 +71,7 @@ def threshold_inplace(xp, x, threshold=0.0, value=0.0):
 
 @threshold.vjp
 def threshold_vjp(ctx, grad):
-    from .elementwise import threshold_backward
+    from .pointwise.activations import threshold_backward
     return (threshold_backward(grad, ctx.x, threshold=ctx.threshold),)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor
-from . import elementwise as ew
+from .pointwise import copying
 
 _TO_SIGNATURES = (
     " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
@@ -39,7 +39,7 @@ def to(self: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=Fa
         if same_dtype and not copy:
             return self
         if not copy:
-            return ew.to_dtype(self, dtype=np_dtype)
+            return copying.to_dtype(self, dtype=np_dtype)
     from .device import to_device
     return to_device(self, target, None if same_dtype else np_dtype)
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .. import backend
-from .elementwise import copy
+from .pointwise.copying import copy
 from .core.registry import defop
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from .. import backend
 from ..backend import cpp_name
 from ..tensor import Tensor
-from .elementwise import converted
+from .pointwise.promotion import converted
 from .index import _add_at, _check_bounds, copy_slices
 from .core.running import _unwrap
 from .core.inplace import apply_inplace

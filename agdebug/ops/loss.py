@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .elementwise import promote
+from .pointwise.promotion import promote
 from .nn import _reduce, _scale_grad
 from .reduce import norm as _vector_norm
 from .reduce import norm_vjp as _vector_norm_vjp

@@ -17,10 +17,10 @@ from ..backend import get_dtype, result_dtype
 from ..graph.grad_mode import MODE
 from ..tensor import Tensor
 from . import device as dev
-from . import elementwise as ew
+from .pointwise import comparison, unary, arithmetic as ew, copying
 from . import reduce as rd
 from . import shape as sh
-from .binary_math import check_bound_cast
+from .pointwise.binary import check_bound_cast
 from .core.inplace import apply_inplace, can_cast
 from .core.running import run_direct
 from .core.storage import data_pointer, storage_root
@@ -136,8 +136,8 @@ def true_div_r(self, other):
 
 def clamp(input, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return ew.clamp_tensor(input, min, max)
-    return ew.clamp(input, min=min, max=max)
+        return comparison.clamp_tensor(input, min, max)
+    return comparison.clamp(input, min=min, max=max)
 
 
 def where(condition, input=None, other=None):
@@ -148,7 +148,7 @@ def where(condition, input=None, other=None):
                       "will be removed in a future version of PyTorch. Use a boolean condition "
                       "instead.", UserWarning, stacklevel=2)
         condition = condition != 0   # torch still takes it, as the mask it means
-    return ew.where(operand(input), operand(other), condition=condition)
+    return comparison.where(operand(input), operand(other), condition=condition)
 
 
 # ----------------------------------------------------------------------------- bitwise
@@ -203,7 +203,7 @@ def invert(self):
     if self._data.dtype.kind == "f":   # the operator's own message; bitwise_not's differs
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
-    return ew.bitwise_not(self)
+    return comparison.bitwise_not(self)
 
 
 # ----------------------------------------------------------------------------- tensors only
@@ -229,33 +229,33 @@ def tensors_only(op):
     return function, method
 
 
-logical_and, logical_and_method = tensors_only(ew.logical_and)
-logical_or, logical_or_method = tensors_only(ew.logical_or)
-logical_xor, logical_xor_method = tensors_only(ew.logical_xor)
-atan2, atan2_method = tensors_only(ew.atan2)
+logical_and, logical_and_method = tensors_only(comparison.logical_and)
+logical_or, logical_or_method = tensors_only(comparison.logical_or)
+logical_xor, logical_xor_method = tensors_only(comparison.logical_xor)
+atan2, atan2_method = tensors_only(unary.atan2)
 
 
 def logical_not(input):
     _require_tensor("logical_not", "input", 1, input)
-    return ew.logical_not(input)
+    return comparison.logical_not(input)
 
 
 def round_(input, *, decimals=None):
     """``round(x)`` is RoundBackward0 and keeps an integer tensor; ``round(x, decimals=d)``
     (even d = 0) is torch's other overload, RoundBackward1, floating tensors only."""
     if decimals is None:
-        return ew.round_(input)
-    return ew.round_decimals(input, decimals=decimals)
+        return unary.round_(input)
+    return unary.round_decimals(input, decimals=decimals)
 
 
 def floor_divide(input, other):
     return ew.floor_divide(operand(input), operand(other))
 
 
-FUNCTIONS = {"bitwise_and": bitwise_function(ew.bitwise_and),
-             "bitwise_or": bitwise_function(ew.bitwise_or),
-             "bitwise_xor": bitwise_function(ew.bitwise_xor),
-             "bitwise_not": ew.bitwise_not,
+FUNCTIONS = {"bitwise_and": bitwise_function(comparison.bitwise_and),
+             "bitwise_or": bitwise_function(comparison.bitwise_or),
+             "bitwise_xor": bitwise_function(comparison.bitwise_xor),
+             "bitwise_not": comparison.bitwise_not,
              # torch's aliases and the functions agdebug had as methods only
              "true_divide": div, "divide": div, "subtract": sub, "multiply": mul,
              "remainder": remainder, "floor_divide": floor_divide, "atan2": atan2,
@@ -264,11 +264,11 @@ FUNCTIONS = {"bitwise_and": bitwise_function(ew.bitwise_and),
 
 
 def maximum(input, other):
-    return ew.maximum(input, other)
+    return comparison.maximum(input, other)
 
 
 def minimum(input, other):
-    return ew.minimum(input, other)
+    return comparison.minimum(input, other)
 
 
 # ----------------------------------------------------------------------------- reductions
@@ -437,7 +437,7 @@ def reshape(self, *shape):
         return sh.view(self, shape=target)
     if _viewable(self._data, target):
         return sh.reshape_alias(self, shape=target)
-    return sh.unsafe_view(ew.clone(self), shape=target)
+    return sh.unsafe_view(copying.clone(self), shape=target)
 
 
 def expand(self, *sizes):
@@ -485,7 +485,7 @@ def copy_(self, src, non_blocking=False):
     src = operand(src)
     if isinstance(src, Tensor) and src.device != self.device:
         return apply_inplace(dev.copy_across_devices, self, (src,), {"source": src.device})
-    return apply_inplace(ew.copy, self, (src,), {})
+    return apply_inplace(copying.copy, self, (src,), {})
 
 
 def add_(self, other, *, alpha=1):
@@ -522,4 +522,4 @@ def div_(self, other, *, rounding_mode=None):
 def clamp_(self, min=None, max=None):
     if not isinstance(min, Tensor) and not isinstance(max, Tensor):
         check_bound_cast(self, min, max)
-    return apply_inplace(ew.clamp, self, (), {"min": min, "max": max})
+    return apply_inplace(comparison.clamp, self, (), {"min": min, "max": max})

@@ -17,7 +17,7 @@ from .. import backend
 from ..backend import cpp_name, get_dtype
 from ..graph.grad_mode import no_grad
 from ..tensor import Tensor
-from . import elementwise as ew
+from .pointwise import comparison as comparison_ops, arithmetic as ew, copying
 from . import methods as m
 from . import reduce as rd
 from .blas import _same_dtype, addbmm_op, addmv_op, addr_op, baddbmm_op
@@ -32,7 +32,7 @@ from .core.gradients import zero_grads
 
 def _comparison_ops(name: str):
     """``(scalar_op, tensor_op)`` of ``x.<name>_(other)``: the comparison, cast to x's dtype."""
-    compare = getattr(ew, name).forward
+    compare = getattr(comparison_ops, name).forward
     title = name.capitalize()
 
     def scalar_forward(xp, x, other=0):
@@ -99,14 +99,14 @@ def _logical_inplace(op):
     return method
 
 
-logical_and_ = _logical_inplace(ew.logical_and)
-logical_or_ = _logical_inplace(ew.logical_or)
-logical_xor_ = _logical_inplace(ew.logical_xor)
+logical_and_ = _logical_inplace(comparison_ops.logical_and)
+logical_or_ = _logical_inplace(comparison_ops.logical_or)
+logical_xor_ = _logical_inplace(comparison_ops.logical_xor)
 
 
 def logical_not_(self):
     """``x.logical_not_()``: 1 where x is zero, else 0, in x's dtype (not recorded)."""
-    return _write_unrecorded(self, ew.logical_not)
+    return _write_unrecorded(self, comparison_ops.logical_not)
 
 
 # ----------------------------------------------------------------------------- arithmetic aliases
@@ -130,23 +130,23 @@ def remainder_(self, other):
 
 
 def _gt(s, o):
-    return ew.gt(s, m.operand(o))
+    return comparison_ops.gt(s, m.operand(o))
 
 
 def _lt(s, o):
-    return ew.lt(s, m.operand(o))
+    return comparison_ops.lt(s, m.operand(o))
 
 
 def _ge(s, o):
-    return ew.ge(s, m.operand(o))
+    return comparison_ops.ge(s, m.operand(o))
 
 
 def _le(s, o):
-    return ew.le(s, m.operand(o))
+    return comparison_ops.le(s, m.operand(o))
 
 
 def _ne(s, o):
-    return ew.ne(s, m.operand(o))
+    return comparison_ops.ne(s, m.operand(o))
 
 
 # ----------------------------------------------------------------------------- scans in place
@@ -270,7 +270,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if self._data.size:
-        apply_inplace(ew.fill, _diagonal_view(self, wrap), (), {"value": fill_value})
+        apply_inplace(copying.fill, _diagonal_view(self, wrap), (), {"value": fill_value})
     return self
 
 

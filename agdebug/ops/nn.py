@@ -16,7 +16,8 @@ import numpy as np
 
 from ..backend import xp_of
 from ..tensor import Tensor
-from .elementwise import promote, softplus
+from .pointwise.promotion import promote
+from .pointwise.activations import softplus
 from .core import tie_order
 from .gather import index_add_op, masked_fill_op
 from .reduce import NO_DIM, missing_arguments

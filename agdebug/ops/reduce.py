@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..tensor import Tensor
-from .elementwise import where
+from .pointwise.comparison import where
 from .core.registry import defop
 from .core.saved_names import SELF_SIZES, as_ints
 from .core.checks import dims_of
@@ -612,9 +612,9 @@ def _selecting(all_op, dim_op, elementwise_name: str, name: str):
     """torch.max / torch.min: all elements, along a dim (values, indices), or elementwise."""
     def method(input, dim=None, keepdim=False, *, other=None):
         if isinstance(dim, Tensor) or other is not None:
-            from . import elementwise
-            return getattr(elementwise, elementwise_name)(input, other if other is not None
-                                                          else dim)
+            from .pointwise import comparison
+            return getattr(comparison, elementwise_name)(input, other if other is not None
+                                                         else dim)
         if dim is None:
             return all_op(input)
         return values_indices[name](*dim_op(input, dim=dim, keepdim=keepdim))

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
-from .elementwise import where
+from .pointwise.comparison import where
 from .gather import (_along, _check_gather_args, _on, _pad, _region, _ufunc_at, gather_op,
                      index_select_op, masked_fill_op, scatter_value_op)
 from .index import _add_at

@@ -10,7 +10,7 @@ import math
 import warnings
 
 from ..tensor import Tensor
-from . import elementwise as ew
+from .pointwise import copying
 from . import methods as m
 from . import shape as sh
 from .core.inplace import apply_shape_inplace
@@ -224,7 +224,7 @@ def _expand(self, *args, size=None, implicit=False):
 
 def contiguous(self, memory_format=None):
     """The tensor itself when contiguous, else a contiguous copy (CloneBackward0)."""
-    return self if self._data.flags.c_contiguous else ew.clone(self)
+    return self if self._data.flags.c_contiguous else copying.clone(self)
 
 
 def _ints(name: str, argument: str, position: int, value) -> tuple:

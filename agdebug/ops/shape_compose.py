@@ -15,7 +15,7 @@ import warnings
 from .. import backend
 from ..backend import xp_of
 from ..tensor import Size, Tensor
-from . import elementwise as ew
+from .pointwise import comparison
 from . import shape as sh
 from .shape_args import (_dim, _grow_3d, _ints, _non_empty, _required, cat, hstack, repeat,
                          tensor_sequence)
@@ -457,7 +457,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     for _ in range(min(n, input.shape[dim])):
         later = sh.narrow(result, dim=dim, start=1, length=length)
         earlier = sh.narrow(result, dim=dim, start=0, length=length)
-        result = ew.logical_xor(later, earlier) if input.dtype == backend.bool_ else \
+        result = comparison.logical_xor(later, earlier) if input.dtype == backend.bool_ else \
             later - earlier
         length -= 1
     return result

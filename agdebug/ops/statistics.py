@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
-from .elementwise import where
+from .pointwise.comparison import where
 from .reduce import (NO_DIM, _axes, _const, _correction, _count, _evenly, _np_dtype,
                      _var_backward, missing_arguments)
 from .core.running import _unwrap

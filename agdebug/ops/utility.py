@@ -16,10 +16,10 @@ import numpy as np
 from .. import backend, creation
 from ..backend import DEFAULT_FLOAT, to_numpy_dtype
 from ..tensor import Tensor
-from . import elementwise as ew
+from .pointwise import promotion, arithmetic as ew
 from .methods import operand
 from .core.registry import defop
-from .unary_math import zeros_like_vjp
+from .pointwise.rounding_trig import zeros_like_vjp
 from .core.checks import kernel_missing
 from .core.gradients import needs, zeros_grad
 
@@ -235,7 +235,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False) -> Tenso
         elements = _as_operand_tensor(elements, test_elements)
     if not isinstance(test_elements, Tensor):
         test_elements = _as_operand_tensor(test_elements, elements)
-    a, b = ew.promote(elements._data, test_elements._data)
+    a, b = promotion.promote(elements._data, test_elements._data)
     xp = backend.xp_of(a)
     found = xp.isin(a, b, invert=bool(invert))
     return Tensor._wrap(xp.asarray(found))
@@ -344,8 +344,8 @@ def argwhere(input) -> Tensor:
 @defop("rsub_tensor", node="RsubBackward0", broadcasts=True)
 def rsub_tensor(xp, x, other, alpha=1):
     if x.dtype.kind == "b" or other.dtype.kind == "b":
-        ew._check_bool_sub(x, other)
-    x, other = ew.promote(x, other)
+        promotion._check_bool_sub(x, other)
+    x, other = promotion.promote(x, other)
     return other - x if alpha == 1 else other - ew._times_alpha(x, alpha, other)
 
 
@@ -359,8 +359,8 @@ def rsub_tensor_vjp(ctx, grad):
 @defop("rsub_alpha", node="RsubBackward1")
 def rsub_alpha(xp, x, other=0, alpha=1):
     if x.dtype.kind == "b" or type(other) is bool:
-        ew._check_bool_sub(x, other)
-    x, other = ew.promote(x, other)
+        promotion._check_bool_sub(x, other)
+    x, other = promotion.promote(x, other)
     return other - ew._times_alpha(x, alpha, other)
 
 
@@ -388,7 +388,7 @@ def _integer_binary(name: str, fn):
     """gcd/lcm: integer tensors only (both tensors), never differentiable."""
     @defop(name, node="NotDifferentiable", differentiable=False, broadcasts=True)
     def forward(xp, x, y):
-        x, y = ew.promote(x, y)
+        x, y = promotion.promote(x, y)
         if x.dtype.kind not in "iu":
             raise kernel_missing(f"{name}_{'cpu' if xp is np else 'cuda'}", x.dtype)
         return fn(xp, x, y)

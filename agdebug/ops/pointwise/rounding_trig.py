@@ -1,4 +1,4 @@
-"""Unary pointwise math beyond elementwise.py: rounding, hyperbolic and inverse trig
+"""Unary pointwise math beyond pointwise/arithmetic.py: rounding, hyperbolic and inverse trig
 functions, log10/exp2, erfc/erfinv, logit, sinc, sgn, angle conversions, nan_to_num.
 
 Each op is one torch node (``CeilBackward0``, ``SinhBackward0``...), its derivative written
@@ -12,10 +12,11 @@ import math
 
 import numpy as np
 
-from .elementwise import _not_implemented, scaled, shifted, to_float
-from ..graph.grad_mode import MODE
-from .core.registry import defop
-from .core.gradients import per_element, zeros_grad
+from .comparison import _not_implemented
+from .promotion import scaled, shifted, to_float
+from ...graph.grad_mode import MODE
+from ..core.registry import defop
+from ..core.gradients import per_element, zeros_grad
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -264,11 +265,11 @@ def sinc(xp, x):
 @sinc.vjp
 def sinc_vjp(ctx, grad):
     # torch's sinc_backward: (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 at x == 0.
-    from . import elementwise as ew
+    from . import comparison
     x = ctx.x
     scaled = x * math.pi
     out = grad * ((scaled * scaled.cos() - scaled.sin()) / (scaled * x))
-    return (ew.where(0.0, out, condition=x == 0),)
+    return (comparison.where(0.0, out, condition=x == 0),)
 
 
 @defop("deg2rad", node="Deg2RadBackward0")

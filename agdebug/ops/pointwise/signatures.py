@@ -1,4 +1,4 @@
-"""torch's signatures for the pointwise math of unary_math.py and binary_math.py, and the
+"""torch's signatures for the pointwise math of rounding_trig.py and binary.py, and the
 in-place ``_`` variants of pointwise ops: ``agdebug.lerp(x, y, 0.3)``, ``x.ceil_()``.
 
 Argument handling only: which overload (and so which node) a call means, numbers
@@ -7,13 +7,13 @@ against tensors, torch's TypeErrors. The maths lives in the op modules.
 
 from __future__ import annotations
 
-from .. import backend
-from ..tensor import Tensor
-from . import binary_math as bm
-from . import elementwise as ew
-from . import unary_math as um
-from .methods import _require_tensor, atan2, atan2_method, inplace, operand, tensors_only
-from .core.inplace import apply_inplace
+from ... import backend
+from ...tensor import Tensor
+from . import binary as bm
+from . import unary, activations, arithmetic as ew
+from . import rounding_trig as um
+from ..methods import _require_tensor, atan2, atan2_method, inplace, operand, tensors_only
+from ..core.inplace import apply_inplace
 
 
 def _invalid(name: str, *args) -> TypeError:
@@ -52,7 +52,7 @@ logaddexp, logaddexp_method = tensors_only(bm.logaddexp)
 logaddexp2, logaddexp2_method = tensors_only(bm.logaddexp2)
 fmax, fmax_method = tensors_only(bm.fmax)
 fmin, fmin_method = tensors_only(bm.fmin)
-atan2_, hypot_ = inplace(ew.atan2), inplace(bm.hypot)
+atan2_, hypot_ = inplace(unary.atan2), inplace(bm.hypot)
 
 
 def heaviside(input, values):
@@ -186,18 +186,18 @@ def square_(self):
 
 def round_inplace(self, *, decimals=None):
     if decimals is None:
-        return apply_inplace(ew.round_, self, (), {})
-    return apply_inplace(ew.round_decimals, self, (), {"decimals": decimals})
+        return apply_inplace(unary.round_, self, (), {})
+    return apply_inplace(unary.round_decimals, self, (), {"decimals": decimals})
 
 
-_UNARY_INPLACE = {**um.UNARY, "abs": ew.abs_, "absolute": ew.abs_, "sqrt": ew.sqrt,
-                  "rsqrt": ew.rsqrt, "log": ew.log, "log2": ew.log2, "log1p": ew.log1p,
-                  "expm1": ew.expm1, "sin": ew.sin, "cos": ew.cos, "tan": ew.tan,
-                  "floor": ew.floor, "sign": ew.sign, "erf": ew.erf_op,
+_UNARY_INPLACE = {**um.UNARY, "abs": unary.abs_, "absolute": unary.abs_, "sqrt": unary.sqrt,
+                  "rsqrt": unary.rsqrt, "log": unary.log, "log2": unary.log2, "log1p": unary.log1p,
+                  "expm1": unary.expm1, "sin": unary.sin, "cos": unary.cos, "tan": unary.tan,
+                  "floor": unary.floor, "sign": unary.sign, "erf": activations.erf_op,
                   "reciprocal": ew.reciprocal, "negative": ew.neg}
 
 FUNCTIONS = {**um.UNARY, "logit": logit, "nan_to_num": nan_to_num, "positive": positive,
-             "absolute": ew.abs_, "negative": ew.neg,
+             "absolute": unary.abs_, "negative": ew.neg,
              "fmod": fmod, "copysign": copysign, "clamp_min": clamp_min, "clamp_max": clamp_max,
              "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2, "fmax": fmax,
              "fmin": fmin, "heaviside": heaviside, "xlogy": xlogy, "lerp": lerp,

@@ -14,13 +14,14 @@ import functools
 
 import numpy as np
 
-from .. import backend
-from ..backend import cpp_name
-from . import elementwise as ew
-from .elementwise import _not_implemented, checked, promote, to_float
-from .core.inplace import can_cast
-from .core.registry import defop
-from .core.gradients import needs, zeros_grad
+from ... import backend
+from ...backend import cpp_name
+from . import comparison, arithmetic as ew
+from .comparison import _not_implemented
+from .promotion import checked, promote, to_float
+from ..core.inplace import can_cast
+from ..core.registry import defop
+from ..core.gradients import needs, zeros_grad
 
 
 def _floating_result(xp, name: str, x, y):
@@ -226,7 +227,7 @@ def _fmax_fmin_grads(ctx, grad, x_wins):
 
 @defop("clamp_min", node="ClampMinBackward0", saves=("x",))
 def clamp_min(xp, x, min=0.0):
-    return ew.clamp.forward(xp, x, min=min)
+    return comparison.clamp.forward(xp, x, min=min)
 
 
 @clamp_min.vjp
@@ -236,7 +237,7 @@ def clamp_min_vjp(ctx, grad):
 
 @defop("clamp_max", node="ClampMaxBackward0", saves=("x",))
 def clamp_max(xp, x, max=0.0):
-    return ew.clamp.forward(xp, x, max=max)
+    return comparison.clamp.forward(xp, x, max=max)
 
 
 @clamp_max.vjp
@@ -246,7 +247,7 @@ def clamp_max_vjp(ctx, grad):
 
 @defop("clamp_min_tensor", node="ClampMinBackward1", broadcasts=True, saves=("x", "min"))
 def clamp_min_tensor(xp, x, min):
-    return ew.clamp_tensor.forward(xp, x, min, None)
+    return comparison.clamp_tensor.forward(xp, x, min, None)
 
 
 @clamp_min_tensor.vjp
@@ -257,7 +258,7 @@ def clamp_min_tensor_vjp(ctx, grad):
 
 @defop("clamp_max_tensor", node="ClampMaxBackward1", broadcasts=True, saves=("x", "max"))
 def clamp_max_tensor(xp, x, max):
-    return ew.clamp_tensor.forward(xp, x, None, max)
+    return comparison.clamp_tensor.forward(xp, x, None, max)
 
 
 @clamp_max_tensor.vjp
