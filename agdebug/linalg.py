@@ -3,7 +3,7 @@
 Products (matmul, multi_dot, cross), norms (norm, vector_norm, matrix_norm, the 2, -2
 and 'nuc' ones through svdvals as torch), diagonal, and the differentiable matrix
 functions: inv, det, slogdet, solve, solve_triangular, matrix_power, cholesky, qr, eigh,
-svd, svdvals, pinv (their ops are in ``ops/decompositions.py``). A failed factorization
+svd, svdvals, pinv (their ops are in ``ops/linalg/decompositions.py``). A failed factorization
 raises ``LinAlgError`` (torch's ``_LinAlgError``, a RuntimeError) with torch's message.
 
 >>> import agdebug as ag
@@ -19,15 +19,15 @@ import warnings
 import numpy as np
 
 from . import backend
-from .ops import decompositions as dec
-from .ops import lu as _lu
+from .ops.linalg import decompositions as dec
+from .ops.linalg import lu as _lu
 from .ops.core.arguments import check_namespace
-from .ops.contract import multi_dot
-from .ops.distance import linalg_cross as cross
-from .ops.linalg import matmul
-from .ops.matrix import diagonal as _diagonal
-from .ops.matrix_functions import householder_product, matrix_exp
-from .ops.reduce import vector_norm
+from .ops.linalg.contraction import multi_dot
+from .ops.linalg.distance import linalg_cross as cross
+from .ops.linalg.products import matmul
+from .ops.linalg.matrix_structure import diagonal as _diagonal
+from .ops.linalg.matrix_functions import householder_product, matrix_exp
+from .ops.reduction.signatures import vector_norm
 from .ops.core.checks import broadcast_shape, dims_of, kernel_missing
 from .ops.core.gradients import return_type
 

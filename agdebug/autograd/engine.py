@@ -34,7 +34,7 @@ from ..graph.grad_mode import MODE
 from ..graph.node import AccumulateGrad, GraphRoot, OpNode, materialized
 from ..graph.saved import SAVED_FREED_MESSAGE, hooks_state, restore_hooks
 from ..ops.pointwise.copying import to_dtype
-from ..ops.reduce import sum_to_size
+from ..ops.reduction.sum_prod import sum_to_size
 from ..ops.core.inplace import write_into
 from ..ops.core.gradients import unrecorded_host
 from ..tensor import Tensor

@@ -20,8 +20,8 @@ import warnings
 
 from .. import backend, creation
 from ..ops.attention import mul_scalar, safe_softmax
-from ..ops.blas import baddbmm
-from ..ops.shape_args import cat
+from ..ops.linalg.blas import baddbmm
+from ..ops.shape.joining import cat
 from . import functional as F
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]

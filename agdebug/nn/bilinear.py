@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from .. import creation
-from ..ops.bilinear import bilinear
+from ..ops.linalg.bilinear import bilinear
 from . import init
 from .module import Module
 from .parameter import Parameter

@@ -16,7 +16,7 @@ import numpy as np
 from .. import creation
 from ..graph.grad_mode import no_grad
 from ..ops import loss2 as ops
-from ..ops.gather import _on
+from ..ops.indexing.gather_scatter import _on
 from . import functional as F   # (partly loaded while it imports this file: used late)
 from . import init
 from .module import Module

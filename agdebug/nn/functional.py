@@ -23,13 +23,13 @@ from ..graph.grad_mode import MODE, no_grad
 from ..ops import activation as act
 from ..ops.core.arguments import check_namespace, warning_level
 from ..ops.pointwise import binary as binary_math
-from ..ops.bilinear import bilinear
+from ..ops.linalg.bilinear import bilinear
 from ..ops.pointwise import activations as activations_ops, unary, arithmetic as ew, comparison
-from ..ops import linalg
+from ..ops.linalg import products as linalg
 from ..ops import loss as loss_ops
 from ..ops import nn as ops
 from ..ops import norm as norm_ops
-from ..ops.gather import _on
+from ..ops.indexing.gather_scatter import _on
 from ..ops.core.inplace import apply_inplace, write_into
 from ..ops.core.checks import broadcast_error, c_div, check_divisor_override, kernel_missing
 from ..tensor import Tensor
@@ -1630,7 +1630,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
-    from ..ops.reduce import vector_norm
+    from ..ops.reduction.signatures import vector_norm
     x1, x2 = _broadcast_pair(x1, x2)
     n1 = vector_norm(x1, 2, dim=dim, keepdim=True).clone()
     n2 = vector_norm(x2, 2, dim=dim, keepdim=True).clone()

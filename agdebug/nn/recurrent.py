@@ -16,8 +16,8 @@ import numbers
 import warnings
 
 from .. import creation
-from ..ops.recurrent import unsafe_chunk
-from ..ops.shape_args import cat, stack
+from ..ops.shape.unsafe_split import unsafe_chunk
+from ..ops.shape.joining import cat, stack
 from . import functional as F
 from . import init
 from .module import Module

@@ -14,15 +14,19 @@ from .core import arguments
 from .pointwise import activations as act, arithmetic as ar, comparison as cmp, copying as cp
 from .pointwise import unary as un
 from . import methods as m
-from . import (activation, bilinear, conversion, decompositions, factory, fold, gather, index,
-               linalg, loss, methods_extra, nn, norm, packing, quantile, random_fill, recurrent,
-               reduce, renorm, scatter, selection, shape, sorting, statistics, strided, utility,
-               vdot, weight_norm)
+from .linalg import bilinear, decompositions, products as linalg, vdot
+from .indexing import (gather_scatter as gather, index_put as index, scatter_reduce as scatter,
+                       sorting)
+from . import (activation, conversion, factory, fold, loss, methods_extra, nn, norm, random_fill,
+               utility, weight_norm)
+from .shape import packing, unsafe_split as recurrent, views_copies as shape, as_strided as strided
+from .reduction import (quantile, signatures as reduce, renorm, order_statistics as selection,
+                        statistics)
 from .pointwise import signatures as pointwise, special
 from . import (attention, conv3d, conv_transpose, ctc, device,  # noqa: F401 - register ops
                grid_sample, loss2, pool3d, pooling_extra, sampling, upsample)
 from .core import inplace_views as views  # noqa: F401 - register ops
-from . import matrix_functions
+from .linalg import matrix_functions
 from .core.registry import OPS, Op, defop
 from .core.inplace import apply_inplace
 

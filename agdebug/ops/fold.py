@@ -214,7 +214,7 @@ def tensor_unfold(self, dimension=_MISSING, size=_MISSING, step=_MISSING):
     given = {"dimension": dimension, "size": size, "step": step}
     missing = [name for name, value in given.items() if value is _MISSING]
     if missing:
-        from .reduce import missing_arguments
+        from .reduction.signatures import missing_arguments
         raise missing_arguments("unfold", *missing)
     for position, (name, value) in enumerate(given.items(), start=1):
         _factor_at("unfold", name, value, position)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..backend import xp_of
 from ..tensor import Tensor
-from .gather import gather_op, index_add_op, index_select_op
+from .indexing.gather_scatter import gather_op, index_add_op, index_select_op
 from .core.registry import defop
 from .core.gradients import input_shape, needs, zeros_grad
 

@@ -18,8 +18,8 @@ from ..graph.grad_mode import MODE
 from ..tensor import Tensor
 from . import device as dev
 from .pointwise import comparison, unary, arithmetic as ew, copying
-from . import reduce as rd
-from . import shape as sh
+from .reduction import sum_prod as rd
+from .shape import views_copies as sh
 from .pointwise.binary import check_bound_cast
 from .core.inplace import apply_inplace, can_cast
 from .core.running import run_direct

@@ -19,9 +19,9 @@ from ..graph.grad_mode import no_grad
 from ..tensor import Tensor
 from .pointwise import comparison as comparison_ops, arithmetic as ew, copying
 from . import methods as m
-from . import reduce as rd
-from .blas import _same_dtype, addbmm_op, addmv_op, addr_op, baddbmm_op
-from .linalg import _check_bmm, _check_mm_shapes, _name, addmm_op
+from .reduction import scans as scans_ops, signatures
+from .linalg.blas import _same_dtype, addbmm_op, addmv_op, addr_op, baddbmm_op
+from .linalg.products import _check_bmm, _check_mm_shapes, _name, addmm_op
 from .core.inplace import apply_inplace, check_inplace, write_into
 from .core.registry import defop
 from .core.storage import data_pointer
@@ -153,17 +153,17 @@ def _ne(s, o):
 
 
 def _scan_inplace(op, name: str):
-    def method(self, dim=rd.NO_DIM, *, dtype=None):
-        if dim is rd.NO_DIM:
-            raise rd.missing_arguments(f"{name}_", "dim")
+    def method(self, dim=signatures.NO_DIM, *, dtype=None):
+        if dim is signatures.NO_DIM:
+            raise signatures.missing_arguments(f"{name}_", "dim")
         if not isinstance(dim, int) or isinstance(dim, bool):
             raise TypeError(f"{name}_(): argument 'dim' (position 1) must be int, not "
                             f"{type(dim).__name__}")
         have = self._data.dtype
-        if dtype is not None and rd._np_dtype(dtype) != have:
+        if dtype is not None and signatures._np_dtype(dtype) != have:
             raise RuntimeError(f"Bad in-place call: input tensor dtype {cpp_name(have)} "
                                "and output tensor dtype "
-                               f"{cpp_name(rd._np_dtype(dtype))} should match")
+                               f"{cpp_name(signatures._np_dtype(dtype))} should match")
         if have.kind == "b":   # torch has no bool kernel for the in-place scans
             raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
         return apply_inplace(op, self, (), {"dim": dim, "dtype": None})
@@ -173,8 +173,8 @@ def _scan_inplace(op, name: str):
     return method
 
 
-cumsum_ = _scan_inplace(rd.cumsum, "cumsum")
-cumprod_ = _scan_inplace(rd.cumprod, "cumprod")
+cumsum_ = _scan_inplace(scans_ops.cumsum, "cumsum")
+cumprod_ = _scan_inplace(scans_ops.cumprod, "cumprod")
 
 
 # ----------------------------------------------------------------------------- products in place

@@ -19,8 +19,8 @@ from ..tensor import Tensor
 from .pointwise.promotion import promote
 from .pointwise.activations import softplus
 from .core import tie_order
-from .gather import index_add_op, masked_fill_op
-from .reduce import NO_DIM, missing_arguments
+from .indexing.gather_scatter import index_add_op, masked_fill_op
+from .reduction.signatures import NO_DIM, missing_arguments
 from .core.registry import defop
 from .core.gradients import attr_array, input_shape, needs, zeros_grad
 from .core.checks import c_div, dims_of, kernel_missing

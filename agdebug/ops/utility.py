@@ -272,7 +272,7 @@ def bincount_weighted_vjp(ctx, grad):
 
 
 def _meshgrid(tensors):
-    from .shape_compose import meshgrid
+    from .shape.composition import meshgrid
     return meshgrid(*tensors, indexing="ij")
 
 
@@ -289,7 +289,7 @@ def cartesian_prod(*tensors) -> Tensor:
                                f"{list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
-    from .shape_args import stack
+    from .shape.joining import stack
     return stack([g.flatten() for g in _meshgrid(tensors)], 1)
 
 
@@ -304,7 +304,7 @@ def combinations(input, r=2, with_replacement=False) -> Tensor:
         return Tensor._wrap(backend.xp_of(input._data).zeros(0, dtype=input._data.dtype))
     grids = _meshgrid([input] * r)
     mask = _triu_mask(input.shape[0], r, with_replacement, input)
-    from .shape_args import stack
+    from .shape.joining import stack
     return stack([g.masked_select(mask) for g in grids], 1)
 
 
@@ -337,7 +337,7 @@ def unravel_index(indices, shape) -> tuple:
 
 def argwhere(input) -> Tensor:
     """The indices of the non-zero elements of ``input``, one row each."""
-    from .gather import nonzero
+    from .indexing.gather_scatter import nonzero
     return nonzero(input)
 
 

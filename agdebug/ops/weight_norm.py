@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from . import reduce as rd
+from .reduction import norms as norms_ops
 from .loss import norm_p_dim
 from .core.registry import defop
 from .core.gradients import needs
@@ -26,8 +26,8 @@ __all__ = ["norm_except_dim", "weight_norm"]
 
 # ``at::norm(self, p)`` over the whole tensor: linalg.vector_norm's maths under the node torch
 # gives that overload, NormBackward0 (``norm_except_dim(v, p, -1)`` records it).
-norm_p = defop("norm_p", node="NormBackward0", saves=("x", "result"))(rd.norm.forward)
-norm_p.vjp(rd.norm_vjp)
+norm_p = defop("norm_p", node="NormBackward0", saves=("x", "result"))(norms_ops.norm.forward)
+norm_p.vjp(norms_ops.norm_vjp)
 
 
 def _other_dims(ndim: int, dim: int) -> tuple:
@@ -50,7 +50,7 @@ def weight_norm_interface_vjp(ctx, grad, grad_norms):
     # the second derivative sees them depend on v (torch's own treats them as constants).
     v, g = ctx.v, ctx.g
     dims = _other_dims(v.ndim, ctx.dim)
-    norms = rd.norm(v, ord=2.0, dim=dims, keepdim=True)
+    norms = norms_ops.norm(v, ord=2.0, dim=dims, keepdim=True)
     per_slice = (grad * v).sum(dims, keepdim=True)
     grad_v = grad_g = None
     if needs(ctx, 0):

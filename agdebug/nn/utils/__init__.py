@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import creation
 from ...graph.grad_mode import no_grad
-from ...ops.reduce import vector_norm
+from ...ops.reduction.signatures import vector_norm
 from ...ops.utility import typename
 from ...tensor import Tensor
 

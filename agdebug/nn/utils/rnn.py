@@ -15,7 +15,7 @@ import collections
 from collections.abc import Iterable
 
 from ... import backend, creation
-from ...ops.packing import _pack_padded_sequence, _pad_packed_sequence
+from ...ops.shape.packing import _pack_padded_sequence, _pad_packed_sequence
 from ...ops.core.checks import broadcast_error
 from ...tensor import Tensor
 

@@ -1,4 +1,4 @@
-"""Unary pointwise math beyond pointwise/arithmetic.py: rounding, hyperbolic and inverse trig
+"""Unary pointwise math beyond unary.py: rounding, hyperbolic and inverse trig
 functions, log10/exp2, erfc/erfinv, logit, sinc, sgn, angle conversions, nan_to_num.
 
 Each op is one torch node (``CeilBackward0``, ``SinhBackward0``...), its derivative written

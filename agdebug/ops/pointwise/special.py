@@ -383,7 +383,7 @@ def vander(x, N=None, increasing=False):
         # torch fills result[:, 1:] with x, then with its cumprod, in place (two CopySlices);
         # here the powers are concatenated to the ones column (CatBackward0 under the flip)
         # as agdebug's version counter refuses torch's in-place second step.
-        from ..shape_args import cat
+        from ..shape.joining import cat
         powers = x.to(result.dtype).unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1)
         result = cat([result[:, :1], powers], 1)
     return result if increasing else result.flip(1)
