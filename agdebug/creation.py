@@ -14,7 +14,7 @@ from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
 from .events import WATCH, probe
 from .graph.grad_mode import MODE
 from .ops.core.arguments import check_namespace, warning_level
-from .ops.methods import shape_arg
+from .ops.tensor_methods.views import shape_arg
 from .tensor import Size, Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",

@@ -7,7 +7,7 @@ from .ops.pointwise import arithmetic as ew
 from .ops.pointwise import comparison as cmp
 from .ops import functions as _module_functions
 from .ops import _checked
-from .ops import methods as m
+from .ops.tensor_methods import operators as m, views
 
 __all__ = ["add", "sub", "mul", "div", "pow", "neg", "exp", "expm1", "log", "log2", "log1p",
            "sqrt", "rsqrt", "abs", "sign", "floor", "round", "sin", "cos", "tan", "tanh",
@@ -42,7 +42,7 @@ def clone(input, *, memory_format=None):
 
 
 def reshape(input, shape):
-    return m.reshape(input, shape)
+    return views.reshape(input, shape)
 
 
 # torch's words for a wrong argument (the ops among them check theirs in the registry)

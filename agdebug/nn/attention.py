@@ -19,7 +19,7 @@ import math
 import warnings
 
 from .. import backend, creation
-from ..ops.attention import mul_scalar, safe_softmax
+from ..ops.nn.attention import mul_scalar, safe_softmax
 from ..ops.linalg.blas import baddbmm
 from ..ops.shape.joining import cat
 from . import functional as F

@@ -1,6 +1,6 @@
 """``F.embedding_bag`` and ``nn.EmbeddingBag``: sums, means or maxima of bags of embeddings
 without building the (bags, indices, dim) lookup, as one node (EmbeddingBagBackward0); torch's
-checks in torch's order and words (the maths is in :mod:`agdebug.ops.loss2`).
+checks in torch's order and words (the maths is in :mod:`agdebug.ops.nn.embedding_bag`).
 
 >>> import agdebug as ag
 >>> w = ag.arange(8.0).reshape(4, 2).requires_grad_()
@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import creation
 from ..graph.grad_mode import no_grad
-from ..ops import loss2 as ops
+from ..ops.nn import embedding_bag as ops
 from ..ops.indexing.gather_scatter import _on
 from . import functional as F   # (partly loaded while it imports this file: used late)
 from . import init

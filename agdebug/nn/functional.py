@@ -1,7 +1,7 @@
 """``torch.nn.functional``: activations, softmax, losses, linear, conv2d, pooling, dropout.
 
 Argument handling (defaults, checks, torch's error texts) lives here; the maths
-is in :mod:`agdebug.ops.nn` and :mod:`agdebug.ops.pointwise.arithmetic`.
+is in :mod:`agdebug.ops.nn.pooling` and :mod:`agdebug.ops.pointwise.arithmetic`.
 
 >>> import agdebug as ag
 >>> import agdebug.nn.functional as F
@@ -20,15 +20,16 @@ import numpy as np
 from .. import backend, creation
 from ..backend import cpp_name
 from ..graph.grad_mode import MODE, no_grad
-from ..ops import activation as act
+from ..ops.nn import activations as act
 from ..ops.core.arguments import check_namespace, warning_level
 from ..ops.pointwise import binary as binary_math
 from ..ops.linalg.bilinear import bilinear
 from ..ops.pointwise import activations as activations_ops, unary, arithmetic as ew, comparison
 from ..ops.linalg import products as linalg
-from ..ops import loss as loss_ops
-from ..ops import nn as ops
-from ..ops import norm as norm_ops
+from ..ops.nn import loss_pieces as loss_ops
+from ..ops.nn import (softmax as softmax_ops, embedding as embedding_ops, loss as nn_loss,
+                      convolution as convolution_ops, pooling as ops)
+from ..ops.nn import normalization as norm_ops
 from ..ops.indexing.gather_scatter import _on
 from ..ops.core.inplace import apply_inplace, write_into
 from ..ops.core.checks import broadcast_error, c_div, check_divisor_override, kernel_missing
@@ -232,7 +233,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
         dim = _softmax_dim(input.ndim)
     if dtype is not None:
         input = input.to(dtype)
-    return ops.softmax(input, dim=dim)
+    return softmax_ops.softmax(input, dim=dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -241,7 +242,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
         dim = _softmax_dim(input.ndim)
     if dtype is not None:
         input = input.to(dtype)
-    return ops.log_softmax(input, dim=dim)
+    return softmax_ops.log_softmax(input, dim=dim)
 
 
 # ----------------------------------------------------------------------------- linear
@@ -295,7 +296,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_rows(weight, indices, max_norm, norm_type)
-    return ops.embedding(weight, indices=indices, padding_idx=padding_idx,
+    return embedding_ops.embedding(weight, indices=indices, padding_idx=padding_idx,
                          scale_grad_by_freq=bool(scale_grad_by_freq))
 
 
@@ -414,7 +415,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,
     if input.ndim == 1 and target.ndim == 1:   # its one class (size 1, checked), as torch
         target = target.reshape(())
     if input.ndim <= 2:
-        return ops.nll_loss(input, target=target, weight=w, reduction=reduction,
+        return nn_loss.nll_loss(input, target=target, weight=w, reduction=reduction,
                             ignore_index=ignore_index)
     return _nll_loss_nd(input, target, w, reduction, ignore_index)
 
@@ -423,12 +424,12 @@ def _nll_loss_nd(input, target, weight, reduction, ignore_index):
     """(N, C, d1, ...) inputs go through nll_loss2d on a 4D view, as in torch."""
     n, c = input.shape[:2]
     if input.ndim == 4:
-        return ops.nll_loss2d(input, target=target, weight=weight, reduction=reduction,
+        return nn_loss.nll_loss2d(input, target=target, weight=weight, reduction=reduction,
                               ignore_index=ignore_index)
     image = input.reshape((n, c, input.shape[2], -1))
     labels = target.reshape((n, input.shape[2], -1))
     _check_nll_arguments(image, labels, weight)
-    out = ops.nll_loss2d(image, target=labels, weight=weight, reduction=reduction,
+    out = nn_loss.nll_loss2d(image, target=labels, weight=weight, reduction=reduction,
                          ignore_index=ignore_index)
     return out.reshape(tuple(target.shape)) if reduction == "none" else out
 
@@ -494,7 +495,7 @@ def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_
     if reduction == "sum":
         return -terms.sum()
     # torch divides by the integer count in C++ (div.Scalar): a DivBackward1 node
-    return ops.div_scalar(-terms.sum(), other=logp.numel() // classes)
+    return nn_loss.div_scalar(-terms.sum(), other=logp.numel() // classes)
 
 
 def _smooth_term(logp, target, weight, ignore_index, reduction, class_dim):
@@ -532,7 +533,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         if weight.shape != shape:
             raise ValueError("Weights and input must have the same size.")
         return _weighted_mse_loss(input, target, weight, reduction)
-    return ops.mse_loss(input, target, reduction=_reduction(None, None, reduction))
+    return nn_loss.mse_loss(input, target, reduction=_reduction(None, None, reduction))
 
 
 def _broadcast_pair(a, b) -> tuple:
@@ -570,7 +571,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,
         raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
                            f"{input.dtype._legacy}")
     w = _constant(weight, "binary_cross_entropy", "weight")
-    return ops.binary_cross_entropy(input, target, weight=w, reduction=reduction)
+    return nn_loss.binary_cross_entropy(input, target, weight=w, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
@@ -592,7 +593,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise RuntimeError(f"result type {input.dtype._legacy} can't be cast to the desired "
                            f"output type {target.dtype._legacy}")
     name = "binary_cross_entropy_with_logits"
-    return ops.binary_cross_entropy_with_logits(
+    return nn_loss.binary_cross_entropy_with_logits(
         input, target, weight=_constant(weight, name, "weight"),
         pos_weight=_constant(pos_weight, name, "pos_weight"), reduction=reduction)
 
@@ -787,8 +788,8 @@ def _conv2d(input, weight, bias, stride, padding, dilation, groups):
         dilation = _conv_param(dilation, "dilation", dim)
         pads = (ph, ph, pw, pw)
     _check_conv(input, weight, bias, groups, pads, stride, dilation)
-    return ops.conv2d(input, weight, bias, stride=stride, padding=pads, dilation=dilation,
-                      groups=groups)
+    return convolution_ops.conv2d(input, weight, bias, stride=stride, padding=pads,
+                                  dilation=dilation, groups=groups)
 
 
 def _as_list(value) -> list:
@@ -798,9 +799,10 @@ def _as_list(value) -> list:
 # ----------------------------------------------------------------------------- pooling
 
 def _pool_args(kernel_size, stride, padding, dilation=1) -> tuple:
-    kernel = ops.pair(kernel_size)
-    stride = kernel if stride is None or stride == [] or stride == () else ops.pair(stride)
-    return kernel, stride, ops.pair(padding), ops.pair(dilation)
+    kernel = convolution_ops.pair(kernel_size)
+    stride = kernel if stride is None or stride == [] or stride == () else \
+        convolution_ops.pair(stride)
+    return kernel, stride, convolution_ops.pair(padding), convolution_ops.pair(dilation)
 
 
 def _check_pool(input, kernel, stride, padding, dilation, ceil_mode) -> None:
@@ -1069,7 +1071,7 @@ def _conv1d(input, weight, bias, stride, padding, dilation, groups):
         (low,) = _conv1_param(padding, "padding")
         high = low
     _check_conv1d(input, weight, bias, groups, (low, high), s, d)
-    return ops.conv1d(input, weight, bias, stride=(1, s), padding=(0, 0, low, high),
+    return convolution_ops.conv1d(input, weight, bias, stride=(1, s), padding=(0, 0, low, high),
                       dilation=(1, d), groups=groups)
 
 
@@ -1201,7 +1203,7 @@ def adaptive_avg_pool1d(input, output_size):
 
 # ============================================================================= more of torch's
 # activations, losses and helpers (one block: the maths of single-node ones is in
-# ops/activation.py and ops/loss.py; composites are built from the ops torch records)
+# ops/nn/activations.py and ops/nn/loss_pieces.py; composites are built from the ops torch records)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):

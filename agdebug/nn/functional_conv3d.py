@@ -1,5 +1,5 @@
 """``F.conv3d`` and ``F.conv_transpose3d``: argument handling and torch's checks (the maths is
-in :mod:`agdebug.ops.conv3d`).
+in :mod:`agdebug.ops.nn.convolution_volumetric`).
 
 >>> import agdebug as ag
 >>> x, w = ag.ones(1, 1, 3, 3, 3), ag.ones(2, 1, 2, 2, 2, requires_grad=True)
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import conv3d as ops
+from ..ops.nn import convolution_volumetric as ops
 from ..ops.core.checks import kernel_missing
 from .conv_transpose import _check_shape, expand_param
 

@@ -1,5 +1,5 @@
 """``F.max_pool3d``, ``F.avg_pool3d`` and ``F.adaptive_avg_pool3d``: argument handling and
-torch's checks (the maths is in :mod:`agdebug.ops.pool3d`).
+torch's checks (the maths is in :mod:`agdebug.ops.nn.pooling_volumetric`).
 
 >>> import agdebug as ag
 >>> x = ag.arange(8.0).reshape(1, 1, 2, 2, 2)
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ..ops import pool3d as ops
-from ..ops.nn import check_pool_pads, pool_out_size
+from ..ops.nn import pooling_volumetric as ops
+from ..ops.nn.pooling import check_pool_pads, pool_out_size
 from ..ops.core.checks import check_divisor_override, kernel_missing
 from ..tensor import Tensor
 

@@ -1,6 +1,6 @@
 """Margin losses over classes: ``F.multi_margin_loss`` and ``F.multilabel_margin_loss``
 (their modules are in nn/loss.py), with torch's checks in torch's order and words (the
-maths is in :mod:`agdebug.ops.loss2`).
+maths is in :mod:`agdebug.ops.nn.margin_losses`).
 
 >>> import agdebug as ag
 >>> x = ag.tensor([[0.1, 0.2, 0.4, 0.8]], requires_grad=True)
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import loss2 as ops
+from ..ops.nn import margin_losses as ops
 from ..ops.core.checks import kernel_missing
 from . import functional as F   # partly loaded while functional imports this file: read late
 

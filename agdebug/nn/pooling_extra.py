@@ -1,6 +1,6 @@
 """Adaptive max pooling and max unpooling: ``F.adaptive_max_pool1d/2d``,
 ``F.max_unpool1d/2d`` and their modules, with torch's checks in torch's order and words (the
-ops are in :mod:`agdebug.ops.pooling_extra`).
+ops are in :mod:`agdebug.ops.nn.pooling_adaptive_max`).
 
 >>> import agdebug as ag
 >>> x = ag.arange(16.0).reshape(1, 1, 4, 4).requires_grad_()
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import pooling_extra as ops
+from ..ops.nn import pooling_adaptive_max as ops
 from ..ops.core.checks import kernel_missing
 from .module import Module
 

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import creation
-from ..ops import loss as loss_ops
+from ..ops.nn import loss_pieces as loss_ops
 from ..ops.core.checks import kernel_missing
 from .module import Module
 from .parameter import Parameter

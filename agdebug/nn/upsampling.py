@@ -1,5 +1,5 @@
 """``F.interpolate`` and the upsampling layers ``nn.Upsample``, ``nn.UpsamplingNearest2d``
-and ``nn.UpsamplingBilinear2d`` (the maths is in :mod:`agdebug.ops.upsample`).
+and ``nn.UpsamplingBilinear2d`` (the maths is in :mod:`agdebug.ops.nn.upsample`).
 
 >>> import agdebug as ag
 >>> ag.nn.Upsample(scale_factor=2)(ag.tensor([[[1.0, 2.0]]]))
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..ops import upsample as ops
+from ..ops.nn import upsample as ops
 from ..ops.core.checks import kernel_missing
 from .module import Module
 

@@ -13,19 +13,23 @@ from ..tensor import Tensor
 from .core import arguments
 from .pointwise import activations as act, arithmetic as ar, comparison as cmp, copying as cp
 from .pointwise import unary as un
-from . import methods as m
+from .tensor_methods import inplace, operators as m, views
+# Every op module is imported here, so importing this package registers every op. The order
+# is the one that resolves their imports of each other (linalg before the in-place methods).
 from .linalg import bilinear, decompositions, products as linalg, vdot
-from .indexing import (gather_scatter as gather, index_put as index, scatter_reduce as scatter,
-                       sorting)
-from . import (activation, conversion, factory, fold, loss, methods_extra, nn, norm, random_fill,
-               utility, weight_norm)
-from .shape import packing, unsafe_split as recurrent, views_copies as shape, as_strided as strided
-from .reduction import (quantile, signatures as reduce, renorm, order_statistics as selection,
-                        statistics)
+from .indexing import gather_scatter, index_put, scatter_reduce, sorting
+from .nn import activations, fold, loss_pieces, normalization, softmax, weight_norm
+from .tensor_methods import conversion, factory, inplace_variants, torch_functions
+from .random import fills as random_fills
+from .shape import as_strided, packing, unsafe_split, views_copies as shape
+from .reduction import order_statistics, quantile, renorm, signatures as reductions, statistics
 from .pointwise import signatures as pointwise, special
-from . import (attention, conv3d, conv_transpose, ctc, device,  # noqa: F401 - register ops
-               grid_sample, loss2, pool3d, pooling_extra, sampling, upsample)
-from .core import inplace_views as views  # noqa: F401 - register ops
+from .nn import (affine_grid, attention, convolution_transpose,  # noqa: F401 - register ops
+                 convolution_volumetric, ctc, embedding_bag, grid_sample, margin_losses,
+                 pooling_adaptive_max, pooling_volumetric, upsample)
+from .nn import convolution, embedding, loss, pooling  # noqa: F401 - register ops
+from .tensor_methods import device  # noqa: F401 - register ops
+from .core import inplace_views  # noqa: F401 - register ops
 from .linalg import matrix_functions
 from .core.registry import OPS, Op, defop
 from .core.inplace import apply_inplace
@@ -70,7 +74,7 @@ def _compare(op):
 
 
 def _to(self, *args, **kwargs):
-    from .conversion import to
+    from .tensor_methods.conversion import to
     return to(self, *args, **kwargs)
 
 
@@ -87,10 +91,12 @@ def install() -> None:
         "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub,
         "__mul__": mul, "__rmul__": rmul,
         "__truediv__": lambda s, o: ar.div(s, m.operand(o)), "__rtruediv__": m.true_div_r,
-        "__pow__": lambda s, o: m.pow(s, o), "__rpow__": lambda s, o: ar.rpow(s, base=m.operand(o)),
+        "__pow__": lambda s, o: m.pow(s, o),
+        "__rpow__": lambda s, o: ar.rpow(s, base=m.operand(o)),
         "__neg__": ar.neg, "__abs__": un.abs_, "__pos__": lambda s: s,
-        "__iadd__": m.add_, "__isub__": m.sub_, "__imul__": m.inplace(ar.mul),
-        "__itruediv__": m.div_,
+        "__iadd__": inplace.add_, "__isub__": inplace.sub_,
+        "__imul__": inplace.inplace(ar.mul),
+        "__itruediv__": inplace.div_,
         "__eq__": _compare(cmp.eq), "__ne__": _compare(cmp.ne), "__lt__": _compare(cmp.lt),
         "__le__": _compare(cmp.le), "__gt__": _compare(cmp.gt), "__ge__": _compare(cmp.ge),
         # bitwise ops: logical on bool tensors, bitwise on integers, as in torch
@@ -102,7 +108,7 @@ def install() -> None:
         "bitwise_xor": lambda s, o: cmp.bitwise_xor(s, m.operand(o)),
         "bitwise_not": cmp.bitwise_not,
         "bitwise_and_": bit_and_, "bitwise_or_": bit_or_, "bitwise_xor_": bit_xor_,
-        "bitwise_not_": m.inplace(cmp.bitwise_not),
+        "bitwise_not_": inplace.inplace(cmp.bitwise_not),
         "__floordiv__": lambda s, o: ar.floor_divide(s, m.operand(o)),
         "__rfloordiv__": lambda s, o: ar.floor_divide(m.operand(o), s),
         "__mod__": lambda s, o: m.remainder(s, o),
@@ -123,17 +129,20 @@ def install() -> None:
         "maximum": m.maximum, "minimum": m.minimum, "clamp": m.clamp, "clip": m.clamp,
         "where": lambda s, cond, other: m.where(cond, s, other),
         "sum": m.sum, "mean": m.mean, "sum_to_size": m.sum_to_size,
-        "view": m.view, "reshape": m.reshape, "expand": m.expand, "expand_as": m.expand_as,
-        "view_as": lambda s, o: m.view(s, o.shape),
-        "reshape_as": lambda s, o: m.reshape(s, o.shape),
+        "view": views.view, "reshape": views.reshape, "expand": views.expand,
+        "expand_as": views.expand_as,
+        "view_as": lambda s, o: views.view(s, o.shape),
+        "reshape_as": lambda s, o: views.reshape(s, o.shape),
         "clone": lambda s, *, memory_format=None: cp.clone(s),
         "to": _to,
-        "add_": m.add_, "sub_": m.sub_, "mul_": m.inplace(ar.mul), "div_": m.div_,
-        "clamp_": m.clamp_, "clip_": m.clamp_, "zero_": m.inplace(cp.zero),
+        "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.inplace(ar.mul),
+        "div_": inplace.div_, "clamp_": inplace.clamp_, "clip_": inplace.clamp_,
+        "zero_": inplace.inplace(cp.zero),
         "fill_": lambda s, value: m.apply_inplace(cp.fill, s, (), {"value": value}),
-        "copy_": m.copy_,
-        "relu_": m.inplace(act.relu), "sigmoid_": m.inplace(un.sigmoid),
-        "tanh_": m.inplace(un.tanh), "exp_": m.inplace(un.exp), "neg_": m.inplace(ar.neg),
+        "copy_": inplace.copy_,
+        "relu_": inplace.inplace(act.relu), "sigmoid_": inplace.inplace(un.sigmoid),
+        "tanh_": inplace.inplace(un.tanh), "exp_": inplace.inplace(un.exp),
+        "neg_": inplace.inplace(ar.neg),
         "pow_": lambda s, e: m.apply_inplace(ar.pow_scalar, s, (), {"exponent": e}),
     }
     unary = {"exp": un.exp, "expm1": un.expm1, "log": un.log, "log2": un.log2,
@@ -193,10 +202,11 @@ def functions() -> dict:
 
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
-_OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
-               activation, loss, pointwise, selection, statistics, scatter, recurrent,
-               bilinear, decompositions, utility, special, methods_extra, fold, quantile,
-               packing, renorm, random_fill, vdot, weight_norm, matrix_functions, strided]
+_OP_MODULES = [reductions, shape, conversion, softmax, index_put, gather_scatter, linalg, sorting,
+               factory, m, normalization, activations, loss_pieces, pointwise, order_statistics,
+               statistics, scatter_reduce, unsafe_split, bilinear, decompositions,
+               torch_functions, special, inplace_variants, fold, quantile, packing, renorm,
+               random_fills, vdot, weight_norm, matrix_functions, as_strided]
 
 
 install()

@@ -35,19 +35,19 @@ def promote(a, b):
 def scaled(t, number):
     """``t * number`` as torch's C++ derivative formulas record it: aten's ``mul.Scalar``
     (MulBackward1, one edge), where Python's ``t * number`` is MulBackward0."""
-    from ..attention import mul_scalar  # (that module imports this one)
+    from ..nn.attention import mul_scalar  # (that module imports this one)
     return mul_scalar(t, other=number)
 
 
 def shifted(t, number):
     """``t + number`` as a C++ formula records it: ``add.Scalar`` (AddBackward1)."""
-    from ..loss import add_scalar  # (that module imports this one)
+    from ..nn.loss_pieces import add_scalar  # (that module imports this one)
     return add_scalar(t, other=number)
 
 
 def minus(t, number):
     """``t - number`` as a C++ formula records it: ``sub.Scalar`` (SubBackward1)."""
-    from ..loss import sub_scalar  # (that module imports this one)
+    from ..nn.loss_pieces import sub_scalar  # (that module imports this one)
     return sub_scalar(t, other=number)
 
 

@@ -12,7 +12,8 @@ from ...tensor import Tensor
 from . import binary as bm
 from . import unary, activations, arithmetic as ew
 from . import rounding_trig as um
-from ..methods import _require_tensor, atan2, atan2_method, inplace, operand, tensors_only
+from ..tensor_methods.operators import _require_tensor, atan2, atan2_method, operand, tensors_only
+from ..tensor_methods.inplace import inplace
 from ..core.inplace import apply_inplace
 
 

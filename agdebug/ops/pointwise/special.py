@@ -16,9 +16,9 @@ import math
 import numpy as np
 
 from ...tensor import Tensor
-from ..attention import mul_scalar
+from ..nn.attention import mul_scalar
 from .promotion import promote, to_float
-from ..nn import div_scalar
+from ..nn.loss import div_scalar
 from ..core.registry import defop
 from ..core.checks import kernel_missing
 from ..core.gradients import needs, per_element, zeros_grad

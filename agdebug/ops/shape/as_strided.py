@@ -116,7 +116,7 @@ def as_strided_backward(grad: Tensor, geometry: tuple, size: tuple, stride: tupl
 
 def geometry(x: Tensor) -> tuple:
     """``(sizes, strides, storage offset)`` of ``x``, in elements (torch's TensorGeometry)."""
-    from ..methods import _storage_offset, _strides  # (methods imports the op modules)
+    from ..tensor_methods.views import _storage_offset, _strides  # (methods imports the op modules)
     data = x._data
     return tuple(data.shape), tuple(_strides(data)), _storage_offset(data)
 

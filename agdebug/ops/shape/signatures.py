@@ -11,7 +11,7 @@ import warnings
 
 from ...tensor import Tensor
 from ..pointwise import copying
-from .. import methods as m
+from ..tensor_methods import views
 from . import views_copies as sh
 from ..core.inplace import apply_shape_inplace
 from ..core.checks import dims_of
@@ -202,8 +202,8 @@ def flip(input, *args, dims=None):
     return sh.flip(input, dims=wrapped)
 
 
-# view, reshape and expand are methods.py's; these check only that a shape was given (as
-# torch's signatures do, ``x.view()`` is a TypeError), and accept it as a keyword too.
+# view, reshape and expand are tensor_methods/views.py's; these check only that a shape was
+# given (as torch's signatures do, ``x.view()`` is a TypeError), and accept it as a keyword too.
 
 def _view(self, *shape, dtype=None, size=None):
     if not shape and dtype is None and size is None:
@@ -211,15 +211,15 @@ def _view(self, *shape, dtype=None, size=None):
                         "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
     if size is not None:
         shape = _required("view", "size", shape, size)
-    return m.view(self, *shape, dtype=dtype)
+    return views.view(self, *shape, dtype=dtype)
 
 
 def _reshape(self, *args, shape=None):
-    return m.reshape(self, *_required("reshape", "shape", args, shape))
+    return views.reshape(self, *_required("reshape", "shape", args, shape))
 
 
 def _expand(self, *args, size=None, implicit=False):
-    return m.expand(self, *_required("expand", "size", args, size))
+    return views.expand(self, *_required("expand", "size", args, size))
 
 
 def contiguous(self, memory_format=None):

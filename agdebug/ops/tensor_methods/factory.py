@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..tensor import Tensor
+from ...tensor import Tensor
 
 
 def _placed(self, dtype, device) -> dict:
@@ -26,19 +26,19 @@ def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=
     >>> ag.tensor([1, 2]).new_zeros(2, 1).dtype
     torch.int64
     """
-    from .. import creation
+    from ... import creation
     return creation.zeros(*size, requires_grad=requires_grad, **_placed(self, dtype, device))
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
-    from .. import creation
+    from ... import creation
     return creation.ones(*size, requires_grad=requires_grad, **_placed(self, dtype, device))
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
-    from .. import creation
+    from ... import creation
     return creation.empty(*size, requires_grad=requires_grad, **_placed(self, dtype, device))
 
 
@@ -47,7 +47,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     if not isinstance(size, (tuple, list)):   # unlike new_zeros, torch takes no bare int here
         raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
-    from .. import creation
+    from ... import creation
     return creation.full(size, fill_value, requires_grad=requires_grad,
                          **_placed(self, dtype, device))
 
@@ -60,7 +60,7 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=
                       "sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
-    from .. import creation
+    from ... import creation
     placed = _placed(self, dtype, device)
     array = creation._default_array(data, placed["dtype"])
     return creation._finish(array, placed["dtype"], placed["device"], requires_grad)

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import backend
-from ..backend import cpp_name, get_dtype
-from ..tensor import Tensor
-from . import methods as m
-from .methods_extra import _invalid
-from .core.inplace import apply_inplace
-from .core.registry import defop
-from .core.checks import kernel_missing
-from .core.gradients import zero_grads
+from ... import backend
+from ...backend import cpp_name, get_dtype
+from ...tensor import Tensor
+from ..tensor_methods import views
+from ..tensor_methods.inplace_variants import _invalid
+from ..core.inplace import apply_inplace
+from ..core.registry import defop
+from ..core.checks import kernel_missing
+from ..core.gradients import zero_grads
 
 # ----------------------------------------------------------------------------- random fills
 # Drawn from agdebug's generator (``agdebug.manual_seed``), on the host, then moved to the
@@ -25,7 +25,7 @@ from .core.gradients import zero_grads
 
 
 def _draw(xp, x, sample):
-    from .. import creation   # (creation imports the ops package: import it late)
+    from ... import creation  # (creation imports the ops package: import it late)
     values = sample(creation.generator(), x.shape)
     values = np.asarray(values).astype(x.dtype, copy=False)
     return values if xp is np else xp.asarray(values)
@@ -172,7 +172,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     BernoulliBackward1 (a tensor p, broadcast to x)."""
     if isinstance(p, Tensor):
         _check_probabilities(p, "bernoulli_tensor_cpu_p_")
-        m.expand(p, self.shape)   # torch's expand error where p does not broadcast to x
+        views.expand(p, self.shape)   # torch's expand error where p does not broadcast to x
         return apply_inplace(bernoulli_tensor_op, self, (p,), {})
     _check_p(p)
     return apply_inplace(bernoulli_scalar_op, self, (), {"p": p})
@@ -235,7 +235,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (rows.sum(axis=1) <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    from .. import creation
+    from ... import creation
     g = creation.generator()
     drawn = np.stack([_sample_row(g, r / r.sum(), num_samples, replacement) for r in rows])
     drawn = drawn.reshape(data.shape[:-1] + (num_samples,)).astype(np.int64)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.registry import defop
-from .core.gradients import needs
+from ..core.registry import defop
+from ..core.gradients import needs
 
 
 def _stats(xp, x, axes: tuple, eps: float):

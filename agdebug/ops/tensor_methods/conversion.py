@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .. import backend
-from ..tensor import Tensor
-from .pointwise import copying
+from ... import backend
+from ...tensor import Tensor
+from ..pointwise import copying
 
 _TO_SIGNATURES = (
     " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.registry import defop
-from .core.checks import kernel_missing
-from .core.gradients import needs
+from ..core.registry import defop
+from ..core.checks import kernel_missing
+from ..core.gradients import needs
 
 _BOOL = np.dtype(np.bool_)
 
@@ -71,7 +71,7 @@ def threshold_inplace(xp, x, threshold=0.0, value=0.0):
 
 @threshold.vjp
 def threshold_vjp(ctx, grad):
-    from .pointwise.activations import threshold_backward
+    from ..pointwise.activations import threshold_backward
     return (threshold_backward(grad, ctx.x, threshold=ctx.threshold),)
 
 
@@ -269,7 +269,7 @@ def glu(xp, x, dim=-1):
 def glu_vjp(ctx, grad):
     a, b = ctx.x.chunk(2, ctx.dim)
     s = b.sigmoid()
-    from .. import functions as fn
+    from ... import functions as fn
     return (fn.cat([grad * s, grad * a * s * (1 - s)], ctx.dim),)
 
 

@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
-from .. import backend
-from .core.registry import defop
-from .core.gradients import input_shape
+from ... import backend
+from ..core.registry import defop
+from ..core.gradients import input_shape
 
 MODES = {   # mode -> (torch's node stem, the dims it supports)
     "nearest": ("Nearest", (1, 2, 3)), "nearest-exact": ("NearestExact", (1, 2, 3)),

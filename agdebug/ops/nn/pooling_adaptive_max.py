@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
-from .core import tie_order
-from .nn import max_pool2d_scatter
-from .core.registry import defop
-from .core.gradients import needs, zeros_grad
+from ...tensor import Tensor
+from ..core import tie_order
+from .pooling import max_pool2d_scatter
+from ..core.registry import defop
+from ..core.gradients import needs, zeros_grad
 
 
 def _scatter(xp, g, indices, hw: tuple):

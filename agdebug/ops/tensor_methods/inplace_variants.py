@@ -1,6 +1,6 @@
 """More of torch's Tensor methods: in-place comparisons and logic, their aliases, in-place
 scans and products, and a few conversions and queries (the random fills are in
-random_fill.py).
+random/fills.py).
 
 In-place comparisons keep the target's dtype (``x.eq_(y)`` writes 0/1 into a float ``x``)
 and, unlike their out-of-place forms, are recorded: torch's ``EqBackward0`` (a number as
@@ -13,19 +13,19 @@ from __future__ import annotations
 import numbers
 
 
-from .. import backend
-from ..backend import cpp_name, get_dtype
-from ..graph.grad_mode import no_grad
-from ..tensor import Tensor
-from .pointwise import comparison as comparison_ops, arithmetic as ew, copying
-from . import methods as m
-from .reduction import scans as scans_ops, signatures
-from .linalg.blas import _same_dtype, addbmm_op, addmv_op, addr_op, baddbmm_op
-from .linalg.products import _check_bmm, _check_mm_shapes, _name, addmm_op
-from .core.inplace import apply_inplace, check_inplace, write_into
-from .core.registry import defop
-from .core.storage import data_pointer
-from .core.gradients import zero_grads
+from ... import backend
+from ...backend import cpp_name, get_dtype
+from ...graph.grad_mode import no_grad
+from ...tensor import Tensor
+from ..pointwise import comparison as comparison_ops, arithmetic as ew, copying
+from . import inplace as inplace_ops, operators as m, views
+from ..reduction import scans as scans_ops, signatures
+from ..linalg.blas import _same_dtype, addbmm_op, addmv_op, addr_op, baddbmm_op
+from ..linalg.products import _check_bmm, _check_mm_shapes, _name, addmm_op
+from ..core.inplace import apply_inplace, check_inplace, write_into
+from ..core.registry import defop
+from ..core.storage import data_pointer
+from ..core.gradients import zero_grads
 
 # ----------------------------------------------------------------------------- comparisons
 
@@ -113,7 +113,7 @@ def logical_not_(self):
 
 def true_divide_(self, other):
     """``x.true_divide_(y)``: ``x.div_(y)`` (DivBackward0)."""
-    return m.div_(self, other)
+    return inplace_ops.div_(self, other)
 
 
 def floor_divide_(self, other):
@@ -298,7 +298,8 @@ METHODS = {
     **COMPARE_INPLACE,
     "logical_and_": logical_and_, "logical_or_": logical_or_, "logical_xor_": logical_xor_,
     "logical_not_": logical_not_,
-    "multiply_": m.inplace(ew.mul), "divide_": m.div_, "subtract_": m.sub_,
+    "multiply_": inplace_ops.inplace(ew.mul), "divide_": inplace_ops.div_,
+    "subtract_": inplace_ops.sub_,
     "true_divide_": true_divide_, "floor_divide_": floor_divide_, "remainder_": remainder_,
     "cumsum_": cumsum_, "cumprod_": cumprod_,
     "addmm_": addmm_, "addmv_": addmv_, "addr_": addr_, "baddbmm_": baddbmm_,
@@ -341,7 +342,7 @@ def data_ptr(self) -> int:
 
 def storage_offset(self) -> int:
     """Elements between the start of the storage and the tensor's first element."""
-    return m._storage_offset(self._data)
+    return views._storage_offset(self._data)
 
 
 METHODS.update({

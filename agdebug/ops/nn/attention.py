@@ -8,9 +8,9 @@ that are all ``-inf`` (every key masked out) give zeros instead of NaN.
 
 from __future__ import annotations
 
-from .nn import softmax_backward_data
-from .core.registry import defop
-from .core.checks import dims_of
+from .softmax import softmax_backward_data
+from ..core.registry import defop
+from ..core.checks import dims_of
 
 
 @defop("mul_scalar", node="MulBackward1")

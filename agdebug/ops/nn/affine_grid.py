@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..backend import xp_of
-from ..tensor import Tensor
-from .core.registry import defop
+from ...backend import xp_of
+from ...tensor import Tensor
+from ..core.registry import defop
 
 
 def _steps(xp, n: int, align_corners: bool, dtype):

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pointwise.promotion import promote
-from .nn import _reduce, _scale_grad
-from .reduction.norms import norm as _vector_norm
-from .reduction.norms import norm_vjp as _vector_norm_vjp
-from .core.registry import defop
-from .core.gradients import input_shape, needs, zeros_grad
-from .core.checks import kernel_missing
+from ..pointwise.promotion import promote
+from .loss import _reduce, _scale_grad
+from ..reduction.norms import norm as _vector_norm
+from ..reduction.norms import norm_vjp as _vector_norm_vjp
+from ..core.registry import defop
+from ..core.gradients import input_shape, needs, zeros_grad
+from ..core.checks import kernel_missing
 
 # ----------------------------------------------------------------------------- regression
 
@@ -132,7 +132,7 @@ def _edge_pad(mode: str, node: str, name: str):
 def _unpad(grad, pad, mode, shape):
     """The adjoint of an edge pad: each padded element's gradient added back to the
     element it copies (``pad_op`` of a one-hot index array says which one)."""
-    from .indexing.gather_scatter import index_add_op
+    from ..indexing.gather_scatter import index_add_op
     k = len(pad) // 2
     lead, tail = tuple(shape[:len(shape) - k]), tuple(shape[len(shape) - k:])
     count = int(np.prod(tail))
@@ -146,7 +146,7 @@ def _unpad(grad, pad, mode, shape):
 
 
 def _on_device(array, like):
-    from .. import backend
+    from ... import backend
     return backend.move_array(array, like.device)
 
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from .. import backend
-from .pointwise.copying import copy
-from .core.registry import defop
+from ... import backend
+from ..pointwise.copying import copy
+from ..core.registry import defop
 
 
 @defop("to_device", node="ToCopyBackward0")

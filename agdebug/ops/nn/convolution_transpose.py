@@ -14,10 +14,10 @@ left, right), ``dilation`` (dh, dw); a 1D op runs on a height of 1.
 
 from __future__ import annotations
 
-from .nn import (_geometry, _image_hw, conv1d, conv2d, conv2d_input_grad, conv2d_weight_grad,
-                 lift)
-from .core.registry import defop
-from .core.gradients import needs
+from .convolution import (_geometry, _image_hw, conv1d, conv2d, conv2d_input_grad,
+                          conv2d_weight_grad, lift)
+from ..core.registry import defop
+from ..core.gradients import needs
 
 
 def transposed_out_hw(hw, kernel, stride, padding, output_padding, dilation) -> tuple:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nn import _crop, _pad, _unwindow, _windows
-from .core.registry import defop
-from .core.saved_names import SELF_SIZES
-from .core.gradients import input_shape
+from .convolution import _crop, _pad, _unwindow, _windows
+from ..core.registry import defop
+from ..core.saved_names import SELF_SIZES
+from ..core.gradients import input_shape
 
 
 def sliding_blocks(hw, kernel_size, dilation, padding, stride) -> tuple:
@@ -214,7 +214,7 @@ def tensor_unfold(self, dimension=_MISSING, size=_MISSING, step=_MISSING):
     given = {"dimension": dimension, "size": size, "step": step}
     missing = [name for name, value in given.items() if value is _MISSING]
     if missing:
-        from .reduction.signatures import missing_arguments
+        from ..reduction.signatures import missing_arguments
         raise missing_arguments("unfold", *missing)
     for position, (name, value) in enumerate(given.items(), start=1):
         _factor_at("unfold", name, value, position)

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.registry import defop
-from .core.checks import kernel_missing
+from ..core.registry import defop
+from ..core.checks import kernel_missing
 
 _WHERE = " (while checking arguments for ctc_loss_allocate_outputs)"
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
-from .reduction import norms as norms_ops
-from .loss import norm_p_dim
-from .core.registry import defop
-from .core.gradients import needs
+from ...tensor import Tensor
+from ..reduction import norms as norms_ops
+from .loss_pieces import norm_p_dim
+from ..core.registry import defop
+from ..core.gradients import needs
 
 __all__ = ["norm_except_dim", "weight_norm"]
 

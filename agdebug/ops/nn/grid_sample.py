@@ -20,14 +20,14 @@ from __future__ import annotations
 import itertools
 import math
 
-from ..backend import xp_of
-from ..tensor import Tensor
-from .indexing.gather_scatter import gather_op, scatter_add_op
-from .indexing.subscript import _add_at
-from .loss import constant_pad_nd
-from .core.registry import defop
+from ...backend import xp_of
+from ...tensor import Tensor
+from ..indexing.gather_scatter import gather_op, scatter_add_op
+from ..indexing.subscript import _add_at
+from .loss_pieces import constant_pad_nd
+from ..core.registry import defop
 from .upsample import CUBIC_A, cubic_far, cubic_near
-from .core.gradients import needs, zeros_grad
+from ..core.gradients import needs, zeros_grad
 
 BILINEAR, NEAREST, BICUBIC = 0, 1, 2
 ZEROS, BORDER, REFLECTION = 0, 1, 2
@@ -438,7 +438,7 @@ def grid_sampler_3d_backward_vjp(ctx, grad_grad_input, grad_grad_grid):
 
 def _grid_grad(plan, g, take_x, take_a, tangents, b_parts, grid):
     """d/d grid of <a, grad_input> + <b, grad_grid>, or None where it is zero."""
-    from .shape.joining import stack
+    from ..shape.joining import stack
     w = [t.w for t in tangents]
     parts = []
     for k, first in enumerate(tangents):

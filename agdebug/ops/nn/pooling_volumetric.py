@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 
 
-from .nn import (_adaptive_matrix, _avg_attrs, avg_pool, avg_pool_backward, max_pool,
-                 max_pool2d_gather, max_pool2d_scatter)
-from .core.registry import defop
-from .core.gradients import input_shape
+from .pooling import (_adaptive_matrix, _avg_attrs, avg_pool, avg_pool_backward, max_pool,
+                      max_pool2d_gather, max_pool2d_scatter)
+from ..core.registry import defop
+from ..core.gradients import input_shape
 
 _ONES = (1, 1, 1)
 

@@ -16,9 +16,9 @@ Six ops, closed under differentiation (each derivative is one of them):
 
 from __future__ import annotations
 
-from .nn import _conv_input_grad, _conv_weight_grad, _convolve, _geometry, conv_out_size
-from .core.registry import defop
-from .core.gradients import needs
+from .convolution import _conv_input_grad, _conv_weight_grad, _convolve, _geometry, conv_out_size
+from ..core.registry import defop
+from ..core.gradients import needs
 
 _ONES = (1, 1, 1)
 _NO_PAD = (0, 0, 0, 0, 0, 0)
