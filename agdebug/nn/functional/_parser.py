@@ -1,5 +1,5 @@
 """torch's argument parser's words for the functions of ``torch.nn.functional`` (see
-:mod:`agdebug.ops.arguments`), under aten's names and schemas where they differ from ours.
+:mod:`agdebug.ops.core.arguments`), under aten's names and schemas where they differ from ours.
 
 A family module gives its functions the words at home (``torch_words(globals(), ...)`` at
 its end) where calls between them should go through the words, as they did when
@@ -10,7 +10,7 @@ functions whose nn modules call them bare (``interpolate`` by ``Upsample``, ``fo
 
 from __future__ import annotations
 
-from ...ops.arguments import check_namespace
+from ...ops.core.arguments import check_namespace
 
 __all__ = ["torch_words"]
 

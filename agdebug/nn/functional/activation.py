@@ -1,7 +1,7 @@
 """Activation functions of ``torch.nn.functional``: ``relu``, ``gelu``, ``softmax``, ...
 
 Argument handling (defaults, checks, torch's error texts) lives here; the maths is in
-:mod:`agdebug.ops.activation` and :mod:`agdebug.ops.nn`.
+:mod:`agdebug.ops.nn.activations` and :mod:`agdebug.ops.nn`.
 
 >>> import agdebug as ag
 >>> ag.nn.functional.relu(ag.tensor([-1.0, 2.0], requires_grad=True)).grad_fn.name()
@@ -15,10 +15,11 @@ import warnings
 import numpy as np
 
 from ... import backend, creation
-from ...ops import activation as act
-from ...ops import elementwise as ew
-from ...ops import nn as ops
-from ...ops.registry import apply_inplace
+from ...ops.nn import activations as act
+from ...ops.pointwise import activations as activations_ops
+from ...ops.pointwise import unary as unary_ops
+from ...ops.nn import softmax as ops
+from ...ops.core.inplace import apply_inplace
 from ...tensor import Tensor
 from ._parser import torch_words
 
@@ -40,39 +41,39 @@ def _activation(op, input, inplace: bool, **attrs):
 
 def relu(input, inplace=False):
     """max(x, 0); the gradient at exactly 0 is 0, as in torch (integers pass, bools do not)."""
-    return _activation(ew.relu, input, inplace)
+    return _activation(activations_ops.relu, input, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if inplace:   # torch's in-place node reads the result (LeakyReluBackward1)
         return leaky_relu_(input, negative_slope)
-    return ew.leaky_relu(input, negative_slope=negative_slope)
+    return activations_ops.leaky_relu(input, negative_slope=negative_slope)
 
 
 def gelu(input, approximate="none"):
-    return ew.gelu(input, approximate=approximate)
+    return activations_ops.gelu(input, approximate=approximate)
 
 
 def elu(input, alpha=1.0, inplace=False):
     if inplace:   # torch's in-place node reads the result (EluBackward1)
         return elu_(input, alpha)
-    return ew.elu(input, alpha=alpha)
+    return activations_ops.elu(input, alpha=alpha)
 
 
 def silu(input, inplace=False):
-    return _activation(ew.silu, input, inplace)
+    return _activation(activations_ops.silu, input, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    return ew.softplus(input, beta=beta, threshold=threshold)
+    return activations_ops.softplus(input, beta=beta, threshold=threshold)
 
 
 def sigmoid(input):
-    return ew.sigmoid(input)
+    return unary_ops.sigmoid(input)
 
 
 def tanh(input):
-    return ew.tanh(input)
+    return unary_ops.tanh(input)
 
 
 # ----------------------------------------------------------------------------- softmax
@@ -190,7 +191,7 @@ def glu(input, dim=-1):
     """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    from ...ops.util import dims_of
+    from ...ops.core.checks import dims_of
     axis = dims_of(dim, input.ndim)[0]
     if input.shape[axis] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size "

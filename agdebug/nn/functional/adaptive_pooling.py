@@ -1,6 +1,6 @@
 """Adaptive pooling: ``F.adaptive_avg_pool1d/2d/3d`` and ``F.adaptive_max_pool1d/2d``,
 with torch's checks in torch's order and words (the maths is in :mod:`agdebug.ops.nn`,
-:mod:`agdebug.ops.pool3d` and :mod:`agdebug.ops.pooling_extra`).
+:mod:`agdebug.ops.nn.pooling_volumetric` and :mod:`agdebug.ops.nn.pooling_adaptive_max`).
 
 >>> import agdebug as ag
 >>> x = ag.arange(16.0).reshape(1, 1, 4, 4).requires_grad_()
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops import nn as ops
-from ...ops import pool3d as pool3d_ops
-from ...ops import pooling_extra as unpool_ops
-from ...ops.util import kernel_missing
+from ...ops.nn import pooling as ops
+from ...ops.nn import pooling_volumetric as pool3d_ops
+from ...ops.nn import pooling_adaptive_max as unpool_ops
+from ...ops.core.checks import kernel_missing
 from ._parser import torch_words
 from .pooling import _check_dim_range, _one
 

@@ -19,9 +19,9 @@ import math
 import warnings
 
 from ... import backend, creation
-from ...ops.attention import mul_scalar, safe_softmax
-from ...ops.blas import baddbmm
-from ...ops.shape_args import cat
+from ...ops.nn.attention import mul_scalar, safe_softmax
+from ...ops.linalg.blas import baddbmm
+from ...ops.shape.joining import cat
 from .. import functional as F  # (partly loaded while it imports this file: read late)
 from .conv import _c_type
 

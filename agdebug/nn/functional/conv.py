@@ -1,6 +1,6 @@
 """Convolutions: ``F.conv1d``, ``F.conv2d``, ``F.conv3d`` and ``F.conv_transpose3d``
 (``F.conv_transpose1d/2d`` are in ``conv_transpose``): argument handling and torch's checks
-(the maths is in :mod:`agdebug.ops.nn` and :mod:`agdebug.ops.conv3d`).
+(the maths is in :mod:`agdebug.ops.nn` and :mod:`agdebug.ops.nn.convolution_volumetric`).
 
 >>> import agdebug as ag
 >>> x, w = ag.ones(1, 1, 3, 3, 3), ag.ones(2, 1, 2, 2, 2, requires_grad=True)
@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...backend import cpp_name
-from ...ops import conv3d as conv3d_ops
-from ...ops import nn as ops
-from ...ops.util import c_div, kernel_missing
+from ...ops.nn import convolution_volumetric as conv3d_ops
+from ...ops.nn import convolution as ops
+from ...ops.core.checks import c_div, kernel_missing
 from ._parser import torch_words
 from .conv_transpose import _check_shape, expand_param
 from .padding import pad

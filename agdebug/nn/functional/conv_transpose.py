@@ -1,5 +1,5 @@
 """``F.conv_transpose1d`` and ``F.conv_transpose2d``: argument handling and torch's checks
-(the maths is in :mod:`agdebug.ops.conv_transpose`).
+(the maths is in :mod:`agdebug.ops.nn.convolution_transpose`).
 
 >>> import agdebug as ag
 >>> x, w = ag.ones(1, 1, 2, 2), ag.ones(1, 1, 3, 3, requires_grad=True)
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops import conv_transpose as ops
-from ...ops.util import kernel_missing
+from ...ops.nn import convolution_transpose as ops
+from ...ops.core.checks import kernel_missing
 
 __all__ = ["conv_transpose1d", "conv_transpose2d"]
 

@@ -1,5 +1,5 @@
 """``F.ctc_loss``: torch's argument parsing and reduction around the ``_ctc_loss`` op
-(CtcLossBackward0, in :mod:`agdebug.ops.ctc`).
+(CtcLossBackward0, in :mod:`agdebug.ops.nn.ctc`).
 
 torch records the reduction as separate nodes: ``where`` for ``zero_infinity``
 (WhereBackward0), a division by the target lengths and a mean for ``'mean'``
@@ -20,8 +20,8 @@ import warnings
 import numpy as np
 
 from ... import creation
-from ...ops import ctc as ops
-from ...ops.methods import where
+from ...ops.nn import ctc as ops
+from ...ops.tensor_methods.operators import where
 from ...tensor import Tensor
 
 __all__ = ["ctc_loss"]

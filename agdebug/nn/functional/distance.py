@@ -7,7 +7,7 @@ tensor([1.4142])
 
 from __future__ import annotations
 
-from ...ops import loss as loss_ops
+from ...ops.nn import loss_pieces as loss_ops
 from ._parser import torch_words
 from .loss import _broadcast_pair, _no_grad
 
@@ -16,7 +16,7 @@ __all__ = ["cosine_similarity", "pairwise_distance"]
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
-    from ...ops.reduce import vector_norm
+    from ...ops.reduction.signatures import vector_norm
     x1, x2 = _broadcast_pair(x1, x2)
     n1 = vector_norm(x1, 2, dim=dim, keepdim=True).clone()
     n2 = vector_norm(x2, 2, dim=dim, keepdim=True).clone()

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from ... import backend, creation
-from ...ops import elementwise as ew
+from ...ops.pointwise import arithmetic as ew
 from ...tensor import Tensor
 from ._parser import torch_words
 

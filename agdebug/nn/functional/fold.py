@@ -1,6 +1,6 @@
 """``F.unfold`` and ``F.fold`` (sliding blocks of images to columns and back);
 torch's checks in torch's order and words (the maths
-is in :mod:`agdebug.ops.fold`).
+is in :mod:`agdebug.ops.nn.fold`).
 
 >>> import agdebug as ag
 >>> x = ag.ones(1, 2, 3, 3, requires_grad=True)
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops import fold as ops
-from ...ops.util import kernel_missing
+from ...ops.nn import fold as ops
+from ...ops.core.checks import kernel_missing
 
 __all__ = ["fold", "unfold"]
 

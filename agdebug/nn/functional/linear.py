@@ -7,8 +7,8 @@ agdebug.Size([2, 4])
 
 from __future__ import annotations
 
-from ...ops import linalg
-from ...ops.bilinear import bilinear
+from ...ops.linalg import products as linalg
+from ...ops.linalg.bilinear import bilinear
 from ._parser import torch_words
 
 __all__ = ["bilinear", "linear"]

@@ -3,7 +3,7 @@
 ``margin_loss``, ``ctc_loss`` in ``ctc``).
 
 Argument handling (defaults, checks, torch's error texts) lives here; the maths
-is in :mod:`agdebug.ops.loss`, :mod:`agdebug.ops.nn` and :mod:`agdebug.ops.elementwise`.
+is in :mod:`agdebug.ops.nn.loss_pieces`, :mod:`agdebug.ops.nn` and :mod:`agdebug.ops.pointwise`.
 
 >>> import agdebug as ag
 >>> import agdebug.nn.functional as F
@@ -21,10 +21,10 @@ import numpy as np
 
 from ... import backend, creation
 from ...graph.grad_mode import MODE
-from ...ops import loss as loss_ops
-from ...ops import nn as ops
-from ...ops.arguments import warning_level
-from ...ops.util import broadcast_error, kernel_missing
+from ...ops.nn import loss_pieces as loss_ops
+from ...ops.nn import loss as ops
+from ...ops.core.arguments import warning_level
+from ...ops.core.checks import broadcast_error, kernel_missing
 from ...tensor import Tensor
 from ._parser import torch_words
 from .activation import log_softmax

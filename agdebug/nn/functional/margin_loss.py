@@ -1,7 +1,7 @@
 """Margin and embedding losses of ``torch.nn.functional``: ``margin_ranking_loss``,
 ``hinge_embedding_loss``, ``cosine_embedding_loss``, ``triplet_margin_loss``,
 ``multi_margin_loss``, ``multilabel_margin_loss``, ... with torch's checks in torch's order and
-words (the class-margin maths is in :mod:`agdebug.ops.loss2`).
+words (the class-margin maths is in :mod:`agdebug.ops.nn`).
 
 >>> import agdebug as ag
 >>> x = ag.tensor([[0.1, 0.2, 0.4, 0.8]], requires_grad=True)
@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from ... import creation
-from ...ops import binary_math
-from ...ops import elementwise as ew
-from ...ops import loss as loss_ops
-from ...ops import loss2 as loss2_ops
-from ...ops.util import kernel_missing
+from ...ops.pointwise import binary as binary_math
+from ...ops.pointwise import comparison as ew
+from ...ops.nn import loss_pieces as loss_ops
+from ...ops.nn import margin_losses as loss2_ops
+from ...ops.core.checks import kernel_missing
 from ._parser import torch_words
 from .activation import logsigmoid
 from .distance import pairwise_distance

@@ -19,10 +19,10 @@ import numbers
 import numpy as np
 
 from ...graph.grad_mode import no_grad
-from ...ops import binary_math
-from ...ops import loss as loss_ops
-from ...ops import norm as norm_ops
-from ...ops.util import kernel_missing
+from ...ops.pointwise import binary as binary_math
+from ...ops.nn import loss_pieces as loss_ops
+from ...ops.nn import normalization as norm_ops
+from ...ops.core.checks import kernel_missing
 from .. import functional as F  # partly loaded while it imports this file: read late
 from ._parser import torch_words
 

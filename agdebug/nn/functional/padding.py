@@ -7,7 +7,7 @@ tensor([[0., 1., 1., 0.]])
 
 from __future__ import annotations
 
-from ...ops import loss as loss_ops
+from ...ops.nn import loss_pieces as loss_ops
 from ._parser import torch_words
 
 __all__ = ["pad"]

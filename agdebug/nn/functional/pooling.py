@@ -1,7 +1,7 @@
 """Pooling: ``F.max_pool1d/2d/3d``, ``F.avg_pool1d/2d/3d`` and ``F.max_unpool1d/2d``
 (the adaptive pools are in ``adaptive_pooling``): argument handling and torch's checks in
-torch's order and words (the maths is in :mod:`agdebug.ops.nn`, :mod:`agdebug.ops.pool3d` and
-:mod:`agdebug.ops.pooling_extra`).
+torch's order and words (the maths is in :mod:`agdebug.ops.nn.pooling`,
+:mod:`agdebug.ops.nn.pooling_volumetric` and :mod:`agdebug.ops.nn.pooling_adaptive_max`).
 
 >>> import agdebug as ag
 >>> x = ag.arange(8.0).reshape(1, 1, 2, 2, 2)
@@ -14,11 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from ... import backend
-from ...ops import nn as ops
-from ...ops import pool3d as pool3d_ops
-from ...ops import pooling_extra as unpool_ops
-from ...ops.nn import check_pool_pads, pool_out_size
-from ...ops.util import check_divisor_override, kernel_missing
+from ...ops.nn import convolution as convolution_ops
+from ...ops.nn import pooling as pooling_ops
+from ...ops.nn import pooling_volumetric as pool3d_ops
+from ...ops.nn import pooling_adaptive_max as unpool_ops
+from ...ops.nn.pooling import check_pool_pads, pool_out_size
+from ...ops.core.checks import check_divisor_override, kernel_missing
 from ...tensor import Tensor
 from ._parser import torch_words
 
@@ -29,14 +30,15 @@ __all__ = ["avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d",
 # ----------------------------------------------------------------------------- pooling
 
 def _pool_args(kernel_size, stride, padding, dilation=1) -> tuple:
-    kernel = ops.pair(kernel_size)
-    stride = kernel if stride is None or stride == [] or stride == () else ops.pair(stride)
-    return kernel, stride, ops.pair(padding), ops.pair(dilation)
+    kernel = convolution_ops.pair(kernel_size)
+    given = stride is not None and stride != [] and stride != ()
+    stride = convolution_ops.pair(stride) if given else kernel
+    return kernel, stride, convolution_ops.pair(padding), convolution_ops.pair(dilation)
 
 
 def _check_pool(input, kernel, stride, padding, dilation, ceil_mode) -> None:
     """torch's ``pooling_output_shape`` (height, then width) and ``pool2d_shape_check``."""
-    ops.check_pool_pads(kernel, stride, padding, dilation)
+    pooling_ops.check_pool_pads(kernel, stride, padding, dilation)
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     if kh <= 0 or kw <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
@@ -53,7 +55,7 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode) -> None:
     if kw // 2 < pw or kh // 2 < ph:
         raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
                            f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
-    oh, ow = ops.pool_out_size(shape[-2:], kernel, stride, padding, dilation, ceil_mode)
+    oh, ow = pooling_ops.pool_out_size(shape[-2:], kernel, stride, padding, dilation, ceil_mode)
     if oh < 1 or ow < 1:
         planes, h, w = shape[-3:]
         raise RuntimeError(f"Given input size: ({planes}x{h}x{w}). Calculated output size: "
@@ -78,7 +80,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
         raise kernel_missing("max_pool2d", input.dtype)
     attrs = {"kernel_size": kernel, "stride": stride, "padding": padding,
              "dilation": dilation, "ceil_mode": ceil_mode}
-    return max_pool_with_indices(ops.max_pool2d, input, attrs, return_indices)
+    return max_pool_with_indices(pooling_ops.max_pool2d, input, attrs, return_indices)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -93,7 +95,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode)
     if input._data.dtype.kind in "biu" and input._data.dtype != np.int64:   # floats and Long
         raise kernel_missing("avg_pool2d", input.dtype)
-    return ops.avg_pool2d(input, kernel_size=kernel, stride=stride, padding=padding,
+    return pooling_ops.avg_pool2d(input, kernel_size=kernel, stride=stride, padding=padding,
                           ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                           divisor_override=divisor_override)
 
@@ -140,7 +142,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                            f"padding={p} and kernel_size={k}")
     if d <= 0:
         raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
-    (length,) = ops.pool_out_size(input.shape[-1:], (k,), (s,), (p,), (d,), ceil_mode)
+    (length,) = pooling_ops.pool_out_size(input.shape[-1:], (k,), (s,), (p,), (d,), ceil_mode)
     if length <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {length}")
     if not input.is_floating_point() and not return_indices and not input.requires_grad:

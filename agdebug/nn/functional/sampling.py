@@ -1,6 +1,6 @@
 """Sampling and spatial transformers: ``F.gumbel_softmax`` (built from ops, as torch builds
 it), ``F.affine_grid`` and ``F.grid_sample`` (one node each; the maths is in
-:mod:`agdebug.ops.sampling` and :mod:`agdebug.ops.grid_sample`).
+:mod:`agdebug.ops.nn.affine_grid` and :mod:`agdebug.ops.nn.grid_sample`).
 
 >>> import agdebug as ag
 >>> _ = ag.manual_seed(0)
@@ -14,10 +14,10 @@ from __future__ import annotations
 import warnings
 
 from ... import backend, creation
-from ...ops import grid_sample as grid_ops
-from ...ops import sampling as ops
-from ...ops.methods import _require_tensor
-from ...ops.util import kernel_missing
+from ...ops.nn import grid_sample as grid_ops
+from ...ops.nn import affine_grid as ops
+from ...ops.tensor_methods.operators import _require_tensor
+from ...ops.core.checks import kernel_missing
 
 __all__ = ["affine_grid", "grid_sample", "gumbel_softmax"]
 

@@ -2,7 +2,7 @@
 
 ``embedding_bag`` sums, means or maxima bags of embeddings without building the (bags,
 indices, dim) lookup, as one node (EmbeddingBagBackward0); torch's checks in torch's order
-and words (the maths is in :mod:`agdebug.ops.loss2`).
+and words (the maths is in :mod:`agdebug.ops.nn`).
 
 >>> import agdebug as ag
 >>> w = ag.arange(8.0).reshape(4, 2).requires_grad_()
@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import backend, creation
-from ...ops import loss2 as loss2_ops
-from ...ops import nn as ops
-from ...ops.gather import _on
-from ...ops.registry import write_into
+from ...ops.nn import embedding_bag as loss2_ops
+from ...ops.nn import embedding as ops
+from ...ops.indexing.gather_scatter import _on
+from ...ops.core.inplace import write_into
 from ...tensor import Tensor
 from ._parser import torch_words
 

@@ -1,6 +1,6 @@
 """Vision functions: ``F.interpolate``, ``F.pixel_shuffle`` and ``F.pixel_unshuffle``
 (``F.pad`` is in ``padding``, ``F.grid_sample`` and ``F.affine_grid`` in ``sampling``; the maths
-is in :mod:`agdebug.ops.upsample` and :mod:`agdebug.ops.fold`).
+is in :mod:`agdebug.ops.nn.upsample` and :mod:`agdebug.ops.nn.fold`).
 
 >>> import agdebug as ag
 >>> ag.nn.functional.interpolate(ag.tensor([[[1.0, 2.0]]]), scale_factor=2)
@@ -13,10 +13,10 @@ import math
 
 import numpy as np
 
-from ...ops import upsample as ops
-from ...ops.fold import pixel_shuffle_function as pixel_shuffle
-from ...ops.fold import pixel_unshuffle_function as pixel_unshuffle
-from ...ops.util import kernel_missing
+from ...ops.nn import upsample as ops
+from ...ops.nn.fold import pixel_shuffle_function as pixel_shuffle
+from ...ops.nn.fold import pixel_unshuffle_function as pixel_unshuffle
+from ...ops.core.checks import kernel_missing
 
 __all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ... import creation
-from ...ops.bilinear import bilinear
+from ...ops.linalg.bilinear import bilinear
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

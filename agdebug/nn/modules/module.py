@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ...graph.grad_mode import no_grad
-from ...ops.utility import typename
+from ...ops.tensor_methods.torch_functions import typename
 from ...tensor import Tensor
 from .module_hooks import (_BOTH_KINDS, RemovableHandle, _Globals, add_module_hook, call_with_hooks,
                      register_module_backward_hook, register_module_forward_hook,
@@ -325,7 +325,7 @@ class Module(StateDictMixin):
     def to(self, *args, **kwargs):
         """Move and/or cast the parameters and buffers in place; a dtype applies to the
         floating-point ones only (``module.to("cuda", torch.float64)``)."""
-        from ...ops.conversion import _parse
+        from ...ops.tensor_methods.conversion import _parse
         dtype, device, _ = _parse(args, kwargs.get("dtype"), kwargs.get("device"),
                                   kwargs.get("non_blocking", False), False)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):

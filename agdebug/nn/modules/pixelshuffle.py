@@ -1,5 +1,5 @@
 """``F.pixel_shuffle`` and ``F.pixel_unshuffle`` with the modules ``nn.PixelShuffle`` and
-``nn.PixelUnshuffle`` (the ops are in :mod:`agdebug.ops.fold`).
+``nn.PixelUnshuffle`` (the ops are in :mod:`agdebug.ops.nn.fold`).
 
 >>> import agdebug as ag
 >>> x = ag.ones(1, 8, 2, 3, requires_grad=True)
@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
-from ...ops.fold import pixel_shuffle_function as pixel_shuffle
-from ...ops.fold import pixel_unshuffle_function as pixel_unshuffle
+from ...ops.nn.fold import pixel_shuffle_function as pixel_shuffle
+from ...ops.nn.fold import pixel_unshuffle_function as pixel_unshuffle
 from .module import Module
 
 __all__ = ["PixelShuffle", "PixelUnshuffle"]

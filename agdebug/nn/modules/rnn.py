@@ -16,7 +16,7 @@ import numbers
 import warnings
 
 from ... import creation
-from ...ops.shape_args import stack
+from ...ops.shape.joining import stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -5,8 +5,8 @@ direction over a padded or a packed sequence, and the stack of layers.
 
 from __future__ import annotations
 
-from ...ops.recurrent import unsafe_chunk
-from ...ops.shape_args import cat, stack
+from ...ops.shape.unsafe_split import unsafe_chunk
+from ...ops.shape.joining import cat, stack
 from .. import functional as F
 
 # ----------------------------------------------------------------------------- one time step

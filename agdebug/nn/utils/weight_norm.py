@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.weight_norm import norm_except_dim
-from ...ops.weight_norm import weight_norm as _weight_norm
+from ...ops.nn.weight_norm import norm_except_dim
+from ...ops.nn.weight_norm import weight_norm as _weight_norm
 from ..modules.module import Module
 from ..parameter import Parameter
 
