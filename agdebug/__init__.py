@@ -17,8 +17,10 @@ from . import autograd, cuda, debug, distributions, nn, optim, utils
 from .backend import (Device, bool_, device, dtype, float16, float32, float64, int8, int16,
                       int32, int64, uint8)
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-                       linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
-                       randn_like, tensor, zeros, zeros_like)
+                       get_rng_state, initial_seed, linspace, manual_seed, ones, ones_like, rand,
+                       rand_like, randint, randn, randn_like, seed, set_rng_state, tensor, zeros,
+                       zeros_like)
+from .generator import Generator, default_generator
 from .dtype_info import finfo, iinfo
 from .serialization import load, save
 from . import serialization
@@ -44,5 +46,6 @@ __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "distributio
            "bool", "finfo", "iinfo", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "arange",
            "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
-           "full_like", "empty_like", "rand_like", "randn_like", "manual_seed",
+           "full_like", "empty_like", "rand_like", "randn_like", "manual_seed", "initial_seed",
+           "seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", *_function_names]

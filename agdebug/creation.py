@@ -12,6 +12,7 @@ import numpy as np
 from . import backend
 from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
 from .events import WATCH, probe
+from .generator import Generator, default_generator
 from .graph.grad_mode import MODE
 from .ops.core.arguments import check_namespace, warning_level
 from .ops.tensor_methods.views import shape_arg
@@ -19,20 +20,37 @@ from .tensor import Size, Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
-           "full_like", "empty_like", "rand_like", "randn_like", "manual_seed"]
+           "full_like", "empty_like", "rand_like", "randn_like", "manual_seed", "initial_seed",
+           "seed", "get_rng_state", "set_rng_state"]
 
-_rng = np.random.default_rng()
-
-
-def manual_seed(seed: int):
-    """Seed agdebug's random number generator (``rand``, ``randn``, dropout...)."""
-    global _rng
-    _rng = np.random.default_rng(seed)
-    return _rng
+def manual_seed(seed: int) -> Generator:
+    """Seed the default generator (``rand``, ``randn``, initialisers, dropout...): the same
+    seed draws the same numbers as torch's CPU generator. Returns it, as torch does."""
+    return default_generator.manual_seed(seed)
 
 
-def generator() -> np.random.Generator:
-    return _rng
+def initial_seed() -> int:
+    """The seed the default generator started from."""
+    return default_generator.initial_seed()
+
+
+def seed() -> int:
+    """Reseed the default generator from the system's entropy; returns the seed."""
+    return default_generator.seed()
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state, for ``set_rng_state`` (agdebug's own layout)."""
+    return _new(default_generator.get_state())
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(backend.move_array(new_state._data, backend.CPU))
+
+
+def generator(given: Generator | None = None) -> Generator:
+    """The generator a draw uses: the one given (``generator=``), else the default."""
+    return default_generator if given is None else given
 
 
 def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
@@ -316,20 +334,52 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     return _finish(np.eye(n, m, dtype=DEFAULT_FLOAT.np), dtype, device, requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _sized("rand", lambda s, d: _rng.random(s).astype(d), size, dtype, device,
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
+         pin_memory=False) -> Tensor:
+    g = _generator(generator)
+    return _sized("rand", lambda s, d: g.uniform(s, d.name), size, dtype, device,
                   requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _sized("randn", lambda s, d: _rng.standard_normal(s).astype(d), size, dtype, device,
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
+          pin_memory=False) -> Tensor:
+    g = _generator(generator)
+    return _sized("randn", lambda s, d: g.normal(s, d.name), size, dtype, device,
                   requires_grad)
 
 
-def randint(low, high=None, size=(), *, dtype=None, device=None) -> Tensor:
-    if high is None:
-        low, high = 0, low
-    return _finish(_rng.integers(low, high, size=shape_arg((size,))), dtype, device, False)
+def randint(*args, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
+            pin_memory=False, **bounds) -> Tensor:
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+    low, high, size = _randint_arguments(args, bounds)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    values = _generator(generator).randint(int(low), int(high), shape_arg((size,)))
+    return _finish(values, dtype, device, requires_grad)
+
+
+def _randint_arguments(args: tuple, bounds: dict) -> tuple:
+    """(low, high, size) from torch's two signatures, ``(high, size)`` and
+    ``(low, high, size)``, positional or by keyword."""
+    names = ("low", "high", "size") if len(args) == 3 or "low" in bounds else ("high", "size")
+    given = dict(zip(names, args))
+    for name, value in bounds.items():
+        if name in given or name not in ("low", "high", "size"):
+            given = {}   # a repeated or unknown argument: torch's words below
+            break
+        given[name] = value
+    if "high" not in given or "size" not in given:
+        got = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"randint() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:")
+    return given.get("low", 0), given["high"], given["size"]
+
+
+def _generator(given):
+    if given is not None and not isinstance(given, Generator):
+        raise TypeError(f"generator must be a torch.Generator, not {type(given).__name__}")
+    return generator(given)
 
 
 def _like(fn, t: Tensor, dtype, device, requires_grad, **kw) -> Tensor:

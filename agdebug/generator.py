@@ -33,7 +33,7 @@ import numpy as np
 __all__ = ["Generator", "default_generator"]
 
 _F32 = np.float32
-_MASK24, _MASK53 = np.uint64(2 ** 24 - 1), np.uint64(2 ** 53 - 1)
+_MASK11, _MASK24, _MASK53 = (np.uint64(2 ** bits - 1) for bits in (11, 24, 53))
 
 
 class Generator:
@@ -83,27 +83,36 @@ class Generator:
         return (pairs[0::2] << np.uint64(32)) | pairs[1::2]
 
     # ---- distributions ----
-    def uniform(self, n: int, dtype: str, low: float = 0.0, high: float = 1.0) -> np.ndarray:
-        """``n`` values in ``[low, high)``, as ``uniform_`` draws them for ``dtype``."""
+    def uniform(self, shape, dtype: str, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+        """Values in ``[low, high)``, as ``uniform_`` draws them for ``dtype``."""
+        n = _count(shape)
         if dtype == "float64":
             unit = (self.random64(n) & _MASK53).astype(np.float64) * 2.0 ** -53
-            return _fma64(unit, high - low, low)
-        unit = (self.random32(n) & _MASK24).astype(_F32) * _F32(2.0 ** -24)
+            return _fma64(unit, high - low, low).reshape(shape)
+        bits, mask = (_MASK11, 2.0 ** -11) if dtype == "float16" else (_MASK24, 2.0 ** -24)
+        unit = (self.random32(n) & bits).astype(_F32) * _F32(mask)
         low32, high32 = _F32(low), _F32(high)
-        return _fma32(unit, high32 - low32, low32)
+        return _fma32(unit, high32 - low32, low32).astype(dtype).reshape(shape)
 
-    def normal(self, n: int, dtype: str, mean: float = 0.0, std: float = 1.0,
+    def normal(self, shape, dtype: str, mean: float = 0.0, std: float = 1.0,
                contiguous: bool = True) -> np.ndarray:
-        """``n`` normal values, as ``normal_`` draws them for a tensor of ``dtype``."""
+        """Normal values, as ``normal_`` draws them for a tensor of ``dtype``."""
+        n = _count(shape)
         if n >= 16 and contiguous:
-            return self._normal_fill(n, dtype, mean, std)
+            fill_dtype = "float64" if dtype == "float64" else "float32"
+            return self._normal_fill(n, fill_dtype, mean, std).astype(dtype).reshape(shape)
         values = np.array([self._normal_one() for _ in range(n)], dtype=np.float64)
-        return (values * std + mean).astype(dtype)
+        return (values * std + mean).astype(dtype).reshape(shape)
 
-    def randint(self, low: int, high: int, n: int) -> np.ndarray:
-        span = high - low
+    def randint(self, low: int, high: int, shape) -> np.ndarray:
+        span, n = high - low, _count(shape)
         draws = self.random64(n) if span >= 2 ** 32 else self.random32(n)
-        return (draws % np.uint64(span)).astype(np.int64) + low
+        return ((draws % np.uint64(span)).astype(np.int64) + low).reshape(shape)
+
+    def numpy_generator(self) -> np.random.Generator:
+        """A NumPy generator seeded from this one's stream, for the draws whose algorithm
+        agdebug does not share with torch (Poisson): repeatable, not torch's numbers."""
+        return np.random.default_rng(int(self.random64(1)[0]))
 
     def randperm(self, n: int) -> np.ndarray:
         perm = np.arange(n, dtype=np.int64)
@@ -113,24 +122,24 @@ class Generator:
             perm[i], perm[j] = perm[j], perm[i]
         return perm
 
-    def exponential(self, n: int, dtype: str, lambd: float = 1.0) -> np.ndarray:
-        return (-np.log1p(-self.uniform(n, "float64")) / lambd).astype(dtype)
+    def exponential(self, shape, dtype: str, lambd: float = 1.0) -> np.ndarray:
+        return (-np.log1p(-self.uniform(shape, "float64")) / lambd).astype(dtype)
 
-    def geometric(self, n: int, dtype: str, p: float) -> np.ndarray:
-        return np.ceil(np.log(self.uniform(n, "float64")) / math.log1p(-p)).astype(dtype)
+    def geometric(self, shape, dtype: str, p: float) -> np.ndarray:
+        return np.ceil(np.log(self.uniform(shape, "float64")) / math.log1p(-p)).astype(dtype)
 
-    def cauchy(self, n: int, dtype: str, median: float = 0.0, sigma: float = 1.0):
-        unit = self.uniform(n, "float64")
+    def cauchy(self, shape, dtype: str, median: float = 0.0, sigma: float = 1.0):
+        unit = self.uniform(shape, "float64")
         return (median + sigma * np.tan(math.pi * (unit - 0.5))).astype(dtype)
 
-    def log_normal(self, n: int, dtype: str, mean: float = 1.0, std: float = 2.0):
+    def log_normal(self, shape, dtype: str, mean: float = 1.0, std: float = 2.0):
         # torch draws these one by one (the double Box-Muller path), whatever their number
-        values = np.array([self._normal_one() for _ in range(n)], dtype=np.float64)
-        return np.exp(values * std + mean).astype(dtype)
+        values = np.array([self._normal_one() for _ in range(_count(shape))], dtype=np.float64)
+        return np.exp(values * std + mean).astype(dtype).reshape(shape)
 
-    def bernoulli(self, n: int, p: float) -> np.ndarray:
-        """``n`` draws of 1 with probability ``p`` (a number: compared in double)."""
-        return self.uniform(n, "float64") < p
+    def bernoulli(self, shape, p: float) -> np.ndarray:
+        """Draws of 1 with probability ``p`` (a number: compared in double)."""
+        return self.uniform(shape, "float64") < p
 
     def bernoulli_each(self, p: np.ndarray) -> np.ndarray:
         """One draw per probability in ``p`` (a tensor: compared in its own dtype)."""
@@ -171,6 +180,10 @@ class Generator:
         if n % 16:   # torch redraws the last 16 and transforms them again
             data[n - 16:] = fill(self.uniform(16, dtype).reshape(1, 16), mean, std).reshape(-1)
         return data
+
+
+def _count(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
 
 
 def _mersenne_twister(seed32: int) -> np.random.MT19937:

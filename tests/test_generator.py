@@ -82,3 +82,37 @@ def test_state_round_trips_and_seeds_are_kept():
     again = generator.normal(40, "float32"), generator.randperm(10)
     assert all(np.array_equal(a, b) for a, b in zip(first, again))
     assert Generator().initial_seed() != Generator().initial_seed()   # random by default
+
+
+PUBLIC_DRAWS = {
+    "rand": lambda lib: lib.rand(3, 5),
+    "rand float64": lambda lib: lib.rand(40, dtype=lib.float64),
+    "randn": lambda lib: lib.randn(4, 7),
+    "randint(high, size)": lambda lib: lib.randint(10, (6,)),
+    "randint(low, high, size)": lambda lib: lib.randint(-5, 5, (2, 3)),
+    "randperm": lambda lib: lib.randperm(50),
+    "randn_like": lambda lib: lib.randn_like(lib.zeros(20)),
+    "uniform_": lambda lib: lib.empty(30).uniform_(-2, 3),
+    "normal_": lambda lib: lib.empty(33).normal_(1.0, 0.5),
+    "normal(mean, std, size)": lambda lib: lib.normal(0.5, 2.0, (17,)),
+    "normal(tensor, tensor)": lambda lib: lib.normal(lib.zeros(20), lib.ones(20)),
+    "bernoulli": lambda lib: lib.bernoulli(lib.full((25,), 0.4)),
+    "multinomial": lambda lib: lib.multinomial(lib.tensor([[1.0, 2.0, 3.0]]), 8, True),
+    "dropout": lambda lib: lib.nn.functional.dropout(lib.ones(64), 0.25),
+    "Linear init": lambda lib: lib.nn.Linear(5, 3).weight,
+    "Linear bias": lambda lib: lib.nn.Linear(5, 3).bias,
+    "Conv2d init": lambda lib: lib.nn.Conv2d(2, 4, 3).weight,
+    "Embedding init": lambda lib: lib.nn.Embedding(10, 4).weight,
+    "LSTM init": lambda lib: lib.nn.LSTM(3, 4).weight_hh_l0,
+    "a Generator": lambda lib: lib.rand(6, generator=lib.Generator().manual_seed(11)),
+}
+
+
+@pytest.mark.parametrize("name", list(PUBLIC_DRAWS))
+def test_a_seeded_program_draws_torchs_numbers(torch, name):
+    import agdebug as ag
+    ag.manual_seed(2024)
+    torch.manual_seed(2024)
+    ours = PUBLIC_DRAWS[name](ag).detach().numpy()
+    theirs = PUBLIC_DRAWS[name](torch).detach().numpy()
+    assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)

@@ -153,13 +153,31 @@ def _ignore(event) -> None:
 _OPEN_WRITERS: weakref.WeakSet = weakref.WeakSet()
 
 
+def _guard_writers_for_fork() -> None:
+    # From just before a fork until the child detaches, a write checks the process: other
+    # at-fork handlers (threading's) run first in the child and may start a GC pass, whose
+    # event would otherwise reach the parent's file under a sequence number it also uses.
+    pid = os.getpid()
+    for writer in list(_OPEN_WRITERS):
+        if writer.__dict__.get("write") is not _ignore:   # (a detached one stays detached)
+            writer.write = lambda event, w=writer: \
+                TraceWriter.write(w, event) if os.getpid() == pid else None
+
+
+def _unguard_writers_in_parent() -> None:
+    for writer in list(_OPEN_WRITERS):
+        if writer.__dict__.get("write") is not _ignore:
+            writer.__dict__.pop("write", None)
+
+
 def _detach_writers_in_child() -> None:
     for writer in list(_OPEN_WRITERS):
         writer.detach()
 
 
 if hasattr(os, "register_at_fork"):   # (not on Windows, which has no fork)
-    os.register_at_fork(after_in_child=_detach_writers_in_child)
+    os.register_at_fork(before=_guard_writers_for_fork, after_in_parent=_unguard_writers_in_parent,
+                        after_in_child=_detach_writers_in_child)
 
 
 @contextmanager

@@ -66,13 +66,15 @@ def _calculate_fan_in_and_fan_out(tensor) -> tuple[int, int]:
 
 
 def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
-    rng = generator or creation.generator()
-    return _fill(tensor, rng.uniform(a, b, tuple(tensor.shape)))
+    # torch: tensor.uniform_(a, b): the same draws, from torch's generator
+    draws = creation.generator(generator).uniform(tuple(tensor.shape), tensor.dtype.name, a, b)
+    return _fill(tensor, draws)
 
 
 def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
-    rng = generator or creation.generator()
-    return _fill(tensor, rng.normal(mean, std, tuple(tensor.shape)))
+    draws = creation.generator(generator).normal(tuple(tensor.shape), tensor.dtype.name, mean,
+                                                 std, tensor.is_contiguous())
+    return _fill(tensor, draws)
 
 
 def constant_(tensor, val: float):

@@ -48,9 +48,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if 0.0 < p < 1.0 and not input.is_floating_point():   # torch scales by 1 / (1 - p) in place
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{input.dtype._legacy}")
-    keep = creation.generator().random(tuple(input.shape)) >= p
-    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
-    mask = backend.move_array((keep * scale).astype(input._data.dtype), input.device)
+    keep = creation.generator().bernoulli(tuple(input.shape), 1.0 - p)   # bernoulli_(1 - p)
+    dtype = input._data.dtype.type
+    scale = keep.astype(dtype) / dtype(1.0 - p) if p < 1.0 else np.zeros(keep.shape, dtype)
+    mask = backend.move_array(scale, input.device)
     if inplace:
         return input.mul_(Tensor._wrap(mask))
     return ew.mul(input, Tensor._wrap(mask))
@@ -83,9 +84,10 @@ def _dropout_impl(input, p, training: bool, inplace: bool, feature: bool, alpha:
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{input.dtype._legacy}")
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
-    keep = creation.generator().random(shape) >= p   # bernoulli(1 - p)
+    keep = creation.generator().bernoulli(shape, 1.0 - p)   # bernoulli_(1 - p)
     if not alpha:
-        noise = _noise(input, keep / (1 - p))
+        dtype = input._data.dtype.type   # torch divides the noise in the input's dtype
+        noise = _noise(input, keep.astype(dtype) / dtype(1 - p))
         return input.mul_(noise) if inplace else ew.mul(input, noise)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
     noise = _noise(input, keep * a)

@@ -5,6 +5,8 @@ and ``multinomial``, with torch's nodes (NormalBackward0...) and argument checks
 
 from __future__ import annotations
 
+import contextlib
+import threading
 
 import numpy as np
 
@@ -19,14 +21,34 @@ from ..core.checks import kernel_missing
 from ..core.gradients import zero_grads
 
 # ----------------------------------------------------------------------------- random fills
-# Drawn from agdebug's generator (``agdebug.manual_seed``), on the host, then moved to the
-# target's device. torch records each fill on a tensor that requires grad (NormalBackward0...)
-# with a zero gradient for the target; a leaf requiring grad is refused outside no_grad.
+# Drawn on the host from torch's generator (agdebug/generator.py: the default one, seeded by
+# ``agdebug.manual_seed``, or the ``generator=`` given), then moved to the target's device.
+# torch records each fill on a tensor that requires grad (NormalBackward0...) with a zero
+# gradient for the target; a leaf requiring grad is refused outside no_grad.
+
+_chosen = threading.local()   # the ``generator=`` of the fill running on this thread
+
+
+@contextlib.contextmanager
+def drawing_from(generator):
+    """Draws inside the block come from ``generator`` (None: the default one); it is not
+    an op attribute, so that events and saved attributes never hold it."""
+    before = getattr(_chosen, "generator", None)
+    _chosen.generator = generator
+    try:
+        yield
+    finally:
+        _chosen.generator = before
+
+
+def chosen_generator():
+    """The ``generator=`` of the op drawing on this thread (None: the default one)."""
+    return getattr(_chosen, "generator", None)
 
 
 def _draw(xp, x, sample):
     from ... import creation  # (creation imports the ops package: import it late)
-    values = sample(creation.generator(), x.shape)
+    values = sample(creation.generator(chosen_generator()), x)
     values = np.asarray(values).astype(x.dtype, copy=False)
     return values if xp is np else xp.asarray(values)
 
@@ -37,33 +59,39 @@ def _random_op(name: str, node: str, sample):
     return op
 
 
+def _contiguous(x) -> bool:
+    return bool(x.flags.c_contiguous)
+
+
 normal_op = _random_op("normal_", "NormalBackward0", lambda xp, x, mean=0.0, std=1.0: _draw(
-    xp, x, lambda g, s: g.normal(mean, std, s)))
+    xp, x, lambda g, a: g.normal(a.shape, a.dtype.name, mean, std, _contiguous(a))))
 uniform_op = _random_op("uniform_", "UniformBackward0", lambda xp, x, low=0.0, high=1.0: _draw(
-    xp, x, lambda g, s: g.uniform(low, high, s)))
+    xp, x, lambda g, a: g.uniform(a.shape, a.dtype.name, low, high)))
 exponential_op = _random_op("exponential_", "ExponentialBackward0", lambda xp, x, lambd=1.0:
-                            _draw(xp, x, lambda g, s: g.exponential(1 / lambd, s)))
+                            _draw(xp, x, lambda g, a: g.exponential(a.shape, a.dtype.name,
+                                                                    lambd)))
 geometric_op = _random_op("geometric_", "GeometricBackward0", lambda xp, x, p=0.5: _draw(
-    xp, x, lambda g, s: g.geometric(p, s)))
+    xp, x, lambda g, a: g.geometric(a.shape, a.dtype.name, p)))
 log_normal_op = _random_op("log_normal_", "LogNormalBackward0", lambda xp, x, mean=1.0, std=2.0:
-                           _draw(xp, x, lambda g, s: g.lognormal(mean, std, s)))
+                           _draw(xp, x, lambda g, a: g.log_normal(a.shape, a.dtype.name, mean,
+                                                                  std)))
 cauchy_op = _random_op("cauchy_", "CauchyBackward0", lambda xp, x, median=0.0, sigma=1.0: _draw(
-    xp, x, lambda g, s: median + sigma * g.standard_cauchy(s)))
+    xp, x, lambda g, a: g.cauchy(a.shape, a.dtype.name, median, sigma)))
 bernoulli_scalar_op = _random_op("bernoulli_", "BernoulliBackward2", lambda xp, x, p=0.5: _draw(
-    xp, x, lambda g, s: g.random(s) < p))
+    xp, x, lambda g, a: g.bernoulli(a.shape, p)))
 # random_(from, to), random_(to), random_(): three nodes; ``high`` is exclusive
 random_op = _random_op("random_", "RandomBackward0", lambda xp, x, low=0, high=1: _draw(
-    xp, x, lambda g, s: g.integers(low, high, s)))
+    xp, x, lambda g, a: g.randint(low, high, a.shape)))
 random_to_op = _random_op("random_to_", "RandomBackward1", lambda xp, x, high=1: _draw(
-    xp, x, lambda g, s: g.integers(0, high, s)))
+    xp, x, lambda g, a: g.randint(0, high, a.shape)))
 random_full_op = _random_op("random_full_", "RandomBackward2", lambda xp, x, high=1: _draw(
-    xp, x, lambda g, s: g.integers(0, high, s)))
+    xp, x, lambda g, a: g.randint(0, high, a.shape)))
 
 
 @defop("bernoulli_tensor_", node="BernoulliBackward1")
 def bernoulli_tensor_op(xp, x, p):
-    p = xp.broadcast_to(p, x.shape)
-    return _draw(xp, x, lambda g, s: g.random(s) < backend_cpu(p))
+    p = backend_cpu(xp.broadcast_to(p, x.shape))
+    return _draw(xp, x, lambda g, a: g.bernoulli_each(p))
 
 
 bernoulli_tensor_op.vjp(zero_grads)
@@ -71,7 +99,7 @@ bernoulli_tensor_op.vjp(zero_grads)
 
 @defop("bernoulli", node="BernoulliBackward0")
 def bernoulli_op(xp, p):
-    return _draw(xp, p, lambda g, s: g.random(s) < backend_cpu(p))
+    return _draw(xp, p, lambda g, a: g.bernoulli_each(backend_cpu(p)))
 
 
 bernoulli_op.vjp(zero_grads)
@@ -79,7 +107,7 @@ bernoulli_op.vjp(zero_grads)
 
 @defop("bernoulli_p", node="NotImplemented")
 def bernoulli_p_op(xp, x, p=0.5):
-    return _draw(xp, x, lambda g, s: g.random(s) < p)
+    return _draw(xp, x, lambda g, a: g.bernoulli(a.shape, p))
 
 
 @bernoulli_p_op.vjp
@@ -111,7 +139,8 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     _floating_fill("normal", self)
-    return apply_inplace(normal_op, self, (), {"mean": mean, "std": std})
+    with drawing_from(generator):
+        return apply_inplace(normal_op, self, (), {"mean": mean, "std": std})
 
 
 def uniform_(self, *args, generator=None, **kwargs):
@@ -122,7 +151,8 @@ def uniform_(self, *args, generator=None, **kwargs):
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_num(low)} > to={_num(high)}")
-    return apply_inplace(uniform_op, self, (), {"low": low, "high": high})
+    with drawing_from(generator):
+        return apply_inplace(uniform_op, self, (), {"low": low, "high": high})
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -130,14 +160,16 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
     _floating_fill("exponential", self)
-    return apply_inplace(exponential_op, self, (), {"lambd": lambd})
+    with drawing_from(generator):
+        return apply_inplace(exponential_op, self, (), {"lambd": lambd})
 
 
 def geometric_(self, p, *, generator=None):
     """Fill with the trial of the first success, success probability p (GeometricBackward0)."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
-    return apply_inplace(geometric_op, self, (), {"p": p})
+    with drawing_from(generator):
+        return apply_inplace(geometric_op, self, (), {"p": p})
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
@@ -145,7 +177,8 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
     _floating_fill("log_normal", self)
-    return apply_inplace(log_normal_op, self, (), {"mean": mean, "std": std})
+    with drawing_from(generator):
+        return apply_inplace(log_normal_op, self, (), {"mean": mean, "std": std})
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -153,7 +186,8 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
     _floating_fill("cauchy", self)
-    return apply_inplace(cauchy_op, self, (), {"median": median, "sigma": sigma})
+    with drawing_from(generator):
+        return apply_inplace(cauchy_op, self, (), {"median": median, "sigma": sigma})
 
 
 _P_MESSAGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
@@ -173,9 +207,11 @@ def bernoulli_(self, p=0.5, *, generator=None):
     if isinstance(p, Tensor):
         _check_probabilities(p, "bernoulli_tensor_cpu_p_")
         views.expand(p, self.shape)   # torch's expand error where p does not broadcast to x
-        return apply_inplace(bernoulli_tensor_op, self, (p,), {})
+        with drawing_from(generator):
+            return apply_inplace(bernoulli_tensor_op, self, (p,), {})
     _check_p(p)
-    return apply_inplace(bernoulli_scalar_op, self, (), {"p": p})
+    with drawing_from(generator):
+        return apply_inplace(bernoulli_scalar_op, self, (), {"p": p})
 
 
 def _check_p(p) -> None:
@@ -188,9 +224,11 @@ def bernoulli(input, p=None, *, generator=None):
     ``p``, that probability everywhere (torch records NotImplemented)."""
     if p is not None:
         _check_p(p)
-        return bernoulli_p_op(input, p=p)
+        with drawing_from(generator):
+            return bernoulli_p_op(input, p=p)
     _check_probabilities(input, "bernoulli_tensor_cpu_p_")
-    return bernoulli_op(input)
+    with drawing_from(generator):
+        return bernoulli_op(input)
 
 
 # random_(): the largest value each dtype holds exactly, inclusive (torch's ranges)
@@ -209,12 +247,15 @@ def random_(self, *args, generator=None, **kwargs):
         if low >= high:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
                                f"from={low} >= to={high}")
-        return apply_inplace(random_op, self, (), {"low": low, "high": high})
+        with drawing_from(generator):
+            return apply_inplace(random_op, self, (), {"low": low, "high": high})
     if len(values) == 1:
-        return apply_inplace(random_to_op, self, (), {"high": values[0]})
+        with drawing_from(generator):
+            return apply_inplace(random_to_op, self, (), {"high": values[0]})
     dt = self._data.dtype
     top = _RANDOM_TOP.get(dt.name) or int(np.iinfo(dt).max)
-    return apply_inplace(random_full_op, self, (), {"high": top + 1})
+    with drawing_from(generator):
+        return apply_inplace(random_full_op, self, (), {"high": top + 1})
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
@@ -230,24 +271,15 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if not replacement and num_samples > data.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
-    rows = np.asarray(backend_cpu(data), dtype=np.float64).reshape(-1, data.shape[-1])
+    rows = backend_cpu(data).reshape(-1, data.shape[-1])
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (rows.sum(axis=1) <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     from ... import creation
-    g = creation.generator()
-    drawn = np.stack([_sample_row(g, r / r.sum(), num_samples, replacement) for r in rows])
+    drawn = creation.generator(generator).multinomial(rows, num_samples, replacement)
     drawn = drawn.reshape(data.shape[:-1] + (num_samples,)).astype(np.int64)
     return Tensor._wrap(backend.move_array(drawn, input.device))
-
-
-def _sample_row(g, probs, n: int, replacement: bool):
-    if replacement or np.count_nonzero(probs) >= n:
-        return g.choice(probs.size, size=n, replace=replacement, p=probs)
-    # fewer non-zero categories than samples: torch then draws the zero ones too, in order
-    chosen = list(g.choice(probs.size, size=np.count_nonzero(probs), replace=False, p=probs))
-    return np.array(chosen + [i for i in range(probs.size) if i not in chosen][:n - len(chosen)])
 
 
 def _num(value) -> str:

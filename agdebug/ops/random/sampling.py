@@ -11,6 +11,7 @@ from ... import backend, creation
 from ...backend import DEFAULT_FLOAT
 from ...tensor import Tensor
 from ..core.registry import defop
+from . import fills
 from ..pointwise.rounding_trig import zeros_like_vjp
 from ..core.checks import kernel_missing
 from ..core.gradients import needs, zeros_grad
@@ -18,8 +19,10 @@ from ..core.gradients import needs, zeros_grad
 
 # ----------------------------------------------------------------------------- sampling
 
-def _rng() -> np.random.Generator:
-    return creation.generator()
+def _rng(given=None):
+    """torch's generator (agdebug/generator.py): the ``generator=`` given (or the one the
+    running op draws from), else the default."""
+    return creation.generator(given if given is not None else fills.chosen_generator())
 
 
 def _placed_like(array: np.ndarray, like: Tensor):
@@ -32,7 +35,7 @@ def randperm(n, *, dtype=None, device=None, requires_grad=False, layout=None,
     """A random permutation of ``0 .. n-1`` (int64 by default)."""
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    return creation.tensor(_rng().permutation(int(n)), dtype=dtype or backend.int64,
+    return creation.tensor(_rng(generator).randperm(int(n)), dtype=dtype or backend.int64,
                            device=device, requires_grad=requires_grad)
 
 
@@ -44,7 +47,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    values = _rng().integers(int(low), int(high), size=tuple(input.shape))
+    values = _rng().randint(int(low), int(high), tuple(input.shape))
     return creation.tensor(values, dtype=dtype or input.dtype, device=device or input.device,
                            requires_grad=requires_grad)
 
@@ -64,10 +67,10 @@ def _normal_forward(xp, mean, std):
     _check_std(std)
     shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
     dt = next(a.dtype for a in (mean, std) if hasattr(a, "dtype"))
-    noise = _rng().standard_normal(shape)
+    noise = _rng().normal(shape, np.dtype(dt).name)   # torch: normal_(0, 1), * std, + mean
     if xp is not np:
         noise = xp.asarray(noise)
-    return (mean + std * noise).astype(dt)
+    return (noise * std + mean).astype(dt)
 
 
 normal_tensor_float = defop("normal_tensor_float", node="NormalBackward1")(
@@ -97,19 +100,20 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     tensor([0., 0.])
     """
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
-    if mean_t and std_t:
-        return normal_tensor_tensor(mean, std)
-    if mean_t:
-        return normal_tensor_float(mean, std=float(std))
-    if std_t:
-        return normal_float_tensor(std, mean=float(mean))
+    with fills.drawing_from(generator):
+        if mean_t and std_t:
+            return normal_tensor_tensor(mean, std)
+        if mean_t:
+            return normal_tensor_float(mean, std=float(std))
+        if std_t:
+            return normal_float_tensor(std, mean=float(mean))
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got "
                         "(float, float), but expected one of:")
     _check_std(float(std))
-    values = float(mean) + float(std) * _rng().standard_normal(tuple(size))
-    return creation.tensor(values, dtype=dtype or DEFAULT_FLOAT, device=device,
-                           requires_grad=requires_grad)
+    dtype = dtype or DEFAULT_FLOAT
+    values = _rng(generator).normal(tuple(size), dtype.name, float(mean), float(std))
+    return creation.tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _floating_kernel(name: str, x) -> None:
@@ -120,7 +124,10 @@ def _floating_kernel(name: str, x) -> None:
 @defop("poisson", node="PoissonBackward0")
 def poisson_op(xp, x):
     _floating_kernel("poisson_cpu", x)
-    return xp.asarray(_rng().poisson(backend.move_array(x, backend.CPU))).astype(x.dtype)
+    # torch's Poisson sampler is its own algorithm: these are NumPy's, drawn from a NumPy
+    # generator seeded by torch's stream (repeatable under a seed, not torch's numbers)
+    rates = backend.move_array(x, backend.CPU)
+    return xp.asarray(_rng().numpy_generator().poisson(rates)).astype(x.dtype)
 
 
 poisson_op.vjp(zeros_like_vjp)
@@ -128,4 +135,5 @@ poisson_op.vjp(zeros_like_vjp)
 
 def poisson(input, generator=None) -> Tensor:
     """Poisson samples with rates ``input``."""
-    return poisson_op(input)
+    with fills.drawing_from(generator):
+        return poisson_op(input)
