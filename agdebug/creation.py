@@ -13,8 +13,8 @@ from . import backend
 from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
 from .events import WATCH, probe
 from .graph.grad_mode import MODE
-from .ops.arguments import check_namespace, warning_level
-from .ops.methods import shape_arg
+from .ops.core.arguments import check_namespace, warning_level
+from .ops.tensor_methods.views import shape_arg
 from .tensor import Size, Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
@@ -288,7 +288,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     default = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
                np.dtype(np.int64) if isinstance(fill_value, int) else DEFAULT_FLOAT.np)
-    from .ops.elementwise import converted   # torch's overflow check of the value
+    from .ops.pointwise.promotion import converted  # torch's overflow check of the value
 
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from .ops import elementwise as ew
+from .ops.pointwise import activations, copying, unary
+from .ops.pointwise import arithmetic as ew
+from .ops.pointwise import comparison as cmp
 from .ops import functions as _module_functions
 from .ops import _checked
-from .ops import methods as m
+from .ops.tensor_methods import operators as m, views
 
 __all__ = ["add", "sub", "mul", "div", "pow", "neg", "exp", "expm1", "log", "log2", "log1p",
            "sqrt", "rsqrt", "abs", "sign", "floor", "round", "sin", "cos", "tan", "tanh",
@@ -14,20 +16,21 @@ __all__ = ["add", "sub", "mul", "div", "pow", "neg", "exp", "expm1", "log", "log
            "logical_or", "logical_not", "isnan", "isinf", "isfinite", "clone", "reshape"]
 
 add, sub, mul, div, pow = m.add, m.sub, m.mul, m.div, m.pow
-neg, exp, expm1, log, log2, log1p = ew.neg, ew.exp, ew.expm1, ew.log, ew.log2, ew.log1p
-sqrt, rsqrt, abs, sign, floor = ew.sqrt, ew.rsqrt, ew.abs_, ew.sign, ew.floor
-sin, cos, tan, tanh = ew.sin, ew.cos, ew.tan, ew.tanh
-sigmoid, relu, erf = ew.sigmoid, ew.relu, ew.erf_op
+neg, exp, expm1 = ew.neg, unary.exp, unary.expm1
+log, log2, log1p = unary.log, unary.log2, unary.log1p
+sqrt, rsqrt, abs, sign, floor = unary.sqrt, unary.rsqrt, unary.abs_, unary.sign, unary.floor
+sin, cos, tan, tanh = unary.sin, unary.cos, unary.tan, unary.tanh
+sigmoid, relu, erf = unary.sigmoid, activations.relu, activations.erf_op
 clamp = clip = m.clamp
 maximum, minimum, where, sum, mean = m.maximum, m.minimum, m.where, m.sum, m.mean
 reciprocal = ew.reciprocal
-eq, ne, lt, le, gt, ge = ew.eq, ew.ne, ew.lt, ew.le, ew.gt, ew.ge
-logical_and, logical_or, logical_not = ew.logical_and, ew.logical_or, ew.logical_not
-isnan, isinf, isfinite = ew.isnan, ew.isinf, ew.isfinite
+eq, ne, lt, le, gt, ge = cmp.eq, cmp.ne, cmp.lt, cmp.le, cmp.gt, cmp.ge
+logical_and, logical_or, logical_not = cmp.logical_and, cmp.logical_or, cmp.logical_not
+isnan, isinf, isfinite = cmp.isnan, cmp.isinf, cmp.isfinite
 
 
 def round(input, *, decimals=0):
-    return ew.round_(input, decimals=decimals)
+    return unary.round_(input, decimals=decimals)
 
 
 def square(input):
@@ -35,11 +38,11 @@ def square(input):
 
 
 def clone(input, *, memory_format=None):
-    return ew.clone(input)
+    return copying.clone(input)
 
 
 def reshape(input, shape):
-    return m.reshape(input, shape)
+    return views.reshape(input, shape)
 
 
 # torch's words for a wrong argument (the ops among them check theirs in the registry)

@@ -3,7 +3,7 @@
 Products (matmul, multi_dot, cross), norms (norm, vector_norm, matrix_norm, the 2, -2
 and 'nuc' ones through svdvals as torch), diagonal, and the differentiable matrix
 functions: inv, det, slogdet, solve, solve_triangular, matrix_power, cholesky, qr, eigh,
-svd, svdvals, pinv (their ops are in ``ops/decompositions.py``). A failed factorization
+svd, svdvals, pinv (their ops are in ``ops/linalg/decompositions.py``). A failed factorization
 raises ``LinAlgError`` (torch's ``_LinAlgError``, a RuntimeError) with torch's message.
 
 >>> import agdebug as ag
@@ -19,16 +19,17 @@ import warnings
 import numpy as np
 
 from . import backend
-from .ops import decompositions as dec
-from .ops import lu as _lu
-from .ops.arguments import check_namespace
-from .ops.contract import multi_dot
-from .ops.distance import linalg_cross as cross
-from .ops.linalg import matmul
-from .ops.matrix import diagonal as _diagonal
-from .ops.matrix_functions import householder_product, matrix_exp
-from .ops.reduce import vector_norm
-from .ops.util import broadcast_shape, dims_of, kernel_missing, return_type
+from .ops.linalg import decompositions as dec
+from .ops.linalg import lu as _lu
+from .ops.core.arguments import check_namespace
+from .ops.linalg.contraction import multi_dot
+from .ops.linalg.distance import linalg_cross as cross
+from .ops.linalg.products import matmul
+from .ops.linalg.matrix_structure import diagonal as _diagonal
+from .ops.linalg.matrix_functions import householder_product, matrix_exp
+from .ops.reduction.signatures import vector_norm
+from .ops.core.checks import broadcast_shape, dims_of, kernel_missing
+from .ops.core.gradients import return_type
 
 __all__ = ["matmul", "multi_dot", "cross", "norm", "vector_norm", "matrix_norm", "diagonal",
            "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
@@ -623,7 +624,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 
 # torch's parser words for a wrong argument, worked out only when a function fails (see
-# ops/arguments.py): aten's ``linalg_<name>``, whose matrix is ``A`` but in these.
+# ops/core/arguments.py): aten's ``linalg_<name>``, whose matrix is ``A`` but in these.
 _ATEN_PARAMS = {"solve_triangular": {"A": ("input", 1)}, "matrix_exp": {"A": ("input", 1)}}
 check_namespace(globals(), [n for n in __all__ if n != "LinAlgError"],
                 {name: f"linalg_{name}" for name in __all__}, _ATEN_PARAMS)

@@ -104,7 +104,7 @@ class Tensor:
         t._retains_grad = False
         t._id = 0
         t._inference = False
-        t._made_in = None   # a view made in no_grad/inference mode: see ops.registry
+        t._made_in = None   # a view made in no_grad/inference mode: see ops.core.running
         return t
 
     @classmethod
@@ -316,7 +316,7 @@ class Tensor:
         """``(node, input_nr)`` that this tensor's gradient flows into: its ``grad_fn``,
         or its accumulator for a leaf; ``(None, 0)`` when it gets no gradient.
 
-        ``ops.registry._edges`` inlines this, and the accumulator lookup of
+        ``ops.core.running._edges`` inlines this, and the accumulator lookup of
         ``_grad_accumulator`` (a tensor with a ``grad_fn`` always requires grad): change
         them together."""
         if not self._requires_grad:

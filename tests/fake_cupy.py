@@ -334,7 +334,7 @@ def _lgamma(x: float) -> float:
 
 def cupyx_modules() -> dict:
     """``cupyx.scipy.special`` with what agdebug uses on the GPU: erf, erfc, erfinv, gammaln."""
-    from agdebug.ops.unary_math import _erfinv_scalar
+    from agdebug.ops.pointwise.rounding_trig import _erfinv_scalar
     special = types.ModuleType("cupyx.scipy.special")
     for name, scalar in (("erf", math.erf), ("erfc", math.erfc), ("erfinv", _erfinv_scalar),
                          ("gammaln", _lgamma)):

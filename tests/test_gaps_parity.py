@@ -117,7 +117,7 @@ def test_scatter_legacy_reduce_as_torch(expr):
 
 def test_scatter_reduce_deprecation_warned_once_for_a_tensor_src():
     import agdebug as ag
-    from agdebug.ops import gather
+    from agdebug.ops.indexing import gather_scatter as gather
     gather._WARNED.clear()
     x, i, s = ag.zeros(3), ag.tensor([0, 0, 2]), ag.ones(3)
     with warnings.catch_warnings(record=True) as caught:
@@ -218,8 +218,8 @@ def _structure(result):
     """What a torch user sees of a container (or of an error) without the classes' module."""
     if isinstance(result, Exception):
         text = str(result)
-        for path in ("agdebug.nn.layers", "torch.nn.modules.container", "agdebug.nn.module",
-                     "torch.nn.modules.module"):
+        for path in ("agdebug.nn.modules.container", "torch.nn.modules.container",
+                     "agdebug.nn.modules.module", "torch.nn.modules.module"):
             text = text.replace(path, "X")
         return type(result).__name__, text
     if isinstance(result, (list, tuple)):

@@ -126,7 +126,7 @@ def test_python_number_arithmetic_matches_torch_bit_for_bit(torch, dtype):
 
 
 def test_cached_number_operands_are_read_only_and_float_only():
-    from agdebug.ops.elementwise import weak
+    from agdebug.ops.pointwise.promotion import weak
     a = np.ones(2, np.float32)
     assert weak(1.5, a) is weak(1.5, a) and weak(1.5, a).dtype == np.float32
     assert not weak(1.5, a).flags.writeable

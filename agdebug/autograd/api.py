@@ -268,7 +268,7 @@ def _batched(outputs, grad_outputs, input_edges, retain_graph, create_graph) -> 
     torch vectorises this with vmap; the values are the same as running the rows
     one after another, which is what happens here.
     """
-    from ..ops.shape import stack
+    from ..ops.shape.views_copies import stack
     batch = next(g.shape[0] for g in grad_outputs if g is not None)
     rows = []
     for b in range(batch):

@@ -33,10 +33,10 @@ from ..graph.anomaly_flag import ANOMALY
 from ..graph.grad_mode import MODE
 from ..graph.node import AccumulateGrad, GraphRoot, OpNode, materialized
 from ..graph.saved import SAVED_FREED_MESSAGE, hooks_state, restore_hooks
-from ..ops.elementwise import to_dtype
-from ..ops.reduce import sum_to_size
-from ..ops.registry import write_into
-from ..ops.util import unrecorded_host
+from ..ops.pointwise.copying import to_dtype
+from ..ops.reduction.sum_prod import sum_to_size
+from ..ops.core.inplace import write_into
+from ..ops.core.gradients import unrecorded_host
 from ..tensor import Tensor
 
 __all__ = ["run_backward"]
@@ -629,6 +629,6 @@ def _warn_forward_trace(node) -> None:
 
 
 def _copy_with_graph(grad: Tensor) -> Tensor:
-    from ..ops import elementwise
+    from ..ops.pointwise import copying
     blank = Tensor._wrap(_xp_of(grad).zeros_like(grad._data))
-    return elementwise.copy(blank, grad)
+    return copying.copy(blank, grad)

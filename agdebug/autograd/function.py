@@ -34,7 +34,7 @@ from ..events import WATCH, probe
 from ..graph.grad_mode import MODE, no_grad
 from ..graph.node import Node, split_edges
 from ..graph.saved import SAVED_FREED_MESSAGE, SavedTensor
-from ..ops.registry import LEAF_INPLACE_MESSAGE
+from ..ops.core.inplace import LEAF_INPLACE_MESSAGE
 from ..tensor import Tensor
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
@@ -316,7 +316,7 @@ def _rebase_dirty_view(ctx, view: Tensor):
     """A dirty input that is a view: its base gets a CopySlices around this node and the
     view reads its region back out of the base (torch's rebase_history for views).
     Returns that CopySlices: it runs this node, so it must share its saved tensors."""
-    from ..ops.views import rebase_history
+    from ..ops.core.inplace_views import rebase_history
     base = view._base
     if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "

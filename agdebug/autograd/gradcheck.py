@@ -20,8 +20,8 @@ import numpy as np
 
 from ..backend import xp_of
 from ..creation import rand, randn_like, zeros
-from ..ops.shape_args import stack
-from ..ops.statistics import allclose
+from ..ops.shape.joining import stack
+from ..ops.reduction.statistics import allclose
 from ..tensor import Tensor
 from .api import grad as autograd_grad
 from .function import Function

@@ -472,7 +472,7 @@ def accumulator_created(acc, leaf) -> None:
 # Tensor id -> what the user called it. Ids, never tensors: naming keeps nothing alive.
 _TENSOR_NAMES: dict[int, str] = {}
 _PARAMETERS: set[int] = set()   # ids named by a module's attribute path
-_MODULE_FILE = _PACKAGE + "nn" + _PACKAGE[-1] + "module.py"
+_MODULE_FILE = _PACKAGE + "nn" + _PACKAGE[-1] + "modules" + _PACKAGE[-1] + "module.py"
 
 
 def _name(t, name: str) -> None:

@@ -10,126 +10,31 @@ and ``utils``.
 from __future__ import annotations
 
 from . import functional, init, utils
-from .bilinear import Bilinear
-from .container import ModuleDict, ParameterDict, ParameterList
-from .embedding_bag import EmbeddingBag
-from .conv3d import Conv3d, ConvTranspose3d
-from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
-from .fold import Fold, Unfold
-from .layers import (
-    AdaptiveAvgPool1d,
-    AdaptiveAvgPool2d,
-    AvgPool1d,
-    AvgPool2d,
-    CELU,
-    Conv1d,
-    Conv2d,
-    ConvTranspose1d,
-    ConvTranspose2d,
-    CosineSimilarity,
-    Dropout,
-    ELU,
-    Embedding,
-    Flatten,
-    GELU,
-    GLU,
-    Hardshrink,
-    Hardsigmoid,
-    Hardswish,
-    Hardtanh,
-    Identity,
-    LeakyReLU,
-    Linear,
-    LogSigmoid,
-    LogSoftmax,
-    MaxPool1d,
-    MaxPool2d,
-    Mish,
-    ModuleList,
-    PairwiseDistance,
-    PReLU,
-    ReLU,
-    ReLU6,
-    RReLU,
-    SELU,
-    Sequential,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Softmin,
-    Softplus,
-    Softshrink,
-    Softsign,
-    Tanh,
-    Tanhshrink,
-    Threshold,
-    Unflatten,
-)
-from .local_response_norm import LocalResponseNorm
-from .loss import (
-    BCELoss,
-    BCEWithLogitsLoss,
-    CosineEmbeddingLoss,
-    CrossEntropyLoss,
-    CTCLoss,
-    GaussianNLLLoss,
-    HingeEmbeddingLoss,
-    HuberLoss,
-    KLDivLoss,
-    L1Loss,
-    MarginRankingLoss,
-    MSELoss,
-    MultiLabelMarginLoss,
-    MultiLabelSoftMarginLoss,
-    MultiMarginLoss,
-    NLLLoss,
-    PoissonNLLLoss,
-    SmoothL1Loss,
-    SoftMarginLoss,
-    TripletMarginLoss,
-)
-from .module import Module
-from .normalization import (
-    BatchNorm1d,
-    BatchNorm2d,
-    GroupNorm,
-    InstanceNorm1d,
-    InstanceNorm2d,
-    LayerNorm,
-)
-from .padding import (
-    CircularPad1d,
-    CircularPad2d,
-    CircularPad3d,
-    ConstantPad1d,
-    ConstantPad2d,
-    ConstantPad3d,
-    ReflectionPad1d,
-    ReflectionPad2d,
-    ReflectionPad3d,
-    ReplicationPad1d,
-    ReplicationPad2d,
-    ReplicationPad3d,
-    ZeroPad1d,
-    ZeroPad2d,
-    ZeroPad3d,
-)
+from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
+                      AdaptiveMaxPool2d, AlphaDropout, AvgPool1d, AvgPool2d, AvgPool3d, BCELoss,
+                      BCEWithLogitsLoss, BatchNorm1d, BatchNorm2d, BatchNorm3d, Bilinear, CELU,
+                      CTCLoss, CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d,
+                      ConstantPad2d, ConstantPad3d, Conv1d, Conv2d, Conv3d, ConvTranspose1d,
+                      ConvTranspose2d, ConvTranspose3d, CosineEmbeddingLoss, CosineSimilarity,
+                      CrossEntropyLoss, Dropout, Dropout1d, Dropout2d, Dropout3d, ELU, Embedding,
+                      EmbeddingBag, FeatureAlphaDropout, Flatten, Fold, GELU, GLU, GRU, GRUCell,
+                      GaussianNLLLoss, GroupNorm, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
+                      HingeEmbeddingLoss, HuberLoss, Identity, InstanceNorm1d, InstanceNorm2d,
+                      InstanceNorm3d, KLDivLoss, L1Loss, LSTM, LSTMCell, LayerNorm, LeakyReLU,
+                      Linear, LocalResponseNorm, LogSigmoid, LogSoftmax, MSELoss,
+                      MarginRankingLoss, MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d,
+                      Mish, Module, ModuleDict, ModuleList, MultiLabelMarginLoss,
+                      MultiLabelSoftMarginLoss, MultiMarginLoss, MultiheadAttention, NLLLoss,
+                      PReLU, PairwiseDistance, ParameterDict, ParameterList, PixelShuffle,
+                      PixelUnshuffle, PoissonNLLLoss, RMSNorm, RNN, RNNBase, RNNCell, RNNCellBase,
+                      RReLU, ReLU, ReLU6, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, SELU, Sequential, SiLU,
+                      Sigmoid, SmoothL1Loss, SoftMarginLoss, Softmax, Softmin, Softplus,
+                      Softshrink, Softsign, Tanh, Tanhshrink, Threshold, Transformer,
+                      TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                      TransformerEncoderLayer, TripletMarginLoss, Unflatten, Unfold, Upsample,
+                      UpsamplingBilinear2d, UpsamplingNearest2d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
 from .parameter import Parameter
-from .pixelshuffle import PixelShuffle, PixelUnshuffle
-from .pool3d import AdaptiveAvgPool3d, AvgPool3d, BatchNorm3d, InstanceNorm3d, MaxPool3d
-from .pooling_extra import AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d
-from .recurrent import GRU, LSTM, RNN, RNNBase
-from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
-from .rmsnorm import RMSNorm
-from .transformer import (
-    MultiheadAttention,
-    Transformer,
-    TransformerDecoder,
-    TransformerDecoderLayer,
-    TransformerEncoder,
-    TransformerEncoderLayer,
-)
-from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",

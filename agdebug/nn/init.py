@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import backend, creation
 from ..graph.grad_mode import no_grad
-from ..ops.registry import write_into
+from ..ops.core.inplace import write_into
 
 __all__ = [
     "calculate_gain",

@@ -10,17 +10,29 @@ import inspect
 import warnings
 
 from ..tensor import Tensor
-from . import arguments
-from . import elementwise as ew
-from . import methods as m
-from . import (activation, bilinear, conversion, decompositions, factory, fold, gather, index,
-               linalg, loss, methods_extra, nn, norm, packing, pointwise, quantile, random_fill,
-               recurrent, reduce, renorm, scatter, selection, shape, sorting, special, statistics,
-               strided, utility, vdot, weight_norm)
-from . import (attention, conv3d, conv_transpose, ctc, device,  # noqa: F401 - register ops
-               grid_sample, loss2, pool3d, pooling_extra, sampling, upsample, views)
-from . import matrix_functions
-from .registry import OPS, Op, apply_inplace, defop
+from .core import arguments
+from .pointwise import activations as act, arithmetic as ar, comparison as cmp, copying as cp
+from .pointwise import unary as un
+from .tensor_methods import inplace, operators as m, views
+# Every op module is imported here, so importing this package registers every op. The order
+# is the one that resolves their imports of each other (linalg before the in-place methods).
+from .linalg import bilinear, decompositions, products as linalg, vdot
+from .indexing import gather_scatter, index_put, scatter_reduce, sorting
+from .nn import activations, fold, loss_pieces, normalization, softmax, weight_norm
+from .tensor_methods import conversion, factory, inplace_variants, torch_functions
+from .random import fills as random_fills
+from .shape import as_strided, packing, unsafe_split, views_copies as shape
+from .reduction import order_statistics, quantile, renorm, signatures as reductions, statistics
+from .pointwise import signatures as pointwise, special
+from .nn import (affine_grid, attention, convolution_transpose,  # noqa: F401 - register ops
+                 convolution_volumetric, ctc, embedding_bag, grid_sample, margin_losses,
+                 pooling_adaptive_max, pooling_volumetric, upsample)
+from .nn import convolution, embedding, loss, pooling  # noqa: F401 - register ops
+from .tensor_methods import device  # noqa: F401 - register ops
+from .core import inplace_views  # noqa: F401 - register ops
+from .linalg import matrix_functions
+from .core.registry import OPS, Op, defop
+from .core.inplace import apply_inplace
 
 __all__ = ["OPS", "Op", "defop", "apply_inplace", "install"]
 
@@ -62,77 +74,82 @@ def _compare(op):
 
 
 def _to(self, *args, **kwargs):
-    from .conversion import to
+    from .tensor_methods.conversion import to
     return to(self, *args, **kwargs)
 
 
 def install() -> None:
     """Bind operators and methods onto Tensor (called once, on import)."""
-    add, radd = m._binary(ew.add)
-    sub, rsub = m._binary(ew.sub, lambda s, o: ew.rsub(s, o))
-    mul, rmul = m._binary(ew.mul)
+    add, radd = m._binary(ar.add)
+    sub, rsub = m._binary(ar.sub, lambda s, o: ar.rsub(s, o))
+    mul, rmul = m._binary(ar.mul)
     bit_and, bit_or, bit_xor = (m.bitwise_operator(op)
-                                for op in (ew.bitwise_and, ew.bitwise_or, ew.bitwise_xor))
+                                for op in (cmp.bitwise_and, cmp.bitwise_or, cmp.bitwise_xor))
     bit_and_, bit_or_, bit_xor_ = (m.bitwise_inplace(op)
-                                   for op in (ew.bitwise_and, ew.bitwise_or, ew.bitwise_xor))
+                                   for op in (cmp.bitwise_and, cmp.bitwise_or, cmp.bitwise_xor))
     table = {
         "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub,
         "__mul__": mul, "__rmul__": rmul,
-        "__truediv__": lambda s, o: ew.div(s, m.operand(o)), "__rtruediv__": m.true_div_r,
-        "__pow__": lambda s, o: m.pow(s, o), "__rpow__": lambda s, o: ew.rpow(s, base=m.operand(o)),
-        "__neg__": ew.neg, "__abs__": ew.abs_, "__pos__": lambda s: s,
-        "__iadd__": m.add_, "__isub__": m.sub_, "__imul__": m.inplace(ew.mul),
-        "__itruediv__": m.div_,
-        "__eq__": _compare(ew.eq), "__ne__": _compare(ew.ne), "__lt__": _compare(ew.lt),
-        "__le__": _compare(ew.le), "__gt__": _compare(ew.gt), "__ge__": _compare(ew.ge),
+        "__truediv__": lambda s, o: ar.div(s, m.operand(o)), "__rtruediv__": m.true_div_r,
+        "__pow__": lambda s, o: m.pow(s, o),
+        "__rpow__": lambda s, o: ar.rpow(s, base=m.operand(o)),
+        "__neg__": ar.neg, "__abs__": un.abs_, "__pos__": lambda s: s,
+        "__iadd__": inplace.add_, "__isub__": inplace.sub_,
+        "__imul__": inplace.inplace(ar.mul),
+        "__itruediv__": inplace.div_,
+        "__eq__": _compare(cmp.eq), "__ne__": _compare(cmp.ne), "__lt__": _compare(cmp.lt),
+        "__le__": _compare(cmp.le), "__gt__": _compare(cmp.gt), "__ge__": _compare(cmp.ge),
         # bitwise ops: logical on bool tensors, bitwise on integers, as in torch
         "__and__": bit_and, "__or__": bit_or, "__xor__": bit_xor,
         "__rand__": bit_and, "__ror__": bit_or, "__rxor__": bit_xor, "__invert__": m.invert,
         "__iand__": bit_and_, "__ior__": bit_or_, "__ixor__": bit_xor_,
-        "bitwise_and": lambda s, o: ew.bitwise_and(s, m.operand(o)),
-        "bitwise_or": lambda s, o: ew.bitwise_or(s, m.operand(o)),
-        "bitwise_xor": lambda s, o: ew.bitwise_xor(s, m.operand(o)),
-        "bitwise_not": ew.bitwise_not,
+        "bitwise_and": lambda s, o: cmp.bitwise_and(s, m.operand(o)),
+        "bitwise_or": lambda s, o: cmp.bitwise_or(s, m.operand(o)),
+        "bitwise_xor": lambda s, o: cmp.bitwise_xor(s, m.operand(o)),
+        "bitwise_not": cmp.bitwise_not,
         "bitwise_and_": bit_and_, "bitwise_or_": bit_or_, "bitwise_xor_": bit_xor_,
-        "bitwise_not_": m.inplace(ew.bitwise_not),
-        "__floordiv__": lambda s, o: ew.floor_divide(s, m.operand(o)),
-        "__rfloordiv__": lambda s, o: ew.floor_divide(m.operand(o), s),
+        "bitwise_not_": inplace.inplace(cmp.bitwise_not),
+        "__floordiv__": lambda s, o: ar.floor_divide(s, m.operand(o)),
+        "__rfloordiv__": lambda s, o: ar.floor_divide(m.operand(o), s),
         "__mod__": lambda s, o: m.remainder(s, o),
         "__rmod__": lambda s, o: m.remainder(o, s),
         "floor_divide": m.floor_divide,
         "remainder": lambda s, o: m.remainder(s, o),
         "add": m.add, "sub": m.sub, "mul": m.mul, "div": m.div, "pow": m.pow,
         "true_divide": m.div, "multiply": m.mul, "subtract": m.sub, "divide": m.div,
-        "neg": ew.neg, "negative": ew.neg, "reciprocal": ew.reciprocal,
-        "square": lambda s: ew.pow_scalar(s, exponent=2),
-        "eq": lambda s, o: ew.eq(s, m.operand(o)), "ne": lambda s, o: ew.ne(s, m.operand(o)),
-        "lt": lambda s, o: ew.lt(s, m.operand(o)), "le": lambda s, o: ew.le(s, m.operand(o)),
-        "gt": lambda s, o: ew.gt(s, m.operand(o)), "ge": lambda s, o: ew.ge(s, m.operand(o)),
+        "neg": ar.neg, "negative": ar.neg, "reciprocal": ar.reciprocal,
+        "square": lambda s: ar.pow_scalar(s, exponent=2),
+        "eq": lambda s, o: cmp.eq(s, m.operand(o)), "ne": lambda s, o: cmp.ne(s, m.operand(o)),
+        "lt": lambda s, o: cmp.lt(s, m.operand(o)), "le": lambda s, o: cmp.le(s, m.operand(o)),
+        "gt": lambda s, o: cmp.gt(s, m.operand(o)), "ge": lambda s, o: cmp.ge(s, m.operand(o)),
         "logical_and": m.logical_and_method, "logical_or": m.logical_or_method,
-        "logical_xor": m.logical_xor_method, "logical_not": ew.logical_not,
+        "logical_xor": m.logical_xor_method, "logical_not": cmp.logical_not,
         "atan2": m.atan2_method, "round": m.round_,
-        "isnan": ew.isnan, "isinf": ew.isinf, "isfinite": ew.isfinite,
+        "isnan": cmp.isnan, "isinf": cmp.isinf, "isfinite": cmp.isfinite,
         "maximum": m.maximum, "minimum": m.minimum, "clamp": m.clamp, "clip": m.clamp,
         "where": lambda s, cond, other: m.where(cond, s, other),
         "sum": m.sum, "mean": m.mean, "sum_to_size": m.sum_to_size,
-        "view": m.view, "reshape": m.reshape, "expand": m.expand, "expand_as": m.expand_as,
-        "view_as": lambda s, o: m.view(s, o.shape),
-        "reshape_as": lambda s, o: m.reshape(s, o.shape),
-        "clone": lambda s, *, memory_format=None: ew.clone(s),
+        "view": views.view, "reshape": views.reshape, "expand": views.expand,
+        "expand_as": views.expand_as,
+        "view_as": lambda s, o: views.view(s, o.shape),
+        "reshape_as": lambda s, o: views.reshape(s, o.shape),
+        "clone": lambda s, *, memory_format=None: cp.clone(s),
         "to": _to,
-        "add_": m.add_, "sub_": m.sub_, "mul_": m.inplace(ew.mul), "div_": m.div_,
-        "clamp_": m.clamp_, "clip_": m.clamp_, "zero_": m.inplace(ew.zero),
-        "fill_": lambda s, value: m.apply_inplace(ew.fill, s, (), {"value": value}),
-        "copy_": m.copy_,
-        "relu_": m.inplace(ew.relu), "sigmoid_": m.inplace(ew.sigmoid),
-        "tanh_": m.inplace(ew.tanh), "exp_": m.inplace(ew.exp), "neg_": m.inplace(ew.neg),
-        "pow_": lambda s, e: m.apply_inplace(ew.pow_scalar, s, (), {"exponent": e}),
+        "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.inplace(ar.mul),
+        "div_": inplace.div_, "clamp_": inplace.clamp_, "clip_": inplace.clamp_,
+        "zero_": inplace.inplace(cp.zero),
+        "fill_": lambda s, value: m.apply_inplace(cp.fill, s, (), {"value": value}),
+        "copy_": inplace.copy_,
+        "relu_": inplace.inplace(act.relu), "sigmoid_": inplace.inplace(un.sigmoid),
+        "tanh_": inplace.inplace(un.tanh), "exp_": inplace.inplace(un.exp),
+        "neg_": inplace.inplace(ar.neg),
+        "pow_": lambda s, e: m.apply_inplace(ar.pow_scalar, s, (), {"exponent": e}),
     }
-    unary = {"exp": ew.exp, "expm1": ew.expm1, "log": ew.log, "log2": ew.log2,
-             "log1p": ew.log1p, "sqrt": ew.sqrt, "rsqrt": ew.rsqrt, "abs": ew.abs_,
-             "absolute": ew.abs_, "sign": ew.sign, "floor": ew.floor,
-             "sin": ew.sin, "cos": ew.cos, "tan": ew.tan, "tanh": ew.tanh,
-             "sigmoid": ew.sigmoid, "relu": ew.relu, "erf": ew.erf_op}
+    unary = {"exp": un.exp, "expm1": un.expm1, "log": un.log, "log2": un.log2,
+             "log1p": un.log1p, "sqrt": un.sqrt, "rsqrt": un.rsqrt, "abs": un.abs_,
+             "absolute": un.abs_, "sign": un.sign, "floor": un.floor,
+             "sin": un.sin, "cos": un.cos, "tan": un.tan, "tanh": un.tanh,
+             "sigmoid": un.sigmoid, "relu": act.relu, "erf": act.erf_op}
     for name, op in unary.items():
         table[name] = _unary_method(op)
     for name in _OPERATORS:
@@ -152,7 +169,7 @@ def install() -> None:
 # Operators that return NotImplemented for a non-operand (+, -, * do it in _binary).
 _OPERATORS = ("__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__floordiv__",
               "__rfloordiv__", "__mod__", "__rmod__")
-# Methods given torch's words for a wrong argument by a wrapper (see arguments.py): the op
+# Methods given torch's words for a wrong argument by a wrapper (see core/arguments.py): the op
 # modules' methods and these. Not the operators and hot methods above (a wrapper frame
 # costs a call), nor those that warn with a ``stacklevel`` (a wrapper frame would shift the
 # line it names: scatter's ``reduce=``, var's degrees of freedom).
@@ -169,7 +186,7 @@ def _checks(method, name: str) -> bool:
 
 
 def _checked(fn, name: str):
-    """A torch-level function with torch's words for a wrong argument (see arguments.py);
+    """A torch-level function with torch's words for a wrong argument (see core/arguments.py);
     ops (checked in the registry), lambdas and the functions above stay as they are."""
     if not inspect.isfunction(fn) or fn.__name__ == "<lambda>" or name in _WARNING_FUNCTIONS:
         return fn
@@ -185,10 +202,11 @@ def functions() -> dict:
 
 
 # Each op module may define METHODS (bound on Tensor) and FUNCTIONS (``agdebug.<name>``).
-_OP_MODULES = [reduce, shape, conversion, nn, index, gather, linalg, sorting, factory, m, norm,
-               activation, loss, pointwise, selection, statistics, scatter, recurrent,
-               bilinear, decompositions, utility, special, methods_extra, fold, quantile,
-               packing, renorm, random_fill, vdot, weight_norm, matrix_functions, strided]
+_OP_MODULES = [reductions, shape, conversion, softmax, index_put, gather_scatter, linalg, sorting,
+               factory, m, normalization, activations, loss_pieces, pointwise, order_statistics,
+               statistics, scatter_reduce, unsafe_split, bilinear, decompositions,
+               torch_functions, special, inplace_variants, fold, quantile, packing, renorm,
+               random_fills, vdot, weight_norm, matrix_functions, as_strided]
 
 
 install()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..backend import xp_of
-from ..ops.shape_args import cat
+from ..ops.shape.joining import cat
 from .modes import number
 from .optimizer import (
     Optimizer,

@@ -19,7 +19,7 @@ import numpy as np
 from ..backend import float32, xp_of
 from ..graph.grad_mode import enable_grad, set_grad_enabled
 from ..tensor import Tensor
-from ..ops.utility import typename
+from ..ops.tensor_methods.torch_functions import typename
 from .modes import FOREACH_AUTOGRAD, check_fused_param, number, refuse_capturable
 
 __all__ = ["Optimizer", "required"]

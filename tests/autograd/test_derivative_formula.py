@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import agdebug as ag
-from agdebug.ops.util import derivative_formula
+from agdebug.ops.core.gradients import derivative_formula
 
 
 def _second_derivative(fn: str, dtype, record: bool):
@@ -106,7 +106,7 @@ def test_matrix_product_gradients_same_as_torch():
 def test_only_host_arrays_of_one_dtype_unrecorded_are_computed_directly(fake_cuda):
     # On a GPU the ops pick the arrays' device (a formula on bare arrays would run on the
     # current one): there the derivatives stay ops.
-    from agdebug.ops.util import unrecorded_host
+    from agdebug.ops.core.gradients import unrecorded_host
     on_gpu = ag.ones(3, device="cuda:1")
     with ag.no_grad():
         assert unrecorded_host(ag.ones(3), ag.ones(3))
@@ -123,7 +123,7 @@ def test_only_host_arrays_of_one_dtype_unrecorded_are_computed_directly(fake_cud
 
 @pytest.mark.parametrize("bias_shape", [(3,), (4, 1), (1, 4, 3), (1, 1, 1)])
 def test_a_broadcast_gradient_is_summed_on_its_array(bias_shape, monkeypatch):
-    from agdebug.ops import reduce
+    from agdebug.ops.reduction import sum_prod as reduce
     rng = np.random.default_rng(1)
     grad = rng.standard_normal((5, 4, 3)).astype(np.float32)
     b = ag.zeros(bias_shape, requires_grad=True)

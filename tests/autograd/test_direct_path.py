@@ -9,8 +9,8 @@ import pytest
 
 import agdebug as ag
 from agdebug.debug import record
-from agdebug.ops import registry
-from agdebug.ops.registry import OPS
+from agdebug.ops.core import registry as registry_registry
+from agdebug.ops.core.registry import OPS
 
 
 def _leaf(values, dtype=np.float64):
@@ -140,7 +140,7 @@ def test_unary_ops_record_what_the_general_path_records(name, make):
 def _general_path_refused(monkeypatch):
     def refuse(self, args, attrs):
         raise AssertionError(f"{self.name} took the general path")
-    monkeypatch.setattr(registry.Op, "run", refuse)
+    monkeypatch.setattr(registry_registry.Op, "run", refuse)
 
 
 def test_operators_methods_and_derivatives_take_the_direct_path(monkeypatch):
@@ -163,8 +163,8 @@ def test_operators_methods_and_derivatives_take_the_direct_path(monkeypatch):
 def test_other_calls_take_the_general_path(monkeypatch, why, call, op):
     x = _leaf([0.5, -1.0, 2.0])
     seen = []
-    general = registry.Op.run
-    monkeypatch.setattr(registry.Op, "run",
+    general = registry_registry.Op.run
+    monkeypatch.setattr(registry_registry.Op, "run",
                         lambda self, args, attrs: seen.append(self.name) or general(self, args,
                                                                                     attrs))
     call(x)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import agdebug as ag
-from agdebug.ops.attention import mul_scalar, safe_softmax
+from agdebug.ops.nn.attention import mul_scalar, safe_softmax
 
 from ..torch_parity import assert_same_as_torch
 

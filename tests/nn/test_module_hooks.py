@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import agdebug as ag
-from agdebug.nn import module as ag_module
+from agdebug.nn.modules import module as ag_module
 
 from .module_parity import raised
 

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/activation.py (see harness.py): torch.nn.functional's activations,
+"""Cases for agdebug/ops/nn/activations.py (see harness.py): torch.nn.functional's activations,
 out of place and in place (``x * 1`` makes a non-leaf to write into).
 
 The inputs stay away from every kink (0, +-0.5, +-1, +-3, the thresholds), where central

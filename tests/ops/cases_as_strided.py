@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/strided.py (as_strided, as_strided_; see harness.py)."""
+"""Cases for agdebug/ops/shape/as_strided.py (as_strided, as_strided_; see harness.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/attention.py (see harness.py): the two nodes of torch's math
+"""Cases for agdebug/ops/nn/attention.py (see harness.py): the two nodes of torch's math
 attention path, aten's ``mul.Scalar`` and ``_safe_softmax``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/ctc.py (see harness.py).
+"""Cases for agdebug/ops/nn/ctc.py (see harness.py).
 
 torch's gradient of ``_ctc_loss`` is the derivative of the loss once ``log_probs`` come from
 ``log_softmax`` (it adds an ``exp(log_probs)`` term that log_softmax's derivative cancels), so

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/decompositions.py (see harness.py for the format).
+"""Cases for agdebug/ops/linalg/decompositions.py (see harness.py for the format).
 
 Decompositions whose outputs are defined up to a sign (eigh, svd, qr) are checked through
 functions of them that are not (products, absolute values), as torch's own gradcheck

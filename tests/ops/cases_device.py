@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/device.py (``to_device``, torch's ``_to_copy``).
+"""Cases for agdebug/ops/tensor_methods/device.py (``to_device``, torch's ``_to_copy``).
 
 On one machine the op is exercised as ``x.to("cpu", copy=True)``: torch records the same
 ``ToCopyBackward0`` for it. The CPU <-> CUDA moves themselves are checked on CuPy's test

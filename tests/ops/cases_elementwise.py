@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/elementwise.py (see harness.py for the format)."""
+"""Cases for agdebug/ops/pointwise/arithmetic.py (see harness.py for the format)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ def _fused(lib, name: str):
     """A fused derivative op: agdebug's own, or torch's aten op of the same name."""
     if lib.__name__ == "torch":
         return getattr(lib.ops.aten, name)
-    from agdebug.ops import elementwise
-    return getattr(elementwise, name)
+    from agdebug.ops import OPS
+    return OPS[name]
 
 
 CASES = [

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/fold.py and agdebug/ops/pooling_extra.py (see harness.py):
+"""Cases for agdebug/ops/nn/fold.py and agdebug/ops/nn/pooling_adaptive_max.py (see harness.py):
 im2col / col2im, pixel_shuffle / pixel_unshuffle, the Tensor.unfold view and its backward,
 adaptive max pooling and max unpooling, each with the op its derivative records.
 """

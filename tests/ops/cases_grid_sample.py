@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/grid_sample.py (see harness.py): ``F.grid_sample`` on 4-D and 5-D
+"""Cases for agdebug/ops/nn/grid_sample.py (see harness.py): ``F.grid_sample`` on 4-D and 5-D
 inputs and its derivative ops (reached through a first derivative, so that the harness
 checks the second and third derivatives too); and ``F.affine_grid`` in 3-D.
 """

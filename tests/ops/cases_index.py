@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/index.py (see harness.py for the format)."""
+"""Cases for agdebug/ops/indexing/subscript.py (see harness.py for the format)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/loss.py (see harness.py): the single-node losses, the pieces torch's
+"""Cases for agdebug/ops/nn/loss_pieces.py (see harness.py): the single-node losses, the pieces torch's
 composite losses and helpers record (ClampMinBackward0, NormBackward1, AddBackward1,
 SubBackward1, the pads), and those composites, checked for their graphs.
 """

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/loss2.py and agdebug/ops/sampling.py (see harness.py).
+"""Cases for agdebug/ops/nn/margin_losses.py and agdebug/ops/nn/affine_grid.py (see harness.py).
 
 torch has no second derivative for multi_margin_loss, multilabel_margin_loss,
 embedding_bag's max mode... ("derivative for aten::..._backward is not implemented"): those

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/lu.py (see harness.py for the format).
+"""Cases for agdebug/ops/linalg/lu.py (see harness.py for the format).
 
 Inputs are well conditioned and their pivots are decided by clear margins, so the row
 swaps stay the same under the central differences' small steps (the factors are smooth

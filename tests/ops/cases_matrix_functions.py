@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/matrix_functions.py (see harness.py for the format).
+"""Cases for agdebug/ops/linalg/matrix_functions.py (see harness.py for the format).
 
 A lone matrix takes the Taylor degree its 1-norm allows (float64: 4 up to 3.4e-4, 8 up to
 0.05, 12 up to 0.3, then 18 with scaling and squaring): the single-matrix cases are scaled

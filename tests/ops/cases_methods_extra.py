@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/methods_extra.py (see harness.py for the format).
+"""Cases for agdebug/ops/tensor_methods/inplace_variants.py (see harness.py for the format).
 
 The in-place comparisons are recorded by torch (EqBackward0/1...) with zero gradients;
 inputs have no ties, so central differences see zero too.

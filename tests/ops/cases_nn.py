@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/nn.py and the activations of torch.nn.functional (see harness.py).
+"""Cases for agdebug/ops/nn/pooling.py and the activations of torch.nn.functional (see harness.py).
 
 ``t.nn.functional`` is torch's module with lib=torch and agdebug.nn.functional with
 lib=agdebug. The ops that only appear inside derivatives (ConvolutionBackwardBackward0,

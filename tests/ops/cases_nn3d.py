@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/conv3d.py and agdebug/ops/pool3d.py (see harness.py): 3D
+"""Cases for agdebug/ops/nn/convolution_volumetric.py and agdebug/ops/nn/pooling_volumetric.py (see harness.py): 3D
 convolutions, transposed convolutions and pools, each with the ops its derivatives record.
 The volumes are tiny: central differences evaluate each case twice per input element.
 """

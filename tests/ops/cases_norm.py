@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/norm.py (see harness.py): layer_norm, group_norm, batch_norm.
+"""Cases for agdebug/ops/nn/normalization.py (see harness.py): layer_norm, group_norm, batch_norm.
 
 The running statistics are made inside each case, so every evaluation starts from the same
 ones (batch_norm updates them in place).

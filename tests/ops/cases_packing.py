@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/packing.py (see harness.py for the format)."""
+"""Cases for agdebug/ops/shape/packing.py (see harness.py for the format)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/unary_math.py and binary_math.py (see harness.py for the format)."""
+"""Cases for agdebug/ops/pointwise/rounding_trig.py and binary_math.py (see harness.py for the format)."""
 
 from __future__ import annotations
 

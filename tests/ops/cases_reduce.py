@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/reduce.py (see harness.py for the format)."""
+"""Cases for agdebug/ops/reduction/sum_prod.py (see harness.py for the format)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/renorm.py (see harness.py)."""
+"""Cases for agdebug/ops/reduction/renorm.py (see harness.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/sorting.py (see harness.py for the format).
+"""Cases for agdebug/ops/indexing/sorting.py (see harness.py for the format).
 
 Inputs have no ties: the order of tied values (and so which one a gradient reaches) is
 torch's implementation detail, and central differences cannot pick one either.

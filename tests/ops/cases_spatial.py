@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/conv_transpose.py and agdebug/ops/upsample.py (see harness.py):
+"""Cases for agdebug/ops/nn/convolution_transpose.py and agdebug/ops/nn/upsample.py (see harness.py):
 transposed convolutions and their derivatives, interpolation and its derivatives.
 """
 

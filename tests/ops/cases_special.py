@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/special.py and the ops of agdebug/ops/utility.py (see harness.py)."""
+"""Cases for agdebug/ops/pointwise/special.py and the ops of agdebug/ops/tensor_methods/torch_functions.py (see harness.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cases for the antialiased upsample ops of agdebug/ops/upsample.py (see harness.py):
+"""Cases for the antialiased upsample ops of agdebug/ops/nn/upsample.py (see harness.py):
 ``F.interpolate(..., antialias=True)`` in bilinear, bicubic and lanczos mode, and their
 backward ops (reached through a first derivative taken with ``create_graph=True``)."""
 

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/views.py: in-place ops written through views (see harness.py)."""
+"""Cases for agdebug/ops/core/inplace_views.py: in-place ops written through views (see harness.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cases for agdebug/ops/weight_norm.py and agdebug/ops/vdot.py (see harness.py)."""
+"""Cases for agdebug/ops/nn/weight_norm.py and agdebug/ops/linalg/vdot.py (see harness.py)."""
 
 from __future__ import annotations
 

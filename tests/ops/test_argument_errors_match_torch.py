@@ -132,7 +132,7 @@ def test_node_called_with_no_gradient_returns_none_as_in_torch(expr, torch):
 
 def test_wrapped_function_warns_where_it_did_unwrapped():
     # agdebug's size_average warning names the caller's line (torch's names its own
-    # functional.py): the wrapper frame must not make it name ops/arguments.py instead
+    # functional.py): the wrapper frame must not make it name ops/core/arguments.py instead
     x = ag.ones(3)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -1,4 +1,4 @@
-"""torch comparisons for agdebug/ops/methods_extra.py: in-place comparisons and logic with
+"""torch comparisons for agdebug/ops/tensor_methods/inplace_variants.py: in-place comparisons and logic with
 their aliases, in-place scans and products, fill_diagonal_, random fills, conversions.
 
 Each expression runs with ``lib`` = agdebug and ``lib`` = torch (see torch_parity.py):

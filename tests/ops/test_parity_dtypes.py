@@ -168,8 +168,8 @@ def test_sum_to_size_records_torch_nodes():
 
 def test_float_scalars_still_go_through_the_weak_operand_cache():
     # integer wrapping was added beside ``weak``: a float scalar must still be cached
-    from agdebug.ops import elementwise as ew
-    table = ew._WEAK_ARRAYS[np.dtype(np.float32)]
+    from agdebug.ops.pointwise import promotion
+    table = promotion._WEAK_ARRAYS[np.dtype(np.float32)]
     table.pop(1.25, None)
     assert (ag.tensor([1.0, 2.0]) * 1.25).tolist() == [1.25, 2.5]
     cached = table[1.25]

@@ -1,4 +1,4 @@
-"""torch comparisons for agdebug/ops/special.py: values at special points (poles, zero,
+"""torch comparisons for agdebug/ops/pointwise/special.py: values at special points (poles, zero,
 large arguments), dtypes of int/bool/half inputs, the composites' graphs and torch's errors.
 """
 

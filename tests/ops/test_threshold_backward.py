@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import agdebug as ag
-from agdebug.ops.elementwise import threshold_backward
+from agdebug.ops.pointwise.activations import threshold_backward
 
 GRAD = [np.inf, -np.inf, np.nan, -0.0, -2.0, 3.0, -1.0, np.nan, -7.5]
 SELF = [-1.0, 0.0, -3.0, 1.0, 0.0, np.nan, 2.0, 5.0, -0.5]

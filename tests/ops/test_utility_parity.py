@@ -1,4 +1,4 @@
-"""torch comparisons for agdebug/ops/utility.py: queries, creation, sampling, integer and
+"""torch comparisons for agdebug/ops/tensor_methods/torch_functions.py: queries, creation, sampling, integer and
 index helpers. Values, dtypes, grad_fn names and errors (see torch_parity.py); random
 functions: distributions with a fixed seed, determinism under manual_seed, argument errors.
 """

@@ -18,8 +18,8 @@ import numpy as np
 
 from ... import creation, functions
 from ...graph.grad_mode import no_grad
-from ...ops.reduce import vector_norm
-from ...ops.utility import typename
+from ...ops.reduction.signatures import vector_norm
+from ...ops.tensor_methods.torch_functions import typename
 from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",

@@ -16,16 +16,16 @@ import numpy as np
 
 from ... import creation
 from ...graph.grad_mode import no_grad
-from ...ops.matrix_functions import geqrf, householder_product, matrix_exp
-from ...ops.methods import add
-from ...ops.shape_args import cat
-from ...ops.statistics import allclose
-from ...ops.linalg import mv
-from ...ops.vdot import vdot
-from ...ops.weight_norm import norm_except_dim
-from ...ops.weight_norm import weight_norm as _weight_norm
+from ...ops.linalg.matrix_functions import geqrf, householder_product, matrix_exp
+from ...ops.tensor_methods.operators import add
+from ...ops.shape.joining import cat
+from ...ops.reduction.statistics import allclose
+from ...ops.linalg.products import mv
+from ...ops.linalg.vdot import vdot
+from ...ops.nn.weight_norm import norm_except_dim
+from ...ops.nn.weight_norm import weight_norm as _weight_norm
 from ...tensor import Tensor
-from ..module import Module
+from ..modules.module import Module
 from . import parametrize
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]

@@ -25,9 +25,8 @@ from copy import deepcopy
 
 from ...graph.grad_mode import no_grad
 from ...tensor import Tensor
-from ..container import ModuleDict
-from ..layers import ModuleList
-from ..module import Module
+from ..modules.container import ModuleDict, ModuleList
+from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",

@@ -15,8 +15,8 @@ import collections
 from collections.abc import Iterable
 
 from ... import backend, creation
-from ...ops.packing import _pack_padded_sequence, _pad_packed_sequence
-from ...ops.util import broadcast_error
+from ...ops.shape.packing import _pack_padded_sequence, _pad_packed_sequence
+from ...ops.core.checks import broadcast_error
 from ...tensor import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence",

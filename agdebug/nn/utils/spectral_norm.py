@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from ...graph.grad_mode import no_grad
 from ...linalg import multi_dot
-from ...ops.linalg import dot, mv
-from ..module import Module
+from ...ops.linalg.products import dot, mv
+from ..modules.module import Module
 from ..parameter import Parameter
 from .parametrizations import _default_dim, _normalize
 from .weight_norm import remove_norm_hook

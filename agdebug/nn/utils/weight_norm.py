@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.weight_norm import norm_except_dim
-from ...ops.weight_norm import weight_norm as _weight_norm
-from ..module import Module
+from ...ops.nn.weight_norm import norm_except_dim
+from ...ops.nn.weight_norm import weight_norm as _weight_norm
+from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]

@@ -1,0 +1,209 @@
+"""Pooling modules: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
+``AdaptiveMaxPool1d/2d`` and ``MaxUnpool1d/2d``.
+
+>>> import agdebug as ag
+>>> ag.nn.MaxPool2d(2)(ag.arange(16.0).reshape(1, 1, 4, 4)).reshape(-1)
+tensor([ 5.,  7., 13., 15.])
+"""
+
+from __future__ import annotations
+
+from .. import functional as F
+from ..functional.adaptive_pooling import adaptive_max_pool1d, adaptive_max_pool2d
+from ..functional.pooling import _tuple, max_unpool1d, max_unpool2d
+from .conv import _single
+from .module import Module
+
+__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "MaxPool1d", "MaxPool2d",
+           "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d"]
+
+
+class _MaxPoolNd(Module):
+    """MaxPool1d's and MaxPool2d's arguments (torch's _MaxPoolNd); ``_pool`` is the function."""
+
+    _pool = None
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return self._pool(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          self.ceil_mode, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(_MaxPoolNd):
+    """The maximum of each window of (N, C, L) signals."""
+
+    _pool = staticmethod(F.max_pool1d)
+
+
+class MaxPool2d(_MaxPoolNd):
+    _pool = staticmethod(F.max_pool2d)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """The maximum of each 3D window of (N, C, D, H, W) or (C, D, H, W) volumes."""
+
+    _pool = staticmethod(F.max_pool3d)
+
+
+class _AvgPoolNd(Module):
+    """What AvgPool2d and AvgPool3d share (torch's _AvgPoolNd): they differ in ``_pool``."""
+
+    _pool = None
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return self._pool(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(Module):
+    """The mean of each window of (N, C, L) signals."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding, self.ceil_mode = _single(padding), ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    _pool = staticmethod(F.avg_pool2d)
+
+
+class AvgPool3d(_AvgPoolNd):
+    """The mean of each 3D window of (N, C, D, H, W) or (C, D, H, W) volumes.
+
+    >>> import agdebug as ag
+    >>> ag.nn.AvgPool3d(2, stride=1)(ag.ones(1, 3, 3, 3)).shape
+    torch.Size([1, 2, 2, 2])
+    """
+
+    _pool = staticmethod(F.avg_pool3d)
+
+
+class _AdaptiveAvgPoolNd(Module):
+    _pool = None
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return self._pool(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, L) signals to a fixed ``output_size``."""
+
+    _pool = staticmethod(F.adaptive_avg_pool1d)
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Average pooling of images to a fixed ``output_size`` (None keeps an input size).
+
+    >>> import agdebug as ag
+    >>> ag.nn.AdaptiveAvgPool2d((1, 1))(ag.ones(2, 3, 5, 5)).shape
+    torch.Size([2, 3, 1, 1])
+    """
+
+    _pool = staticmethod(F.adaptive_avg_pool2d)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of volumes to a fixed ``output_size`` (None keeps an input size)."""
+
+    _pool = staticmethod(F.adaptive_avg_pool3d)
+
+
+# ---------------------------------------------------------- adaptive max pools and max unpools
+
+class _AdaptiveMaxPoolNd(Module):
+    _pool = None
+
+    def __init__(self, output_size, return_indices: bool = False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return type(self)._pool(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, L) signals to a fixed ``output_size``."""
+
+    _pool = staticmethod(adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of images to a fixed ``output_size`` (None keeps an input size).
+
+    >>> import agdebug as ag
+    >>> tuple(ag.nn.AdaptiveMaxPool2d((2, None))(ag.ones(1, 3, 5, 4)).shape)
+    (1, 3, 2, 4)
+    """
+
+    _pool = staticmethod(adaptive_max_pool2d)
+
+
+class _MaxUnpoolNd(Module):
+    _unpool, _n = None, 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, self._n)
+        self.stride = _tuple(stride if stride is not None else kernel_size, self._n)
+        self.padding = _tuple(padding, self._n)
+
+    def forward(self, input, indices, output_size=None):
+        return type(self)._unpool(input, indices, self.kernel_size, self.stride, self.padding,
+                                  output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool1d``."""
+
+    _unpool, _n = staticmethod(max_unpool1d), 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool2d``."""
+
+    _unpool, _n = staticmethod(max_unpool2d), 2

@@ -1,0 +1,1 @@
+"""Random fills and samplers (``normal_``, ``bernoulli``, ``multinomial``...)."""

@@ -1,0 +1,2 @@
+"""Reductions: sum, mean, var/std, prod, extremes, norms, scans, statistics, quantiles and
+order statistics."""
