@@ -22,7 +22,8 @@ core (at 2 threads it counts spinning BLAS/OpenMP threads too). The table says w
 ``--smoke`` runs tiny sizes once: it proves the harness works, its numbers mean nothing.
 
 Groups: W1 elementwise chain, W2 MLP step, W3 long chain, W4 fan-in, W5 memory, W6
-grad-of-grad, W7 DOT text, REC recorder cost, TUI step latency, TRACE load and seek.
+grad-of-grad, W7 DOT text, REC recorder cost, TUI step latency, TRACE load and seek;
+opt-in (named in ``--only``, not run by default): PROG real PyTorch programs on both engines.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ if ROOT not in sys.path:
 
 from benchmarks import report
 from benchmarks.harness import CLOCKS, Config, Row, blas_info, limit_threads, optional, use_clock
-from benchmarks.workloads import MODULES, group
+from benchmarks.workloads import MODULES, OPT_IN, group
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -65,9 +66,10 @@ def parse(argv=None) -> argparse.Namespace:
     args.mode = args.mode or "full"
     args.threads = [int(t) for t in args.threads.split(",") if t]
     args.only = [g.strip().upper() for g in args.only.split(",") if g.strip()]
-    unknown = [g for g in args.only if g not in MODULES]
+    unknown = [g for g in args.only if g not in MODULES and g not in OPT_IN]
     if unknown:
-        parser.error(f"unknown group(s) {', '.join(unknown)}; known: {', '.join(MODULES)}")
+        parser.error(f"unknown group(s) {', '.join(unknown)}; known: "
+                     f"{', '.join([*MODULES, *OPT_IN])}")
     return args
 
 
