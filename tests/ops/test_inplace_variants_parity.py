@@ -1,5 +1,5 @@
-"""torch comparisons for agdebug/ops/tensor_methods/inplace_variants.py: in-place comparisons and logic with
-their aliases, in-place scans and products, fill_diagonal_, random fills, conversions.
+"""torch comparisons for agdebug/ops/tensor_methods/inplace_variants.py: in-place comparisons
+and logic with their aliases, in-place scans and products, fill_diagonal_, random fills, conversions.
 
 Each expression runs with ``lib`` = agdebug and ``lib`` = torch (see torch_parity.py):
 values, dtype, requires_grad and grad_fn name, or the error's type and first line.

@@ -1,5 +1,5 @@
-"""Cases for agdebug/ops/nn/convolution_volumetric.py and agdebug/ops/nn/pooling_volumetric.py (see harness.py): 3D
-convolutions, transposed convolutions and pools, each with the ops its derivatives record.
+"""Cases for agdebug/ops/nn/convolution_volumetric.py and pooling_volumetric.py (see
+harness.py): 3D convolutions, transposed convolutions and pools, each with the ops its derivatives record.
 The volumes are tiny: central differences evaluate each case twice per input element.
 """
 
