@@ -63,7 +63,7 @@ def header() -> dict:
 
 def encode(event) -> str:
     """One event as one line of JSON (no newline)."""
-    return json.dumps(event.to_dict(), separators=(",", ":"))
+    return records.to_json(event)
 
 
 class Trace:
