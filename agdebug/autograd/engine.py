@@ -371,6 +371,8 @@ def _call_function(task: GraphTask, node, grads: list):
         node.release_variables()   # after the post hooks, as torch does
     if WATCH.on:
         probe.node_finished(node, outputs)
+    if ANOMALY.enabled and ANOMALY.check_nan:
+        _check_nan(node, outputs)   # torch checks last: after the post hooks and the release
     return outputs
 
 
@@ -386,8 +388,6 @@ def _apply(node, grads: list) -> list:
                     grad._data.dtype != dtype:
                 grad = _conform(node, i, grad, shape, dtype)
         result.append(grad if fn is not None else None)
-    if ANOMALY.enabled and ANOMALY.check_nan:
-        _check_nan(node, result)
     return result
 
 

@@ -146,3 +146,24 @@ def test_inplace_hint_changes_under_anomaly_mode(lib):
     assert re.match(r"one of the variables needed for gradient computation has been modified "
                     r"by an inplace operation: \[torch.FloatTensor \[3\]\], which is output 0 "
                     r"of AddBackward0", error) or "which is output 0 of Add," in error
+
+
+def test_a_nan_is_reported_after_the_node_released_and_ran_its_post_hooks(torch):
+    # torch's evaluate_function: apply, post hooks, release the saved tensors, then the
+    # NaN check: after the error the node's saved tensors are gone and its post hook ran.
+    def run(lib):
+        x = lib.tensor([0.0, 4.0], requires_grad=True)
+        root = lib.sqrt(x)
+        y = (root * lib.tensor([0.0, 1.0])).sum()
+        sqrt_node = root.grad_fn
+        calls = []
+        sqrt_node.register_hook(lambda grad_inputs, grad_outputs: calls.append("post"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with lib.autograd.detect_anomaly():
+                with pytest.raises(RuntimeError, match="'SqrtBackward0' returned nan"):
+                    y.backward()
+        with pytest.raises(RuntimeError) as released:
+            sqrt_node._saved_result
+        return calls, str(released.value).splitlines()[0]
+    assert run(ag) == run(torch)
