@@ -174,17 +174,25 @@ def version_error_message(saved: SavedTensor, node) -> str:
     tensor = saved._tensor if saved._tensor is not None else (
         saved._weak() if saved._weak is not None else None)
     data = saved._data if saved._data is not None else tensor._data
-    dt = get_dtype(data.dtype)
-    shape = ", ".join(str(s) for s in data.shape)
-    text = ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [torch.{dt._legacy}Tensor [{shape}]]")
     grad_fn, output_nr = (node, saved._output_nr) if saved._is_output else (
         (tensor._grad_fn, tensor._output_nr) if tensor is not None else (None, 0))
-    if grad_fn is not None:
-        text += f", which is output {output_nr} of {_short_name(grad_fn.name())},"
-    text += (f" is at version {saved._version.value}; expected version {saved._saved_version}"
-             " instead. ")
-    if ANOMALY.enabled:
+    origin = (output_nr, grad_fn.name()) if grad_fn is not None else None
+    return version_error_text(f"torch.{get_dtype(data.dtype)._legacy}Tensor", data.shape,
+                              origin, saved._version.value, saved._saved_version,
+                              ANOMALY.enabled)
+
+
+def version_error_text(type_name: str, shape, origin, version: int, expected: int,
+                       anomaly: bool) -> str:
+    """torch's words for a saved tensor changed in place; ``origin`` is (output number,
+    node name) when the tensor came from a node (also used for real torch's, when watched)."""
+    dims = ", ".join(str(s) for s in shape)
+    text = ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{type_name} [{dims}]]")
+    if origin is not None:
+        text += f", which is output {origin[0]} of {_short_name(origin[1])},"
+    text += f" is at version {version}; expected version {expected} instead. "
+    if anomaly:
         return text + ("Hint: the backtrace further above shows the operation that failed to "
                        "compute its gradient. The variable in question was changed in there "
                        "or anywhere later. Good luck!")

@@ -18,6 +18,7 @@ import weakref
 from types import SimpleNamespace
 
 from ..events import probe
+from ..graph.saved import version_error_text
 from ..events import records as r
 from ..events.bus import WATCH
 from .state import STATE
@@ -31,8 +32,8 @@ _serials = itertools.count(1)
 class Holder:
     """A saved tensor as packed (``value``), with what its release event will say."""
 
-    __slots__ = ("__weakref__", "dtype", "nbytes", "serial", "shape", "tensor", "unpack",
-                 "value")
+    __slots__ = ("__weakref__", "dtype", "nbytes", "origin", "serial", "shape", "tensor",
+                 "unpack", "value", "version")
 
     def __init__(self, t, value, unpack_hook):
         self.value = value
@@ -42,6 +43,7 @@ class Holder:
         self.dtype = dtype_name(t.dtype)
         self.nbytes = t.nbytes
         self.serial = 0
+        self.version, self.origin = t._version, None   # (see ``unpack``)
 
 
 class _HolderRef(weakref.ref):
@@ -59,14 +61,14 @@ def _keep(t, value, unpack_hook) -> Holder:
 
 def pack(t):
     """The watcher's pack hook."""
-    return _keep(t, _kept(t), None)
-
-
-def _kept(t):
     from .nodes import tag_of
     fn = t.grad_fn
     # A grad_fn not yet seen is the node being made: ``t`` is its output (see above).
-    return t.detach() if fn is not None and tag_of(fn) is None else t
+    output = fn is not None and tag_of(fn) is None
+    holder = _keep(t, t.detach() if output else t, None)
+    if output:
+        holder.origin = (t.output_nr, fn.name())
+    return holder
 
 
 def unpack(holder):
@@ -75,7 +77,22 @@ def unpack(holder):
         if holder.unpack is not None:
             return _placeholder()
     value = holder.value
-    return holder.unpack(value) if holder.unpack is not None else value
+    if holder.unpack is not None:
+        return holder.unpack(value)
+    if value._version != holder.version and not STATE.naming:
+        # torch checks a saved tensor's version when it unpacks it, but not under
+        # saved_tensors_hooks: the watcher's pair would let a changed tensor through (and
+        # the gradient be wrong), so it checks as torch's own unpacking does, in its words.
+        raise RuntimeError(_version_error(holder, value))
+    return value
+
+
+def _version_error(holder, value) -> str:
+    import torch
+    fn = value.grad_fn
+    origin = holder.origin or ((value.output_nr, fn.name()) if fn is not None else None)
+    return version_error_text(value.type(), tuple(value.shape), origin, value._version,
+                              holder.version, torch.is_anomaly_enabled())
 
 
 _NAMING: list = []   # holders unpacked since ``naming`` began

@@ -105,3 +105,25 @@ def test_a_constant_gradient_keeps_the_graph_free_to_run_once(torch):
         h.sum().backward()
         return g.requires_grad, x.grad.tolist()
     assert run(ag) == run(torch)
+
+
+THIRD_ORDER = ["x.tanh()", "x.sigmoid()", "x.sin()", "x.exp()", "x ** 3", "x.log()",
+               "x.relu() * x"]
+
+
+def _third_derivative_graph(lib, expr: str):
+    x = lib.tensor([0.3, 0.7], dtype=lib.float64, requires_grad=True)
+    g = eval(expr, {"x": x})
+    for _ in range(3):   # the third derivative: the formulas of the formulas' formulas
+        g, = lib.autograd.grad(g.sum(), x, create_graph=True)
+    return graph_of(g), g.detach().tolist()
+
+
+@pytest.mark.parametrize("expr", THIRD_ORDER)
+def test_third_derivative_graphs_match_torch(torch, expr):
+    # tanh_backward's and sigmoid_backward's own formulas (TanhBackwardBackward0's inputs)
+    # record torch's nodes in torch's order: -2 * output is mul.Scalar (MulBackward1)
+    ours, our_values = _third_derivative_graph(ag, expr)
+    theirs, their_values = _third_derivative_graph(torch, expr)
+    assert ours == theirs
+    np.testing.assert_allclose(our_values, their_values, rtol=1e-12)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import warnings
 import weakref
 
 import pytest
@@ -208,3 +209,39 @@ def test_a_cuda_run_is_watched_bitwise():
     assert torch.equal(plain, watched)
     devices = {e.grads[0].device for e in trace.events if e.kind == "node_started" and e.grads}
     assert devices == {"cuda:0"}
+
+
+def _changed_in_place(kind: str, anomaly: bool):
+    """The error (or None) and a.grad when a saved tensor is changed in place."""
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(anomaly), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if kind == "input of another node":
+            w = a * 3
+            z = w.sin()
+            w.add_(1)
+        elif kind == "plain tensor":
+            b = torch.ones(3)
+            z = a * b
+            b.add_(1)
+        else:   # a node's own saved output
+            z = a.exp()
+            z.mul_(2)
+        try:
+            z.sum().backward()
+        except RuntimeError as error:
+            return str(error), a.grad
+    return None, a.grad
+
+
+@pytest.mark.parametrize("anomaly", [False, True])
+@pytest.mark.parametrize("kind", ["input of another node", "plain tensor", "saved output"])
+def test_a_saved_tensor_changed_in_place_raises_as_unwatched(kind, anomaly):
+    # torch checks versions on unpack, but not under saved_tensors_hooks: the watcher's
+    # own pair must not let a changed tensor through into a wrong gradient
+    expected = _changed_in_place(kind, anomaly)
+    with agdebug.watch.torch() as trace:
+        watched = _changed_in_place(kind, anomaly)
+    assert expected[0] is not None and watched[0] == expected[0]
+    assert watched[1] is None and expected[1] is None
+    assert [e.kind for e in trace.events].count("error") == 1

@@ -9,6 +9,7 @@ from ..core.registry import defop
 from ..core.gradients import derivative_formula, needs, zeros_grad
 from .promotion import _BOOL, promote, scaled, shifted, to_float, weak
 from .comparison import _not_implemented
+from ...tensor import Tensor
 
 
 # ----------------------------------------------------------------------------- unary math
@@ -208,7 +209,11 @@ def tanh_backward_vjp(ctx, grad_grad):
 
 
 def _tanh_second(grad_grad, grad, r):   # on arrays or tensors (see derivative_formula)
-    return grad_grad * grad * (r * -2)
+    # torch's formula, in its order and with its Scalar overloads (the nodes a third
+    # derivative records): grad * (-2 * output * grad_output)
+    if isinstance(r, Tensor):
+        return grad_grad * (scaled(r, -2) * grad)
+    return grad_grad * (-2 * r * grad)
 
 
 @defop("sigmoid", node="SigmoidBackward0", saves=("result",))
@@ -240,4 +245,7 @@ def sigmoid_backward_vjp(ctx, grad_grad):
 
 
 def _sigmoid_second(grad_grad, grad, r):
-    return grad_grad * grad * (1 - 2 * r)
+    # torch's: grad * grad_output * (-2 * output + 1), as for tanh above
+    if isinstance(r, Tensor):
+        return grad_grad * grad * shifted(scaled(r, -2), 1)
+    return grad_grad * grad * (-2 * r + 1)
