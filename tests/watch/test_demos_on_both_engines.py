@@ -9,6 +9,7 @@ The demos are written ``import agdebug as torch``; the torch run reads them with
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import pathlib
 import runpy
@@ -63,10 +64,15 @@ def run(path: pathlib.Path, tmp_path, engine: str):
     script.write_text(text)
     import agdebug.watch
     printed = io.StringIO()
-    with warnings.catch_warnings(), contextlib.redirect_stdout(printed):
-        warnings.simplefilter("ignore")
-        with (record() if engine == "agdebug" else agdebug.watch.torch()) as trace:
-            runpy.run_path(str(script), run_name="__main__")
+    gc.collect()
+    gc.disable()   # no automatic GC pass at a different moment on each engine (the demos
+    try:           # that need one call gc.collect() themselves)
+        with warnings.catch_warnings(), contextlib.redirect_stdout(printed):
+            warnings.simplefilter("ignore")
+            with (record() if engine == "agdebug" else agdebug.watch.torch()) as trace:
+                runpy.run_path(str(script), run_name="__main__")
+    finally:
+        gc.enable()
     return outline(trace), printed.getvalue()
 
 
