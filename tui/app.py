@@ -17,7 +17,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import App
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, LoadingIndicator, Static, TabbedContent, TabPane
 
 from agdebug.debug.cycles import cycle_edges
@@ -36,6 +36,7 @@ from .memory import MemoryPanel
 from .narration import NarrationBar
 from .panels import OutputLog, order_start, show_inspector, show_order
 from .screens import HelpScreen
+from .sourceview import SourceView, source_folders, step_source
 from .sources import EventIndex, MemorySeries
 from .status import show_narration, show_status
 from .text import printable
@@ -57,6 +58,7 @@ class AgDebugApp(App):
         Binding("c", "continue", "continue"),
         Binding("p,backspace", "back", "back"),
         Binding("l", "legend", "legend"),
+        Binding("s", "source", "source"),
         Binding("r", "raw", "raw"),
         Binding("question_mark", "help", "help"),
         Binding("N", "next_node", "next node"),
@@ -121,7 +123,9 @@ class AgDebugApp(App):
             yield LoadingIndicator()
             yield Static(id="loading-text")
         with Horizontal(id="main"):
-            yield GraphView(id="graph")
+            with Vertical(id="left"):
+                yield GraphView(id="graph")
+                yield SourceView(id="source")
             yield Inspector(id="inspector")
         with TabbedContent(id="bottom"):
             yield EventsTab(self.narrator, id="tab-events")
@@ -137,6 +141,7 @@ class AgDebugApp(App):
     def on_mount(self) -> None:
         self.query_one("#graph").border_title = "graph"
         self.query_one("#inspector").border_title = "inspector"
+        self.query_one(SourceView).folders = source_folders(self.script, self.trace_path)
         self._fit_screen()
         session.open_events(self)
 
@@ -173,6 +178,7 @@ class AgDebugApp(App):
         self.current_node, self.shown_node = state.current, shown
         show_inspector(self, state, shown)
         show_narration(self)
+        self.query_one(SourceView).show(step_source(self))
         self.query_one(EventsTab).show(self.step)
         show_order(self, state)
         self.query_one(OutputLog).show(self.events, self.index.prints, self.step)
@@ -208,6 +214,10 @@ class AgDebugApp(App):
         self.legend = not self.legend
         if self.history is not None:
             show_inspector(self, self.state, self.shown_node)
+
+    def action_source(self) -> None:
+        """Hide the source pane (tall screens), or show it in the graph's place (short)."""
+        self.screen.toggle_class("source-toggled")
 
     def action_search(self) -> None:
         self.query_one("#bottom", TabbedContent).active = "tab-events"

@@ -18,6 +18,8 @@ HELP = [
     ("c", "continue to the next breakpoint or error (or the end)"),
     ("p / backspace", "step back (time travel: replay, and live after the fact)"),
     ("l", "legend: what the colours and marks of the graph mean (in the inspector)"),
+    ("s", "source pane: the step's line in the user's file (hide it; short screens: show "
+          "it in the graph's place)"),
     ("r", "events list: sentences or the events' raw fields"),
     ("g / G", "first / last step (home / end outside the scrolling panels)"),
     ("b", "toggle a breakpoint on the selected node"),
