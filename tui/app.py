@@ -66,6 +66,7 @@ class AgDebugApp(App):
         Binding("slash", "search", "search"),
         Binding("e", "export", "export"),
         Binding("f", "focus_view", "focus", show=False),
+        Binding("h", "hide_freed", "hide freed", show=False),
         Binding("left_square_bracket", "select(-1)", "prev node", show=False),
         Binding("right_square_bracket", "select(1)", "next node", show=False),
         Binding("g,home", "goto(0)", "first", show=False),
@@ -104,6 +105,7 @@ class AgDebugApp(App):
         self.narrator = Narrator()
         self.legend = False              # the inspector shows the legend
         self.focus_mode = False
+        self.hide_freed = False          # the graph leaves freed nodes out (h)
         self.live: LiveSession | None = None
         self.paused_reason = ""
         self.outcome = None
@@ -225,6 +227,12 @@ class AgDebugApp(App):
 
     def action_focus_view(self) -> None:
         self.focus_mode = not self.focus_mode
+        self.refresh_view()
+
+    def action_hide_freed(self) -> None:
+        self.hide_freed = not self.hide_freed
+        self.notify("freed nodes: hidden" if self.hide_freed else "freed nodes: shown",
+                    timeout=2)
         self.refresh_view()
 
     def action_help(self) -> None:

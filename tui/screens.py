@@ -26,6 +26,7 @@ HELP = [
     ("[ / ]", "select the previous / next node"),
     ("escape", "select the current node again (or close search)"),
     ("f", "focus the graph on the selected node's neighbourhood"),
+    ("h", "hide freed nodes (earlier iterations' graphs), or show them again"),
     ("/", "search the timeline (kind:NAME filters by kind)"),
     ("e", "export the current view (format: command palette)"),
     ("ctrl+p", "command palette: breakpoints on an op, NaN/Inf, errors; export; themes"),

@@ -112,7 +112,7 @@ class SourceView(LineList, can_focus=False):
         self.source = source
         match = _SOURCE.match(source)
         if match is None:
-            self._note("source", "no source line for this step")
+            self._note("", "no source line for this step")
             return
         name, number = match.group(1), int(match.group(2))
         text = source[match.end():].strip()
@@ -147,7 +147,7 @@ class SourceView(LineList, can_focus=False):
         self.set_rows(len(lines), line, number - 1)
 
     def _note(self, title: str, note: str) -> None:
-        self.border_title = plain(f"source {title}")
+        self.border_title = plain(f"source {title}".strip())
         self.path = None
         self.set_rows(1, lambda i: (printable(note), _NOTE))
 
