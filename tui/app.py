@@ -87,9 +87,10 @@ class AgDebugApp(App):
 
     def __init__(self, *, trace=None, trace_path=None, script=None, args=(), title: str = "",
                  export_dir=".", start: int | None = None, output: str = "",
-                 engine: str = "agdebug"):
+                 engine: str = "agdebug", source_dirs=()):
         super().__init__()
         self.engine = engine   # a live script's engine: "torch" runs it watched
+        self.source_dirs = source_dirs   # more folders the source pane looks in
         self.trace, self.trace_path, self.script, self.script_args = trace, trace_path, script, args
         self.label = title or os.path.basename(str(trace_path or script or "trace"))
         self.export_dir = Path(export_dir)
@@ -143,7 +144,8 @@ class AgDebugApp(App):
     def on_mount(self) -> None:
         self.query_one("#graph").border_title = "graph"
         self.query_one("#inspector").border_title = "inspector"
-        self.query_one(SourceView).folders = source_folders(self.script, self.trace_path)
+        self.query_one(SourceView).folders = source_folders(
+            self.script, self.trace_path, extra=self.source_dirs)
         self._fit_screen()
         session.open_events(self)
 

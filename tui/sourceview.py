@@ -4,8 +4,9 @@ The step's line is its event's own (the line creating a node, the line an error
 names, a hook's ``def``), else, inside a backward, the line that called
 ``backward()``/``grad()``, else the line that created the node the view follows.
 Events name a file by its base name (``mlp.py:12: h = x @ w``): it is looked for
-beside the script or the trace, in the current folder and among the demos, and
-the first whose line still reads as recorded wins. Files are read once, bounded,
+beside the script or the trace, in the current folder and in the folders the app
+was given (the demos', for ``agdebug demo``), and the first whose line still reads
+as recorded wins. Files are read once, bounded,
 and shown as plain text (a file's text is data, never markup).
 """
 
@@ -16,8 +17,6 @@ import re
 from pathlib import Path
 
 from rich.style import Style
-
-from agdebug.demos import SCRIPTS
 
 from .lines import LineList
 from .text import plain, printable
@@ -55,10 +54,10 @@ def _backward_at(index, i: int) -> int | None:
     return start
 
 
-def source_folders(*paths) -> list[Path]:
+def source_folders(*paths, extra=()) -> list[Path]:
     """Where a base name is looked for: beside each of ``paths`` (a script, a trace), in
-    the current folder, then among the demos."""
-    return [*(Path(p).resolve().parent for p in paths if p), Path.cwd(), SCRIPTS]
+    the current folder, then in ``extra``."""
+    return [*(Path(p).resolve().parent for p in paths if p), Path.cwd(), *map(Path, extra)]
 
 
 def read_source(path: Path) -> list[str] | str:
@@ -119,7 +118,7 @@ class SourceView(LineList, can_focus=False):
         path, same = find_file(name, number, text, self.folders, self._read)
         if path is None:
             self._note(name, f"{name} is not on this machine (looked beside the script or "
-                             "trace, here and in the demos)")
+                             "trace and here)")
             return
         self._show_file(path, number, same)
 

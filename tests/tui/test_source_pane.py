@@ -7,6 +7,7 @@ from agdebug_tui.graphview import GraphView
 from agdebug_tui.sourceview import MAX_BYTES, SourceView, read_source
 
 from agdebug.cli import run_script
+from agdebug.demos import SCRIPTS
 
 from .helpers import load, run
 
@@ -115,7 +116,7 @@ def test_a_huge_or_binary_file_is_a_one_line_note(tmp_path):
 
 def test_an_old_trace_without_the_backward_line_shows_the_running_nodes_line():
     async def go():
-        app = AgDebugApp(trace=load("retain-graph"))   # recorded before backward's source
+        app = AgDebugApp(trace=load("retain-graph"), source_dirs=[SCRIPTS])   # an old trace
         async with app.run_test(size=(120, 40)):
             app.goto(step_after(app, "node_started"))
             view = app.query_one(SourceView)
@@ -127,7 +128,7 @@ def test_an_old_trace_without_the_backward_line_shows_the_running_nodes_line():
 
 def test_s_shows_the_source_in_the_graphs_place_at_80x24_and_hides_it_at_120x40():
     async def go():
-        app = AgDebugApp(trace=load("retain-graph"))
+        app = AgDebugApp(trace=load("retain-graph"), source_dirs=[SCRIPTS])
         async with app.run_test(size=(80, 24)) as pilot:
             view, graph = app.query_one(SourceView), app.query_one(GraphView)
             assert not view.display and graph.display
