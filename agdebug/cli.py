@@ -352,7 +352,8 @@ def _demo(args) -> int:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         trace, _ = run_script(str(demo.path), [], None, values=True)
-    app = _app(trace=trace, title=f"demo {demo.name}", output=printed.getvalue())
+    app = _app(trace=trace, title=f"demo {demo.name}", output=printed.getvalue(),
+               source_dirs=[demo.path.parent])
     app.run()
     return app.return_code or 0
 

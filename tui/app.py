@@ -17,7 +17,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import App
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, LoadingIndicator, Static, TabbedContent, TabPane
 
 from agdebug.debug.cycles import cycle_edges
@@ -36,6 +36,7 @@ from .memory import MemoryPanel
 from .narration import NarrationBar
 from .panels import OutputLog, order_start, show_inspector, show_order
 from .screens import HelpScreen
+from .sourceview import SourceView, source_folders, step_source
 from .sources import EventIndex, MemorySeries
 from .status import show_narration, show_status
 from .text import printable
@@ -57,6 +58,7 @@ class AgDebugApp(App):
         Binding("c", "continue", "continue"),
         Binding("p,backspace", "back", "back"),
         Binding("l", "legend", "legend"),
+        Binding("s", "source", "source"),
         Binding("r", "raw", "raw"),
         Binding("question_mark", "help", "help"),
         Binding("N", "next_node", "next node"),
@@ -64,6 +66,7 @@ class AgDebugApp(App):
         Binding("slash", "search", "search"),
         Binding("e", "export", "export"),
         Binding("f", "focus_view", "focus", show=False),
+        Binding("h", "hide_freed", "hide freed", show=False),
         Binding("left_square_bracket", "select(-1)", "prev node", show=False),
         Binding("right_square_bracket", "select(1)", "next node", show=False),
         Binding("g,home", "goto(0)", "first", show=False),
@@ -84,9 +87,10 @@ class AgDebugApp(App):
 
     def __init__(self, *, trace=None, trace_path=None, script=None, args=(), title: str = "",
                  export_dir=".", start: int | None = None, output: str = "",
-                 engine: str = "agdebug"):
+                 engine: str = "agdebug", source_dirs=()):
         super().__init__()
         self.engine = engine   # a live script's engine: "torch" runs it watched
+        self.source_dirs = source_dirs   # more folders the source pane looks in
         self.trace, self.trace_path, self.script, self.script_args = trace, trace_path, script, args
         self.label = title or os.path.basename(str(trace_path or script or "trace"))
         self.export_dir = Path(export_dir)
@@ -102,6 +106,7 @@ class AgDebugApp(App):
         self.narrator = Narrator()
         self.legend = False              # the inspector shows the legend
         self.focus_mode = False
+        self.hide_freed = False          # the graph leaves freed nodes out (h)
         self.live: LiveSession | None = None
         self.paused_reason = ""
         self.outcome = None
@@ -121,7 +126,9 @@ class AgDebugApp(App):
             yield LoadingIndicator()
             yield Static(id="loading-text")
         with Horizontal(id="main"):
-            yield GraphView(id="graph")
+            with Vertical(id="left"):
+                yield GraphView(id="graph")
+                yield SourceView(id="source")
             yield Inspector(id="inspector")
         with TabbedContent(id="bottom"):
             yield EventsTab(self.narrator, id="tab-events")
@@ -137,6 +144,8 @@ class AgDebugApp(App):
     def on_mount(self) -> None:
         self.query_one("#graph").border_title = "graph"
         self.query_one("#inspector").border_title = "inspector"
+        self.query_one(SourceView).folders = source_folders(
+            self.script, self.trace_path, extra=self.source_dirs)
         self._fit_screen()
         session.open_events(self)
 
@@ -173,6 +182,7 @@ class AgDebugApp(App):
         self.current_node, self.shown_node = state.current, shown
         show_inspector(self, state, shown)
         show_narration(self)
+        self.query_one(SourceView).show(step_source(self))
         self.query_one(EventsTab).show(self.step)
         show_order(self, state)
         self.query_one(OutputLog).show(self.events, self.index.prints, self.step)
@@ -209,12 +219,22 @@ class AgDebugApp(App):
         if self.history is not None:
             show_inspector(self, self.state, self.shown_node)
 
+    def action_source(self) -> None:
+        """Hide the source pane (tall screens), or show it in the graph's place (short)."""
+        self.screen.toggle_class("source-toggled")
+
     def action_search(self) -> None:
         self.query_one("#bottom", TabbedContent).active = "tab-events"
         self.query_one(EventsTab).open_search()
 
     def action_focus_view(self) -> None:
         self.focus_mode = not self.focus_mode
+        self.refresh_view()
+
+    def action_hide_freed(self) -> None:
+        self.hide_freed = not self.hide_freed
+        self.notify("freed nodes: hidden" if self.hide_freed else "freed nodes: shown",
+                    timeout=2)
         self.refresh_view()
 
     def action_help(self) -> None:

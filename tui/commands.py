@@ -1,5 +1,6 @@
 """The app's entries in the command palette (ctrl+p), after Textual's own: breakpoints
-on an op, NaN/Inf or errors; export formats; the focus view; timeline filters."""
+on an op, NaN/Inf or errors; export formats; the focus view; hiding freed nodes; timeline
+filters."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def agdebug_commands(app):
                             lambda fmt=fmt: export_as(app, fmt))
     yield SystemCommand("Focus view", "toggle: only the selected node's neighbourhood",
                         app.action_focus_view)
+    yield SystemCommand("Hide freed nodes", "toggle: draw only the nodes still alive (h)",
+                        app.action_hide_freed)
     for kind in sorted({e.kind for e in app.events}):
         yield SystemCommand(f"Timeline: only {kind}", "filter the event log by kind",
                             lambda kind=kind: _set_filter(app, f"kind:{kind}"))

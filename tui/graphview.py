@@ -99,10 +99,14 @@ class GraphView(ScrollView, can_focus=True):
         self.call_after_refresh(self._reveal, node)
 
     def _reveal(self, node: int) -> None:
-        box = self.graph.boxes.get(node) if self.graph else None
-        if box is not None:
-            self.scroll_to_region(Region(box.x, box.y, box.w, BOX_HEIGHT), animate=False,
-                                  force=True, immediate=True)
+        boxes = self.graph.boxes if self.graph else None
+        if not boxes or not node:    # (no node to follow: the view stays)
+            return
+        # A node without a box (freed: hidden, or older than the freed ones kept) shows the
+        # newest box: the last layout's scroll offset may be blank in this one.
+        box = boxes.get(node) or boxes[max(boxes)]
+        self.scroll_to_region(Region(box.x, box.y, box.w, BOX_HEIGHT), animate=False,
+                              force=True, immediate=True)
 
     def box_after(self, node: int, delta: int) -> int:
         """The box ``delta`` boxes after ``node``'s in reading order (wrapping round; from

@@ -20,13 +20,15 @@ FREED_SHOWN = 64           # freed nodes kept on screen (the most recent ones)
 _TOPOLOGY = {"node_created", "node_freed", "backward_planned"}
 
 
-def visible_nodes(state) -> dict:
-    """Nodes to draw: every live one, and the most recently created freed ones."""
+def visible_nodes(state, hide_freed: bool = False) -> dict:
+    """Nodes to draw: every live one, and the most recently created freed ones (none when
+    ``hide_freed``)."""
     nodes = state.nodes
     freed = [n for n in nodes.values() if n.status == "freed"]
-    if len(freed) <= FREED_SHOWN:
+    if len(freed) <= (0 if hide_freed else FREED_SHOWN):
         return dict(nodes)
-    keep = {n.id for n in sorted(freed, key=lambda n: n.created_step)[-FREED_SHOWN:]}
+    kept = [] if hide_freed else sorted(freed, key=lambda n: n.created_step)[-FREED_SHOWN:]
+    keep = {n.id for n in kept}
     return {i: n for i, n in nodes.items() if n.status != "freed" or i in keep}
 
 
@@ -75,16 +77,21 @@ class Layouts:
         self.app = app
         self._layouts: dict = {}
         self._key = None
-        self._checked = None         # (step, focus mode, selected) of the last check
+        self._checked = None         # (step, focus mode, selected, hide freed) last checked
+        self.hidden = 0              # freed nodes the graph leaves out
 
     def ensure(self, state) -> None:
         if self._topology_same(state):
             return
         app = self.app
-        self._checked = (state.step, app.focus_mode, app.selected)
-        nodes = self._wanted_nodes(state)
+        self._checked = (state.step, app.focus_mode, app.selected, app.hide_freed)
+        shown = visible_nodes(state, app.hide_freed)
+        self.hidden = len(state.nodes) - len(shown)
+        nodes = self._wanted_nodes(state, shown)
         key = topology(nodes)
         if key == self._key:
+            if key in self._layouts:     # (else it is being laid out: its title says so)
+                self._title()
             return
         self._key = key
         if key in self._layouts:
@@ -98,9 +105,8 @@ class Layouts:
                            description=f"layout of {len(nodes)} nodes", exclusive=True,
                            thread=True)
 
-    def _wanted_nodes(self, state) -> dict:
+    def _wanted_nodes(self, state, nodes: dict) -> dict:
         app = self.app
-        nodes = visible_nodes(state)
         centre = app.selected or state.current or app.current_node
         if app.focus_mode and centre in nodes:
             return neighbourhood(nodes, centre)
@@ -109,7 +115,8 @@ class Layouts:
     def _topology_same(self, state) -> bool:
         """Whether no event between the last check's step and this one changes the drawing."""
         app = self.app
-        if self._checked is None or self._checked[1:] != (app.focus_mode, app.selected):
+        if self._checked is None or self._checked[1:] != (app.focus_mode, app.selected,
+                                                          app.hide_freed):
             return False
         lo, hi = sorted((self._checked[0], state.step))
         return hi - lo <= 256 and not any(e.kind in _TOPOLOGY for e in app.events[lo:hi])
@@ -127,6 +134,11 @@ class Layouts:
 
     def _show(self, graph_layout) -> None:
         graph = self.app.query_one("#graph", GraphView)
-        graph.border_title = f"graph ({len(graph_layout.boxes)} nodes)"
         graph.set_layout(graph_layout)
+        self._title()
         graph.reveal(self.app.shown_node)
+
+    def _title(self) -> None:
+        graph = self.app.query_one("#graph", GraphView)
+        hidden = f", {self.hidden} freed hidden" if self.hidden else ""
+        graph.border_title = f"graph ({len(graph.graph.boxes)} nodes{hidden})"

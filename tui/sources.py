@@ -65,13 +65,14 @@ class LiveHistory:
 
 class EventIndex:
     """Where things are in the events: each node's op and source line, and the indices of
-    the node starts, backward starts and printed output, kept up as events arrive."""
+    the node starts, backward starts and ends and printed output, kept up as events arrive."""
 
     def __init__(self):
         self.ops: dict[int, str] = {}
         self.sources: dict[int, str] = {}
         self.starts: list[int] = []      # indices of node_started events
         self.backwards: list[int] = []   # indices of backward_started events
+        self.finishes: list[int] = []    # indices of backward_finished events
         self.prints: list[int] = []      # indices of printed events (the script's output)
 
     def extend(self, events, first: int) -> None:
@@ -85,6 +86,8 @@ class EventIndex:
                 self.starts.append(i)
             elif e.kind == "backward_started":
                 self.backwards.append(i)
+            elif e.kind == "backward_finished":
+                self.finishes.append(i)
             elif e.kind == "printed":
                 self.prints.append(i)
 

@@ -20,6 +20,7 @@ import gc
 import itertools
 import linecache
 import sys
+import sysconfig
 import threading
 import weakref
 
@@ -677,7 +678,7 @@ def backward_started(graph_root, input_edges, keep_graph: bool, create_graph: bo
     roots = tuple(fn._id for fn in graph_root._next if fn is not None)
     # seq, api, roots, grads, inputs, retain_graph, create_graph
     _send(r.BackwardStarted(0, api, roots, _summaries(graph_root._grads), inputs,
-                            bool(keep_graph), bool(create_graph)))
+                            bool(keep_graph), bool(create_graph), user_line()))
 
 
 def backward_planned(task, nodes: list) -> None:
@@ -751,7 +752,15 @@ def hook_called(kind: str, node, hook, result) -> None:
     node_id = node._id if node is not None else _run().current
     _emit(r.HookCalled, node=node_id, hook=kind,
           name=str(getattr(hook, "__name__", type(hook).__name__)),
-          replaced=result is not None)
+          replaced=result is not None, source=_hook_line(hook))
+
+
+def _hook_line(hook) -> str:
+    """The line defining ``hook`` (its ``def`` or lambda), when it is the user's code."""
+    code = getattr(hook, "__code__", None)
+    if code is None or not is_user_file(code.co_filename):
+        return ""
+    return _format_line(code.co_filename, code.co_firstlineno)
 
 
 def saved_released(node) -> None:
@@ -775,14 +784,15 @@ def saved_released(node) -> None:
 def failed_at(node, exc: BaseException) -> None:
     """A check before the run raised ``exc`` (at ``node`` if not None): the backward ends."""
     _emit(r.Error, type=type(exc).__name__, message=str(exc),
-          node=node._id if node is not None else 0)
+          node=node._id if node is not None else 0, source=raised_at(exc) or user_line())
     _finish(ok=False)
 
 
 def backward_failed(exc: BaseException) -> None:
     """The run raised ``exc`` at the node that was running."""
     run = _run()
-    _emit(r.Error, type=type(exc).__name__, message=str(exc), node=run.current)
+    _emit(r.Error, type=type(exc).__name__, message=str(exc), node=run.current,
+          source=raised_at(exc) or user_line())
     _finish(ok=False)
 
 
@@ -797,7 +807,23 @@ def _finish(ok: bool) -> None:
 
 def script_error(exc: BaseException) -> None:
     """An exception escaped the watched program (not tied to a node)."""
-    _emit(r.Error, type=type(exc).__name__, message=str(exc), node=0)
+    _emit(r.Error, type=type(exc).__name__, message=str(exc), node=0, source=raised_at(exc))
+
+
+def raised_at(exc: BaseException) -> str:
+    """``file.py:12: text`` of the deepest user frame in ``exc``'s traceback (where the
+    user's code raised it, or called what raised it); "" when it has none."""
+    line, tb = "", exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if is_user_file(name) and not name.startswith(_NOT_USER):
+            line = _format_line(name, tb.tb_lineno)
+        tb = tb.tb_next
+    return line
+
+
+# The standard library (runpy runs a script) and frozen modules are nobody's program.
+_NOT_USER = ("<", sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"])
 
 
 def printed(stream: str, text: str) -> None:

@@ -233,6 +233,7 @@ class BackwardStarted(Event):
     inputs: tuple[int, ...] | None          # node ids of ``inputs=``, None for all leaves
     retain_graph: bool
     create_graph: bool
+    source: str = ""                         # the user's line calling it ("" in older traces)
 
 
 @_frozen
@@ -307,6 +308,7 @@ class HookCalled(Event):
     hook: str            # "tensor", "pre", "post" or "post_accumulate"
     name: str            # the hook function's __name__
     replaced: bool
+    source: str = ""     # the line defining the hook, when it is the user's ("": unknown)
 
 
 @_frozen
@@ -366,6 +368,7 @@ class Error(Event):
     type: str
     message: str
     node: int
+    source: str = ""     # the user's line the error names: where it was raised ("": unknown)
 
 
 @_frozen

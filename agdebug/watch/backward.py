@@ -18,7 +18,7 @@ from ..graph.node import next_id
 from . import nodes
 from .saved import publish_releases
 from .state import STATE, Run
-from .tensors import summaries, summarize, tensor_id
+from .tensors import summaries, summarize, tensor_id, user_line
 
 __all__ = ["wrap_backward", "wrap_grad"]
 
@@ -105,7 +105,7 @@ def _start(api, roots, grads, inputs, keep, create) -> Run:
     root_grads = [_root_grad(t, grads[i] if i < len(grads) else None)
                   for i, t in enumerate(roots)]
     probe.send(r.BackwardStarted(0, api, tuple(nodes.node_id(n) for n in firsts),
-                                  tuple(root_grads), inputs_ids, keep, create))
+                                  tuple(root_grads), inputs_ids, keep, create, user_line()))
     _plan(run, firsts, input_edges, api)
     source = next_id()   # the GraphRoot: agdebug's engine names it too
     for edge, grad in zip(root_edges, root_grads):
@@ -353,7 +353,8 @@ def _end(run: Run, exc) -> None:
         if STATE.runs and STATE.runs[-1] is run:
             STATE.runs.pop()
         if exc is not None:
-            probe.send(r.Error(0, type(exc).__name__, str(exc), run.current))
+            probe.send(r.Error(0, type(exc).__name__, str(exc), run.current,
+                               source=probe.raised_at(exc) or user_line()))
         probe.send(r.BackwardFinished(0, run.api, exc is None))
     finally:
         STATE.busy -= 1

@@ -13,6 +13,7 @@ import pytest
 import agdebug as ag
 import agdebug.nn.functional as F
 from agdebug.events import records as r
+from agdebug.debug import record
 from agdebug.events import subscribe
 
 from .scenarios import run
@@ -250,3 +251,26 @@ def test_every_node_of_the_graph_is_announced_when_it_is_made():
     made_before = {e.node for e in trace.events[:start] if e.kind == "node_created"}
     assert made_before <= freed, "the forward graph outlived the program (a reference cycle?)"
     assert {e.by for e in trace.events if e.kind == "node_freed"} == {"refcount"}
+
+
+def test_backward_hooks_and_errors_name_the_users_line():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+
+    def double(grad):
+        return grad * 2
+
+    x.register_hook(double)
+    with record() as trace:
+        y = (x * x).sum()
+        y.backward()
+        with pytest.raises(RuntimeError):
+            y.backward()
+    started = [e for e in trace.events if e.kind == "backward_started"]
+    hook = next(e for e in trace.events if e.kind == "hook_called")
+    error = next(e for e in trace.events if e.kind == "error")
+    assert [e.source.split(": ", 1)[1] for e in started] == ["y.backward()"] * 2
+    assert started[0].source != started[1].source and error.source == started[1].source
+    assert hook.source.startswith("test_probe.py:") and "def double(grad):" in hook.source
+    old = started[0].to_dict()
+    del old["source"]                       # a trace from before the field still loads
+    assert r.event_from_dict(old).source == ""
