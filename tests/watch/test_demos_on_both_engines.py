@@ -12,6 +12,7 @@ import contextlib
 import gc
 import io
 import pathlib
+import re
 import runpy
 import warnings
 
@@ -93,4 +94,10 @@ def test_a_demo_does_the_same_on_both_engines(demo, tmp_path):
         assert known.get(key, _SAME.get(key, _equal))(ours[key], theirs[key]), key
     for ours_line, theirs_line in PRINTED.get(demo.stem, ()):
         their_output = their_output.replace(theirs_line, ours_line)
-    assert our_output == their_output
+    assert _once(our_output) == _once(their_output)
+
+
+def _once(output: str) -> str:
+    """Both engines give create_graph's warning once per process: which test gave it
+    first decides whether a demo sees it, so the line is compared as being there."""
+    return re.sub(r"(?m)^  UserWarning: .*$", "  UserWarning: ...", output)
