@@ -70,20 +70,39 @@ class Trace:
     """The events of one recording, in order; the input of ``GraphState``.
 
     ``trace.timeline()`` seeks to any step; in Jupyter a trace displays as the
-    diagram of its last step.
+    diagram of its last step. A trace recorded to a file keeps no events in memory: it
+    counts them, and ``events`` reads them back from the file when first asked for.
     """
 
     def __init__(self, events=None, source: str | None = None):
-        self.events: list = list(events or ())
+        self._events: list | None = list(events or ())
         self.source = source
+        self._count = 0          # events written to ``source`` while it streams there
         self._timeline = None
 
+    @classmethod
+    def streamed(cls, source: str) -> Trace:
+        """A trace whose events are in the file ``source`` only (read back on demand)."""
+        trace = cls(source=source)
+        trace._events = None
+        return trace
+
+    @property
+    def events(self) -> list:
+        if self._events is None:
+            self._events = load_trace(self.source).events
+        return self._events
+
+    @events.setter
+    def events(self, events) -> None:
+        self._events = list(events)
+
     def __len__(self) -> int:
-        return len(self.events)
+        return self._count if self._events is None else len(self._events)
 
     def __repr__(self) -> str:
         where = f" from {self.source}" if self.source else ""
-        return f"<Trace of {len(self.events)} events{where}>"
+        return f"<Trace of {len(self)} events{where}>"
 
     def append(self, event) -> None:
         self.events.append(event)
@@ -92,13 +111,13 @@ class Trace:
     def timeline(self):
         """The ``Timeline`` over these events (built once, snapshots included)."""
         from .state import Timeline
-        if self._timeline is None or len(self._timeline) != len(self.events):
+        if self._timeline is None or len(self._timeline) != len(self):
             self._timeline = Timeline(self.events)
         return self._timeline
 
     def state(self, step: int | None = None):
         """The ``GraphState`` after ``step`` events (default: all of them)."""
-        return self.timeline().state(len(self.events) if step is None else step)
+        return self.timeline().state(len(self) if step is None else step)
 
     def save(self, path) -> None:
         """Write the whole trace to ``path``."""
@@ -168,15 +187,19 @@ def record(path=None, values: bool = False):
 
     ``values=True`` adds value previews and statistics to every tensor summary.
     """
-    trace = Trace(source=None if path is None else os.fspath(path))
     writer = TraceWriter(path) if path is not None else None
+    # To a file, the events are streamed and only counted: memory stays flat however long
+    # the run (``trace.events`` reads them back from the file).
+    trace = Trace() if writer is None else Trace.streamed(writer.path)
     interrupts = _Interrupts()
 
     def on_event(event) -> None:
         interrupts.writing = True
         try:
-            trace.events.append(event)
             writer.write(event)
+            trace._count += 1
+            if trace._events is not None:   # read back mid-run: keep them in step
+                trace._events.append(event)
         finally:
             interrupts.writing = False
         if interrupts.pending and not _in_callback(sys._getframe(1)):
@@ -184,7 +207,7 @@ def record(path=None, values: bool = False):
             raise KeyboardInterrupt
 
     # In memory only, the list's own append is the subscriber: no Python call per event.
-    sub = subscribe(trace.events.append if writer is None else on_event, values=values)
+    sub = subscribe(trace._events.append if writer is None else on_event, values=values)
     try:
         with interrupts.deferred(writer is not None):
             yield trace
