@@ -3,8 +3,8 @@
 Everything that shows the graph (the TUI, the Graphviz renderer, the HTML
 player) reads a ``GraphState``; nothing reads the engine. A state is built by
 a pure reducer (``reduce(state, event) -> state``) and a ``Timeline`` keeps
-periodic snapshots, so seeking to any step of a long trace is instant in both
-directions.
+periodic checkpoints (pages of nodes shared while unchanged) and the events between them,
+so seeking to any step of a long trace is quick in both directions.
 
 >>> import agdebug as ag
 >>> from agdebug.debug import record
@@ -186,8 +186,10 @@ class _Builder:
         self.gc_passes = state.gc_passes
         self.running = dict(state.running)
 
-    def freeze(self) -> GraphState:
-        return GraphState(self.step, MappingProxyType(dict(self.nodes)),
+    def freeze(self, nodes=None) -> GraphState:
+        """The state now; ``nodes`` given (a map no one changes after) is used as it is."""
+        nodes = MappingProxyType(dict(self.nodes) if nodes is None else nodes)
+        return GraphState(self.step, nodes,
                           MappingProxyType(dict(self.leaves)), MappingProxyType(dict(self.cycles)),
                           self.last_error, self.backward, self.current, self.event,
                           self.gc_passes, MappingProxyType(dict(self.running)))
@@ -363,30 +365,76 @@ _HANDLERS = {
 
 # ----------------------------------------------------------------------------- seeking
 
+PAGE = 256   # nodes per checkpoint page, in the order the state first saw them
+_NO_NODES = MappingProxyType({})
+
+
+class _TrackedNodes(dict):
+    """The building pass's node map: it notes the ids written since the last checkpoint
+    (``dirty``) and the new ones (``added``, in insertion order)."""
+
+    __slots__ = ("added", "dirty")
+
+    def __setitem__(self, key, value) -> None:
+        if key in self:
+            self.dirty.add(key)
+        else:
+            self.added.append(key)
+        dict.__setitem__(self, key, value)
+
+
+class _Checkpoint(NamedTuple):
+    state: GraphState     # everything but the nodes (its ``nodes`` is empty)
+    pages: tuple          # node maps of PAGE nodes each, shared while unchanged
+
+
 class Timeline:
     """Every step of a trace, seekable: ``state(n)`` is the graph after ``n`` events.
 
-    Snapshots every ``every`` events make ``state(n)`` cost at most ``every``
-    reductions from the nearest one, forwards or backwards.
+    As time-travel debuggers do, it keeps a checkpoint every ``every`` events plus the
+    events between them: ``state(n)`` is the nearest checkpoint at or before ``n`` and at
+    most ``every`` reductions. A checkpoint holds its nodes in pages of ``PAGE``; a page no
+    event touched since the previous checkpoint (freed nodes, a finished step's graph) is
+    that checkpoint's very object, so memory grows with what each interval touches, not
+    with checkpoints x every node ever seen.
     """
 
     def __init__(self, events, every: int = 512):
-        self.events = list(events)
+        self.events = events if isinstance(events, list) else list(events)
         self.every = every
         self._steps: list[int] = []
-        self._snapshots: list[GraphState] = []
+        self._checkpoints: list[_Checkpoint] = []
+        self._rank: dict[int, int] = {}   # node id -> its place in first-seen order
+        self._order: list[int] = []       # node ids, first seen first
+        self._pages: list[dict] = []
         builder = _Builder(EMPTY)
+        builder.nodes = nodes = _TrackedNodes()
+        nodes.added, nodes.dirty = [], set()
         for i, event in enumerate(self.events):
             if i % every == 0:
-                self._keep(builder)
+                self._keep(builder, nodes)
             builder.apply(event)
-        self._keep(builder)
-        self.final = self._snapshots[-1]
+        self._keep(builder, nodes)
+        self.final = self._last = builder.freeze(dict(nodes))
 
-    def _keep(self, builder: _Builder) -> None:
-        if not self._steps or self._steps[-1] != builder.step:
-            self._steps.append(builder.step)
-            self._snapshots.append(builder.freeze())
+    def _keep(self, builder: _Builder, nodes: _TrackedNodes) -> None:
+        if self._steps and self._steps[-1] == builder.step:
+            return
+        for key in nodes.added:
+            self._rank[key] = len(self._order)
+            self._order.append(key)
+        touched = {self._rank[key] // PAGE for key in nodes.dirty}
+        touched.update(self._rank[key] // PAGE for key in nodes.added)
+        nodes.added.clear()
+        nodes.dirty.clear()
+        for p in sorted(touched):   # new pages come last, in order: they append
+            page = {key: nodes[key] for key in self._order[p * PAGE:(p + 1) * PAGE]}
+            if p == len(self._pages):
+                self._pages.append(page)
+            else:
+                self._pages[p] = page
+        self._steps.append(builder.step)
+        self._checkpoints.append(_Checkpoint(builder.freeze(_NO_NODES), tuple(self._pages)))
 
     def __len__(self) -> int:
         return len(self.events)
@@ -394,14 +442,27 @@ class Timeline:
     def state(self, step: int) -> GraphState:
         """The state after the first ``step`` events (clamped to the trace)."""
         step = max(0, min(int(step), len(self.events)))
+        if step == self.final.step:
+            return self.final
+        last = self._last
+        if last.step == step:
+            return last
         index = bisect.bisect_right(self._steps, step) - 1
-        base = self._snapshots[index]
-        if base.step == step:
-            return base
-        builder = _Builder(base)
-        for event in self.events[base.step:step]:
+        if self._steps[index] <= last.step < step:   # stepping on: fewer events to reduce
+            builder = _Builder(last)
+        else:
+            builder = self._restore(self._checkpoints[index])
+        for event in self.events[builder.step:step]:
             builder.apply(event)
-        return builder.freeze()
+        self._last = state = builder.freeze(builder.nodes)
+        return state
+
+    @staticmethod
+    def _restore(checkpoint: _Checkpoint) -> _Builder:
+        builder = _Builder(checkpoint.state)
+        for page in checkpoint.pages:
+            builder.nodes.update(page)
+        return builder
 
     def steps_of(self, *kinds: str) -> list[int]:
         """The steps (1-based counts) right after each event of the given kinds."""

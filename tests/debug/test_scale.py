@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
+import warnings
 
 import agdebug as ag
 from agdebug.debug import load_trace, record
@@ -49,3 +50,80 @@ def test_a_streamed_trace_reads_its_events_back_from_the_file(tmp_path):
     assert len(trace) == len(trace.events) == 2 * half
     assert trace.events == load_trace(path).events
     assert trace.state().step == len(trace)
+
+
+def _eventful_run():
+    """Training steps with freed nodes, released and retained saved tensors, a cycle formed
+    and broken, errors (a second backward through freed buffers, an in-place change)."""
+    import gc
+    w = ag.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    for i in range(12):
+        loss = ((w * (i + 1)).exp() * w).sin().sum()
+        loss.backward(retain_graph=i % 3 == 0)
+        if i % 4 == 1:
+            try:
+                loss.backward()
+            except RuntimeError:
+                pass
+    with warnings.catch_warnings():                 # (torch's create_graph warning)
+        warnings.simplefilter("ignore")
+        (w * w).sum().backward(create_graph=True)  # the leaf -> .grad -> graph cycle
+    gc.collect()
+    w.grad = None
+    gc.collect()
+    y = w.exp()
+    z = y * 2
+    y.add_(1)
+    try:
+        z.sum().backward()
+    except RuntimeError:
+        pass
+
+
+def _full_reductions(events) -> list:
+    from agdebug.debug.state import EMPTY, reduce
+    states = [EMPTY]
+    for event in events:
+        states.append(reduce(states[-1], event))
+    return states
+
+
+def _same(got, want) -> None:
+    assert got == want
+    assert list(got.nodes) == list(want.nodes)      # the same order too (drawing follows it)
+    assert list(got.leaves) == list(want.leaves)
+
+
+def test_seeking_gives_the_full_reduction_at_every_step():
+    import random
+
+    from agdebug.debug.state import Timeline
+    with record() as trace:
+        _eventful_run()
+    events = trace.events
+    kinds = {e.kind for e in events}
+    assert {"node_freed", "saved_released", "cycle_detected", "cycle_broken", "error"} <= kinds
+    full = _full_reductions(events)
+    for every in (1, 7, 64, 10_000):
+        timeline = Timeline(events, every=every)
+        edges = {s + d for s in range(0, len(events) + 1, every) for d in (-1, 0, 1)}
+        steps = sorted(edges | {0, len(events)}) + random.Random(every).sample(
+            range(len(events) + 1), 200)
+        for step in [s for s in steps if 0 <= s <= len(events)]:   # forwards, then anywhere
+            _same(timeline.state(step), full[step])
+        _same(timeline.final, full[-1])
+
+
+def test_unchanged_checkpoint_pages_are_shared():
+    from agdebug.debug.state import PAGE, Timeline
+    with record() as trace:
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        _steps(x, 400)   # ~2,400 nodes, each freed once its step ends
+    timeline = Timeline(trace.events, every=256)
+    first, last = timeline._checkpoints[len(timeline._checkpoints) // 2], \
+        timeline._checkpoints[-1]
+    pages = len(first.pages)
+    assert pages >= 4 and len(first.state.nodes) == 0
+    shared = sum(a is b for a, b in zip(first.pages, last.pages))
+    assert shared >= pages - 2                       # only the last pages were touched since
+    assert len(timeline.final.nodes) > (pages - 1) * PAGE
