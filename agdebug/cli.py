@@ -229,7 +229,37 @@ def _load(source: str, values: bool, engine: str | None = None):
             raise TraceError(why)
         trace, _ = run_script(source, [], None, values, engine)
         return trace
-    return load_trace(source)
+    return load_trace(source, progress=Progress(f"reading {source}"))
+
+
+class Progress:
+    """``progress(done, total)`` for long loads: a line on stderr that counts up, shown on
+    a terminal, or elsewhere once the load has taken over a second (a log gets few lines)."""
+
+    def __init__(self, what: str, stream=None):
+        import time
+        self.what, self.stream, self.clock = what, stream or sys.stderr, time.monotonic
+        self.start = self.said = self.clock()
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if done >= total:
+            if self.shown:   # (a load that ended before anything was said stays silent)
+                self._say(done, total, now, "\n")
+            return
+        if not self.tty and now - self.start <= 1.0:
+            return
+        if not self.shown or now - self.said >= (0.2 if self.tty else 5.0):
+            self._say(done, total, now, "" if self.tty else "\n")
+
+    def _say(self, done: int, total: int, now: float, end: str) -> None:
+        self.said, self.shown = now, True
+        start = "\r" if self.tty else ""
+        self.stream.write(f"{start}agdebug: {self.what}: {100 * done // max(total, 1)}% "
+                          f"({now - self.start:.0f} s){end}")
+        self.stream.flush()
 
 
 def _export(args) -> int:
@@ -252,6 +282,8 @@ def _export(args) -> int:
                          all_steps=args.all, options=options)
     except RenderError as exc:
         return _fail(str(exc), 1)
+    except TraceError as exc:   # a long trace's line read late, changed since it was indexed
+        return _fail(str(exc))
     except OSError as exc:
         return _fail(f"cannot write {args.output}: {exc.strerror or exc}", 1)
     shown = written[0] if len(written) == 1 else f"{len(written)} files ({written[0]} ...)"

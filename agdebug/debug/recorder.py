@@ -32,7 +32,6 @@ from contextlib import contextmanager
 from ..events import records
 from ..events.bus import subscribe
 from ..events.probe import CALLBACK_CODES
-from .validate import InvalidTrace, TraceCheck
 
 __all__ = [
     "FORMAT",
@@ -75,7 +74,7 @@ class Trace:
     """
 
     def __init__(self, events=None, source: str | None = None):
-        self._events: list | None = list(events or ())
+        self._events: list | None = list(events or ())   # (or a trace file's EventFile)
         self.source = source
         self._count = 0          # events written to ``source`` while it streams there
         self._timeline = None
@@ -262,42 +261,14 @@ def _in_callback(frame) -> bool:
 
 # ----------------------------------------------------------------------------- loading
 
-def load_trace(path) -> Trace:
-    """Read and validate a trace file; any problem raises a one-line ``TraceError``."""
-    name = os.fspath(path)
-    try:
-        with open(name, "rb") as f:
-            raw = f.read()
-    except OSError as exc:
-        raise TraceError(f"{name}: cannot read trace: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")   # an editor may have put a byte-order mark in front
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise TraceError(f"{name}:{line}: corrupted: not UTF-8 text") from None
-    return Trace(_parse(name, text), source=name)
+def load_trace(path, progress=None) -> Trace:
+    """Read and validate a trace file; any problem raises a one-line ``TraceError``.
 
-
-def _parse(name: str, text: str) -> list:
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    elif lines and lines[-1] and len(lines) > 1:
-        raise TraceError(f"{name}:{len(lines)}: truncated: the last line is incomplete "
-                         "(the recording was interrupted while writing it)")
-    if not lines or not lines[0].strip():
-        raise TraceError(f"{name}:1: empty file, not an agdebug trace")
-    _check_header(name, lines[0])
-    check = TraceCheck()
-    events = []
-    for number, line in enumerate(lines[1:], 2):
-        event = _parse_event(name, number, line)
-        try:
-            check.check(event)
-        except InvalidTrace as exc:
-            raise TraceError(f"{name}:{number}: invalid trace: {exc}") from None
-        events.append(event)
-    return events
+    A long file opens lazily, through an index kept for the next time (``debug.index``);
+    ``progress(bytes read, size)`` is told how its first reading goes.
+    """
+    from .index import open_trace
+    return open_trace(path, progress)
 
 
 def _check_header(name: str, line: str) -> None:

@@ -161,6 +161,18 @@ class GraphState:
         from ..render.export import mimebundle
         return mimebundle(self)
 
+    def __reduce__(self):   # (a mapping proxy cannot be pickled: its dict can)
+        return _graph_state, (self.step, dict(self.nodes), dict(self.leaves), dict(self.cycles),
+                              self.last_error, self.backward, self.current, self.event,
+                              self.gc_passes, dict(self.running))
+
+
+def _graph_state(step, nodes, leaves, cycles, *rest) -> GraphState:
+    """A ``GraphState`` from plain dicts (unpickling a trace index)."""
+    running = rest[-1]
+    return GraphState(step, MappingProxyType(nodes), MappingProxyType(leaves),
+                      MappingProxyType(cycles), *rest[:-1], MappingProxyType(running))
+
 
 EMPTY = GraphState()
 
@@ -399,8 +411,11 @@ class Timeline:
     with checkpoints x every node ever seen.
     """
 
-    def __init__(self, events, every: int = 512):
-        self.events = events if isinstance(events, list) else list(events)
+    def __init__(self, events, every: int = 512, stream=None):
+        """``stream``: the same events, read once as they are built (``events`` then is a
+        sequence over a file that fills as ``stream`` is read: see ``debug.index``)."""
+        keep = stream is not None or isinstance(events, list) or hasattr(events, "steps_of")
+        self.events = events if keep else list(events)
         self.every = every
         self._steps: list[int] = []
         self._checkpoints: list[_Checkpoint] = []
@@ -410,12 +425,21 @@ class Timeline:
         builder = _Builder(EMPTY)
         builder.nodes = nodes = _TrackedNodes()
         nodes.added, nodes.dirty = [], set()
-        for i, event in enumerate(self.events):
+        for i, event in enumerate(self.events if stream is None else stream):
             if i % every == 0:
                 self._keep(builder, nodes)
             builder.apply(event)
         self._keep(builder, nodes)
         self.final = self._last = builder.freeze(dict(nodes))
+        del self._rank, self._order, self._pages   # only building needs them
+
+    @classmethod
+    def restored(cls, events, every: int, steps: list, checkpoints: list, final: GraphState):
+        """A timeline from the parts a trace index saved (``debug.index``)."""
+        timeline = cls.__new__(cls)
+        timeline.events, timeline.every, timeline.final = events, every, final
+        timeline._steps, timeline._checkpoints, timeline._last = steps, checkpoints, final
+        return timeline
 
     def _keep(self, builder: _Builder, nodes: _TrackedNodes) -> None:
         if self._steps and self._steps[-1] == builder.step:
@@ -466,4 +490,7 @@ class Timeline:
 
     def steps_of(self, *kinds: str) -> list[int]:
         """The steps (1-based counts) right after each event of the given kinds."""
-        return [i + 1 for i, e in enumerate(self.events) if not kinds or e.kind in kinds]
+        events = self.events
+        if hasattr(events, "steps_of"):   # a trace file's index: no event is read
+            return events.steps_of(kinds)
+        return [i + 1 for i, e in enumerate(events) if not kinds or e.kind in kinds]

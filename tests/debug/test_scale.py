@@ -6,8 +6,10 @@ import gc
 import tracemalloc
 import warnings
 
+import pytest
+
 import agdebug as ag
-from agdebug.debug import load_trace, record
+from agdebug.debug import TraceError, load_trace, record
 
 
 def _steps(x, count: int) -> None:
@@ -127,3 +129,144 @@ def test_unchanged_checkpoint_pages_are_shared():
     shared = sum(a is b for a, b in zip(first.pages, last.pages))
     assert shared >= pages - 2                       # only the last pages were touched since
     assert len(timeline.final.nodes) > (pages - 1) * PAGE
+
+
+# ----------------------------------------------------------------------------- lazy opening
+
+@pytest.fixture
+def lazy(tmp_path, monkeypatch):
+    """Every trace opens lazily, with its index kept in ``tmp_path / "cache"``."""
+    from agdebug.debug import index
+    monkeypatch.setattr(index, "LAZY_BYTES", 0)
+    monkeypatch.setenv("AGDEBUG_CACHE", str(tmp_path / "cache"))
+    return index
+
+
+def _recorded(tmp_path, count: int = 30):
+    path = tmp_path / "t.agtrace"
+    with record(path):
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        _steps(x, count)
+    return path
+
+
+def test_a_long_trace_opens_lazily_and_the_index_is_kept(tmp_path, lazy, monkeypatch):
+    path = _recorded(tmp_path)
+    with monkeypatch.context() as patched:
+        patched.setattr(lazy, "LAZY_BYTES", 10**12)
+        eager = load_trace(path)
+    first = load_trace(path)
+    assert isinstance(first.events, lazy.EventFile) and first.events == eager.events
+    assert len(list((tmp_path / "cache").iterdir())) == 1
+    monkeypatch.setattr(lazy, "_scan", None)            # the second opening makes no pass
+    again = load_trace(path)
+    full = _full_reductions(eager.events)
+    for step in (0, 1, 511, 512, 513, len(eager) // 2, len(eager)):
+        _same(again.state(step), full[step])
+        _same(first.state(step), full[step])
+    kinds = ("backward_started", "error")
+    assert again.timeline().steps_of(*kinds) == eager.timeline().steps_of(*kinds)
+    assert again.events[-3:] == eager.events[-3:] and again.events[5] == eager.events[5]
+
+
+def test_a_changed_file_is_indexed_again(tmp_path, lazy):
+    path = _recorded(tmp_path, 3)
+    assert len(load_trace(path)) > 0
+    path.write_text(path.read_text().splitlines(keepends=True)[0])   # only the header now
+    assert len(load_trace(path)) == 0
+
+
+def test_a_bad_line_read_late_is_a_one_line_error(tmp_path, lazy):
+    import os
+    path = _recorded(tmp_path)
+    trace = load_trace(path)
+    lines = path.read_bytes().split(b"\n")
+    info = os.stat(path)
+    bad = len(lines) - 5                 # a line near the end, changed in place
+    lines[bad - 1] = b"#" + lines[bad - 1][1:]
+    path.write_bytes(b"\n".join(lines))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))    # the index still matches it
+    with pytest.raises(TraceError) as raised:
+        load_trace(path).state(len(trace) - 1)   # from the checkpoint before: reads it
+    assert str(raised.value).startswith(f"{path}:{bad}: corrupted line")
+    assert "\n" not in str(raised.value)
+
+
+def test_an_index_that_is_not_agdebugs_is_never_run(tmp_path, lazy):
+    path = _recorded(tmp_path, 3)
+    load_trace(path)
+    (index_file,) = (tmp_path / "cache").iterdir()
+    marker = tmp_path / "ran"
+    index_file.write_bytes(_evil_pickle(marker))
+    assert len(load_trace(path)) > 0 and not marker.exists()     # refused, indexed again
+
+
+class _Evil:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+        return os.system, (f"touch {self.marker}",)
+
+
+def _evil_pickle(marker) -> bytes:
+    import pickle
+    return pickle.dumps(_Evil(marker))
+
+
+def test_export_of_a_step_past_a_bad_line_is_a_one_line_error(tmp_path, lazy, capsys):
+    import os
+
+    from agdebug.cli import main
+    path = _recorded(tmp_path)
+    count = len(load_trace(path))
+    out = tmp_path / "g.dot"
+    assert main(["export", str(path), "-f", "dot", "--step", str(count - 1), "-o",
+                 str(out)]) == 0
+    lines = path.read_bytes().split(b"\n")
+    info = os.stat(path)
+    lines[-4] = b"#" + lines[-4][1:]
+    path.write_bytes(b"\n".join(lines))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    capsys.readouterr()
+    assert main(["export", str(path), "-f", "dot", "--step", str(count - 1), "-o",
+                 str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"agdebug: {path}:{len(lines) - 3}: corrupted line: invalid JSON " \
+        "(Expecting value)\n"
+
+
+class _Stream:
+    def __init__(self, tty: bool):
+        self.tty, self.text = tty, ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+
+def _progress(tty: bool, times) -> str:
+    from agdebug.cli import Progress
+    clock = iter(times)
+    stream = _Stream(tty)
+    progress = Progress("reading t.agtrace", stream)
+    progress.clock = lambda: next(clock)
+    progress.start = progress.said = 0.0
+    for done in (10, 50, 100):
+        progress(done, 100)
+    return stream.text
+
+
+def test_progress_shows_on_a_terminal_or_after_a_second():
+    assert _progress(True, [0.1, 0.5, 0.6]) == (
+        "\ragdebug: reading t.agtrace: 10% (0 s)\ragdebug: reading t.agtrace: 50% (0 s)"
+        "\ragdebug: reading t.agtrace: 100% (1 s)\n")
+    assert _progress(False, [0.1, 0.5, 0.6]) == ""          # a quick load says nothing
+    assert _progress(False, [0.5, 2.0, 3.0]) == (
+        "agdebug: reading t.agtrace: 50% (2 s)\nagdebug: reading t.agtrace: 100% (3 s)\n")
