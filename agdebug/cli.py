@@ -35,6 +35,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="record value previews and statistics of every tensor")
     rec.add_argument("--force", action="store_true",
                      help="overwrite an existing file that is not a trace")
+    rec.add_argument("--limit-events", type=_count, metavar="N",
+                     help="stop recording after N events (the script runs on to its end)")
+    rec.add_argument("--only-backward", action="store_true",
+                     help="keep backward passes and what they need: the graph each one "
+                     "runs, and what happens to its nodes after (not a forward whose "
+                     "nodes are freed unused, GC passes, or output between backwards)")
     _engine_option(rec)
     rec.add_argument("script")
     rec.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
@@ -57,6 +63,13 @@ def _parser() -> argparse.ArgumentParser:
     _engine_option(exp)
     _debugger_commands(sub)
     return parser
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
 
 
 def _engine_option(command) -> None:
@@ -95,9 +108,10 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def run_script(script: str, args: list, trace_path=None, values: bool = False,
-               engine: str = "agdebug"):
+               engine: str = "agdebug", limit: int | None = None, only_backward: bool = False):
     """Run ``script`` recorded; returns ``(trace, exit code)``, printing its own traceback.
-    With ``engine="torch"`` it runs on real PyTorch, watched (``agdebug.watch``)."""
+    With ``engine="torch"`` it runs on real PyTorch, watched (``agdebug.watch``);
+    ``limit`` and ``only_backward`` are ``record``'s."""
     from .debug.recorder import record
     from .debug.script_exit import exit_status, user_traceback
     from .events import probe
@@ -106,7 +120,12 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False,
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     code = 0
-    with record(trace_path, values=values) as trace:
+
+    def limited(count: int) -> None:
+        print(f"agdebug: --limit-events {count} reached: recording stopped, the script runs "
+              "on", file=streams[1], flush=True)
+    with record(trace_path, values=values, limit=limit, only_backward=only_backward,
+                on_limit=limited) as trace:
         sys.stdout, sys.stderr = (_Echo(stream, name) for stream, name in
                                   zip(streams, ("stdout", "stderr")))
         try:
@@ -186,7 +205,8 @@ def _record(args) -> int:
         return _fail(why)
     pid = os.getpid()
     try:
-        trace, code = run_script(args.script, args.args, args.output, args.values, engine)
+        trace, code = run_script(args.script, args.args, args.output, args.values, engine,
+                                 args.limit_events, args.only_backward)
     except OSError as exc:   # opening the trace file (the script's own errors are caught)
         return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
     if os.getpid() == pid:   # a forked child that ran on to the end says nothing

@@ -36,6 +36,7 @@ from ..events.probe import CALLBACK_CODES
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "BackwardOnly",
     "Trace",
     "TraceError",
     "TraceWriter",
@@ -181,33 +182,46 @@ if hasattr(os, "register_at_fork"):   # (not on Windows, which has no fork)
 
 
 @contextmanager
-def record(path=None, values: bool = False):
+def record(path=None, values: bool = False, limit: int | None = None,
+           only_backward: bool = False, on_limit=None):
     """Record every event inside the block into a ``Trace`` (and stream it to ``path``).
 
     ``values=True`` adds value previews and statistics to every tensor summary.
+    ``limit``: stop recording after that many events (``on_limit(limit)`` is called then,
+    once; the block runs on unwatched). ``only_backward``: keep what ``BackwardOnly`` keeps.
     """
     writer = TraceWriter(path) if path is not None else None
     # To a file, the events are streamed and only counted: memory stays flat however long
     # the run (``trace.events`` reads them back from the file).
     trace = Trace() if writer is None else Trace.streamed(writer.path)
     interrupts = _Interrupts()
+    select = BackwardOnly() if only_backward else None
 
     def on_event(event) -> None:
         interrupts.writing = True
         try:
-            writer.write(event)
-            trace._count += 1
-            if trace._events is not None:   # read back mid-run: keep them in step
-                trace._events.append(event)
+            for kept in (event,) if select is None else select(event):
+                _keep(trace, writer, kept)
+                if limit is not None and len(trace) >= limit:
+                    stop()
+                    break
         finally:
             interrupts.writing = False
         if interrupts.pending and not _in_callback(sys._getframe(1)):
             interrupts.pending = False
             raise KeyboardInterrupt
 
+    def stop() -> None:
+        sub.close()   # unwatched from here on: the program runs at its own speed
+        if on_limit is not None:
+            on_limit(limit)
+
     # In memory only, the list's own append is the subscriber: no Python call per event.
-    sub = subscribe(trace._events.append if writer is None else on_event, values=values)
+    plain = writer is None and select is None and limit is None
+    sub = subscribe(trace._events.append if plain else on_event, values=values)
     try:
+        if limit is not None and limit <= 0:
+            stop()
         with interrupts.deferred(writer is not None):
             yield trace
     finally:
@@ -215,6 +229,58 @@ def record(path=None, values: bool = False):
         trace._timeline = None
         if writer is not None:
             writer.close()
+
+
+def _keep(trace: Trace, writer, event) -> None:
+    if writer is None:
+        trace._events.append(event)
+        return
+    writer.write(event)
+    trace._count += 1
+    if trace._events is not None:   # read back mid-run: keep them in step
+        trace._events.append(event)
+
+
+class BackwardOnly:
+    """``record(only_backward=True)``: what it keeps of the events, in order.
+
+    Kept: every event from a ``backward_started`` to its ``backward_finished`` (on any
+    thread); the ``node_created`` of every node still alive when a backward starts or when
+    a kept event comes (held back until then, so that the graph a backward runs is in the
+    trace); outside backwards, every other event (a node freed or its saved tensors released
+    after the backward, hooks, ``.grad`` set, cycles, errors). Dropped: a node created and
+    freed with no backward in between (its ``node_created`` and ``node_freed``), and, outside
+    backwards, GC passes and printed output. What it holds back grows with the live graph.
+    """
+
+    _DROPPED = ("gc_pass", "printed")
+
+    def __init__(self):
+        self.running = 0
+        self.held: dict[int, object] = {}   # node id -> its node_created, not yet kept
+
+    def __call__(self, event) -> list:
+        kind = event.kind
+        if kind == "backward_started":
+            self.running += 1
+        elif kind == "backward_finished":
+            self.running = max(self.running - 1, 0)
+            return self._flush(event)
+        if self.running:
+            return self._flush(event)
+        if kind == "node_created":
+            self.held[event.node] = event
+            return []
+        if kind == "node_freed" and self.held.pop(event.node, None) is not None:
+            return []
+        return [] if kind in self._DROPPED else self._flush(event)
+
+    def _flush(self, event) -> list:
+        """The held creations (all older than ``event``: sequence order holds), then it."""
+        kept = list(self.held.values())
+        self.held.clear()
+        kept.append(event)
+        return kept
 
 
 class _Interrupts:

@@ -270,3 +270,81 @@ def test_progress_shows_on_a_terminal_or_after_a_second():
     assert _progress(False, [0.1, 0.5, 0.6]) == ""          # a quick load says nothing
     assert _progress(False, [0.5, 2.0, 3.0]) == (
         "agdebug: reading t.agtrace: 50% (2 s)\nagdebug: reading t.agtrace: 100% (3 s)\n")
+
+
+# ----------------------------------------------------------------------------- record's flags
+
+def _cli(*args, cwd):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "agdebug.cli", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_limit_events_stops_recording_and_the_script_runs_on(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import sys\nimport agdebug as ag\n"
+                      "x = ag.tensor([1.0, 2.0], requires_grad=True)\n"
+                      "for i in range(20):\n    (x * x).sum().backward()\n"
+                      "print('done', i)\nsys.exit(3)\n")
+    done = _cli("record", "--limit-events", 25, script, "-o", tmp_path / "t.agtrace",
+                cwd=tmp_path)
+    assert done.returncode == 3 and done.stdout == "done 19\n"
+    assert done.stderr.count("--limit-events 25 reached") == 1
+    assert "wrote 25 events" in done.stderr
+    assert len(load_trace(tmp_path / "t.agtrace")) == 25
+    refused = _cli("record", "--limit-events", 0, script, "-o", tmp_path / "u.agtrace",
+                   cwd=tmp_path)
+    assert refused.returncode == 2 and "must be 1 or more" in refused.stderr
+
+
+def _training(unused: bool) -> None:
+    import gc
+    w = ag.tensor([1.0, -2.0], requires_grad=True)
+    for _ in range(3):
+        if unused:
+            (w.exp() * 3).sum()         # a forward freed unused: no backward sees it
+            gc.collect()
+            print("between")
+        loss = (w * w).sin().sum()
+        loss.backward()
+        del loss
+
+
+def _backward_kinds(events) -> list:
+    kept, running = [], 0
+    for e in events:
+        running += e.kind == "backward_started"
+        if running:
+            kept.append(e.kind)
+        running -= e.kind == "backward_finished"
+    return kept
+
+
+def test_only_backward_keeps_the_backwards_and_the_graphs_they_run(tmp_path):
+    import sys
+
+    from agdebug.cli import _Echo
+    with record() as full:
+        _training(unused=True)
+    path = tmp_path / "b.agtrace"
+    saved = sys.stdout
+    sys.stdout = _Echo(saved, "stdout")        # printed output, as agdebug record keeps it
+    try:
+        with record(path, only_backward=True) as some:
+            _training(unused=True)
+    finally:
+        sys.stdout = saved
+    events = load_trace(path).events             # it validates: every reference resolves
+    assert len(some) < len(full)
+    assert _backward_kinds(events) == _backward_kinds(full.events)
+    assert not {"gc_pass", "printed"} & {e.kind for e in events}
+    created = {e.node for e in events if e.kind == "node_created"}
+    planned = {p.node for e in events if e.kind == "backward_planned" for p in e.nodes}
+    assert planned <= created                                  # each backward's graph
+    every = {e.node for e in full.events if e.kind == "node_created"}
+    # Dropped: each unused forward's exp, mul and sum, and the AccumulateGrad of w made for
+    # it (freed with them).
+    assert len(created) == len(every) - 3 * 4
+    freed = {e.node for e in events if e.kind == "node_freed"}
+    assert planned <= freed                                    # what happened to them after
