@@ -13,12 +13,15 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import ops as _ops  # noqa: F401 - registers ops and Tensor methods first
-from . import autograd, cuda, debug, nn, optim
+from . import autograd, cuda, debug, distributions, nn, optim, utils
 from .backend import (Device, bool_, device, dtype, float16, float32, float64, int8, int16,
                       int32, int64, uint8)
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
                        randn_like, tensor, zeros, zeros_like)
+from .dtype_info import finfo, iinfo
+from .serialization import load, save
+from . import serialization
 from .functions import *  # noqa: F403 - torch-level functions (agdebug.exp, agdebug.cat...)
 from .functions import __all__ as _function_names
 from .graph.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
@@ -33,11 +36,13 @@ half = float16
 long = int64
 int = int32
 
-__all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "nn", "optim", "no_grad",
+__all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "distributions", "nn",
+           "optim", "utils", "serialization", "save", "load", "no_grad",
            "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "device", "Device",
            "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-           "bool", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
+           "bool", "finfo", "iinfo", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
+           "arange",
            "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
            "full_like", "empty_like", "rand_like", "randn_like", "manual_seed",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", *_function_names]

@@ -115,7 +115,7 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False,
     from .debug.recorder import record
     from .debug.script_exit import exit_status, user_traceback
     from .events import probe
-    from .watch import engine_context
+    from .engines import engine_context
     saved_argv, saved_path, streams = sys.argv[:], sys.path[:], (sys.stdout, sys.stderr)
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
@@ -147,17 +147,18 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False,
 
 def choose_engine(script: str, engine: str | None) -> tuple[str, str]:
     """``(engine, "")`` for ``script``, or ``("", why not)``: the default is torch when the
-    script imports torch and torch is installed, else agdebug."""
+    script imports torch and torch is installed, else agdebug (whose engine then answers the
+    script's ``import torch``: a note on stderr says so)."""
     import importlib.util
     installed = importlib.util.find_spec("torch") is not None
-    imports = _imports_torch(script)
-    if engine == "torch" or (engine is None and imports):
-        if not installed:
-            return "", (f"{script} imports torch, which is not installed here (pip install "
-                        "torch)" if imports else "--engine torch needs PyTorch (pip install "
-                        "torch)")
-        return "torch", ""
-    return "agdebug", ""
+    if engine == "torch" and not installed:
+        return "", "--engine torch needs PyTorch (pip install torch)"
+    if engine is None and _imports_torch(script):
+        if installed:
+            return "torch", ""
+        print(f"agdebug: torch is not installed here, so {script} runs on agdebug's engine "
+              "(its `import torch` gives agdebug)", file=sys.stderr)
+    return engine or "agdebug", ""
 
 
 def _imports_torch(script: str) -> bool:

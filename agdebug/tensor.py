@@ -68,6 +68,8 @@ class Tensor:
     >>> x.grad
     tensor([2., 4., 6.])
     """
+    # The math methods are bound by agdebug.ops and ``backward`` by agdebug.autograd: the
+    # layers above the Tensor add its methods, so that it never imports them.
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
                  "_base", "_acc", "_backward_hooks", "_post_acc_hooks", "_retains_grad",
@@ -363,19 +365,6 @@ class Tensor:
             self._post_acc_hooks = {}
         return add_hook(self._post_acc_hooks, hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
-                 inputs=None) -> None:
-        """Accumulate the gradient of this tensor into the leaves' ``.grad``.
-
-        >>> import agdebug as ag
-        >>> x = ag.tensor([3.0], requires_grad=True)
-        >>> (x ** 2).backward()
-        >>> x.grad
-        tensor([6.])
-        """
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, outside the graph. Not a view
         (torch: ``_base`` is None), so an in-place op on it leaves this tensor's history."""
@@ -460,6 +449,12 @@ class Tensor:
 
     def __hash__(self) -> int:
         return id(self)
+
+    def __format__(self, format_spec: str) -> str:
+        # As torch: a 0-d tensor formats as its number (f"{loss:.4f}"), others as their repr.
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     def __repr__(self) -> str:
         from .printing import tensor_repr

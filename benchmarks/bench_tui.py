@@ -21,7 +21,7 @@ from benchmarks.workloads import chain
 
 def main(nodes: int = 2_000, steps: int = 50) -> None:
     tui = _tui()
-    from agdebug_tui.app import visible_nodes
+    from agdebug_tui.layouts import visible_nodes
     from agdebug_tui.layout import layout
     x = ag.tensor(chain.start(), requires_grad=True)
     with record() as trace:

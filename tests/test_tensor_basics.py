@@ -601,3 +601,30 @@ def test_deepcopy_stays_on_the_gpu(fake_cuda):
     (x * 2).sum().backward()
     y = copy.deepcopy(x)
     assert y.device == x.device and y.grad.device == x.device and y.grad.tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("name", ["float16", "float32", "float64"])
+def test_finfo_matches_torch(torch, name):
+    ours, theirs = ag.finfo(getattr(ag, name)), torch.finfo(getattr(torch, name))
+    for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"):
+        assert getattr(ours, field) == getattr(theirs, field), field
+    assert repr(ours) == repr(theirs)
+    assert repr(ag.finfo()) == repr(torch.finfo())
+
+
+@pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "int64"])
+def test_iinfo_matches_torch(torch, name):
+    ours, theirs = ag.iinfo(getattr(ag, name)), torch.iinfo(getattr(torch, name))
+    assert (ours.bits, ours.max, ours.min, ours.dtype) == \
+        (theirs.bits, theirs.max, theirs.min, theirs.dtype)
+    assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("call", ["finfo(int64)", "iinfo(float32)", "iinfo(bool)"])
+def test_finfo_iinfo_errors_match_torch(torch, call):
+    function, dtype = call.rstrip(")").split("(")
+    with pytest.raises(TypeError) as theirs:
+        getattr(torch, function)(getattr(torch, dtype))
+    with pytest.raises(TypeError) as ours:
+        getattr(ag, function)(getattr(ag, dtype))
+    assert str(ours.value) == str(theirs.value)

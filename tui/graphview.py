@@ -104,6 +104,14 @@ class GraphView(ScrollView, can_focus=True):
             self.scroll_to_region(Region(box.x, box.y, box.w, BOX_HEIGHT), animate=False,
                                   force=True, immediate=True)
 
+    def box_after(self, node: int, delta: int) -> int:
+        """The box ``delta`` boxes after ``node``'s in reading order (wrapping round; from
+        the first when ``node`` has none). The layout must have boxes."""
+        boxes = self.graph.boxes
+        ids = sorted(boxes, key=lambda n: (boxes[n].y, boxes[n].x))
+        i = ids.index(node) + delta if node in ids else 0
+        return ids[i % len(ids)]
+
     # ----------------------------------------------------------------- drawing
 
     def render_lines(self, crop):

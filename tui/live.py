@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from agdebug.debug.script_exit import exit_status, user_traceback
 from agdebug.debug.stepping import Outcome, Stepper, StopDebugging
 from agdebug.events import probe
-from agdebug.watch import engine_context
+from agdebug.engines import engine_context
 
 __all__ = ["NO_STDIN", "EventsArrived", "LiveSession", "ProgramFinished"]
 

@@ -1,7 +1,9 @@
 """Where the app's steps come from: a recording (fixed) or a live program (growing).
 
 Both answer ``len()``, ``events`` and ``state(step)`` (the ``GraphState`` after
-``step`` events), so the app, the exporters and the tests treat them alike.
+``step`` events), so the app, the exporters and the tests treat them alike. Beside
+them: an ``EventIndex`` (where the node starts, backwards, ops... are) and the
+``MemorySeries`` (what is held at each step), both kept up as events arrive.
 
 >>> import agdebug as ag
 >>> from agdebug.debug import record
@@ -20,7 +22,7 @@ import bisect
 
 from agdebug.debug.state import EMPTY, Timeline, reduce
 
-__all__ = ["LiveHistory", "MemorySeries", "memory_series"]
+__all__ = ["EventIndex", "LiveHistory", "MemorySeries", "memory_series"]
 
 
 class LiveHistory:
@@ -59,6 +61,32 @@ class LiveHistory:
     def timeline(self) -> Timeline:
         """A frozen ``Timeline`` of the events so far (for exporters)."""
         return Timeline(self.events)
+
+
+class EventIndex:
+    """Where things are in the events: each node's op and source line, and the indices of
+    the node starts, backward starts and printed output, kept up as events arrive."""
+
+    def __init__(self):
+        self.ops: dict[int, str] = {}
+        self.sources: dict[int, str] = {}
+        self.starts: list[int] = []      # indices of node_started events
+        self.backwards: list[int] = []   # indices of backward_started events
+        self.prints: list[int] = []      # indices of printed events (the script's output)
+
+    def extend(self, events, first: int) -> None:
+        """Index ``events``, the first of which is event number ``first``."""
+        for i, e in enumerate(events, first):
+            if e.kind == "node_created":
+                self.ops[e.node] = e.op
+                if e.source:
+                    self.sources[e.node] = e.source
+            elif e.kind == "node_started":
+                self.starts.append(i)
+            elif e.kind == "backward_started":
+                self.backwards.append(i)
+            elif e.kind == "printed":
+                self.prints.append(i)
 
 
 class MemorySeries:

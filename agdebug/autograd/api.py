@@ -60,6 +60,25 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
                  accumulate_grad=True)
 
 
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
+                    inputs=None) -> None:
+    """Accumulate the gradient of this tensor into the leaves' ``.grad``.
+
+    >>> import agdebug as ag
+    >>> x = ag.tensor([3.0], requires_grad=True)
+    >>> (x ** 2).backward()
+    >>> x.grad
+    tensor([6.])
+    """
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+# ``Tensor.backward`` is bound here, not written in tensor.py: the Tensor sits below
+# autograd and never imports it (as the op modules bind Tensor's math methods).
+tensor_backward.__name__, tensor_backward.__qualname__ = "backward", "Tensor.backward"
+Tensor.backward = tensor_backward
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
          only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False,
          materialize_grads: bool = False) -> tuple:

@@ -18,17 +18,11 @@ the block.
 
 from __future__ import annotations
 
-import contextlib
 from contextlib import contextmanager
 
 from .session import watching
 
-__all__ = ["engine_context", "torch", "watching"]
-
-
-def engine_context(engine: str):
-    """What a script runs inside on ``engine``: ``watching()`` for "torch", else nothing."""
-    return watching() if engine == "torch" else contextlib.nullcontext()
+__all__ = ["torch", "watching"]
 
 
 @contextmanager

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from agdebug_tui import AgDebugApp
+from agdebug_tui import stepping
 from agdebug_tui.graphview import GraphView
 from agdebug_tui.inspector import Inspector
 from agdebug_tui.lines import LineList
+from agdebug_tui.timeline import EventList, EventsTab
 from textual.widgets import Input, TabbedContent
 
 from .helpers import load, run, until
@@ -25,7 +27,7 @@ def test_opens_at_the_first_backward_and_steps_both_ways():
     async def go():
         app = app_for()
         async with app.run_test(size=SIZE) as pilot:
-            first = app.backwards[0]
+            first = app.index.backwards[0]
             assert app.step == first
             await pilot.press("space")
             assert app.step == first + 1 and app.events[app.step - 1].kind == "backward_started"
@@ -76,11 +78,11 @@ def test_continue_stops_at_breakpoints_on_nodes_ops_and_errors():
             await pilot.press("c")
             assert app.events[app.step - 1].kind == "error"
             assert "Trying to backward" in app.state.last_error.message
-            app.clear_breakpoints()
-            app.break_on_op("sum")
+            stepping.clear_breakpoints(app)
+            stepping.break_on_op(app, "sum")
             await pilot.press("c")
             assert app.events[app.step - 1].op == "sum"
-            app.clear_breakpoints()
+            stepping.clear_breakpoints(app)
             await pilot.press("c")
             assert app.step == len(app.events)
     run(go())
@@ -117,17 +119,17 @@ def test_timeline_search_filter_and_jump_by_click():
             search = app.query_one("#search", Input)
             assert search.has_focus
             await pilot.press(*"kind:error")
-            assert [app.events[i].kind for i in app.shown] == ["error"]
+            assert [app.events[i].kind for i in app.query_one(EventList).shown] == ["error"]
             await pilot.press("enter")
             assert app.events[app.step - 1].kind == "error"
             await pilot.press("escape")
             assert not search.has_class("shown")
-            app.set_filter("saved_released")
+            app.query_one(EventsTab).set_filter("saved_released")
             events = app.query_one("#events", LineList)
             await pilot.pause()
             await pilot.click("#events", offset=(5, 0))
-            assert app.step == app.shown[0] + 1
-            assert events.count == len(app.shown) == 2
+            assert app.step == events.shown[0] + 1
+            assert events.count == len(events.shown) == 2
     run(go())
 
 

@@ -90,7 +90,7 @@ def test_the_view_follows_the_node_a_freeing_event_is_about():
             await pilot.pause()
             event = app.events[app.step - 1]
             assert event.kind == "node_freed"
-            assert app._shown == event.node
+            assert app.shown_node == event.node
             text = "".join(s.text for s in app.query_one(Inspector)._strips)
             assert text.startswith("AccumulateGrad")
     run(go())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from agdebug_tui import AgDebugApp
+from agdebug_tui import stepping
 from textual.widgets import TabbedContent
 
 from .helpers import run, until
@@ -58,12 +59,12 @@ def test_live_breakpoint_on_an_op_set_before_running(tmp_path):
         app = AgDebugApp(script=write(tmp_path, SCRIPT))
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: app.live.stepper.paused)
-            app.break_on_op("exp")
+            stepping.break_on_op(app, "exp")
             await pilot.press("c")
             await until(pilot, lambda: app.live.stepper.paused and app.step > 1)
             event = app.events[app.step - 1]
             assert event.kind == "node_created" and event.op == "exp"
-            app.clear_breakpoints()
+            stepping.clear_breakpoints(app)
             await pilot.press("c")
             await until(pilot, lambda: app.outcome is not None)
     run(go())

@@ -12,6 +12,7 @@ from agdebug_tui.inspector import Inspector
 from agdebug_tui.lines import LineList
 from agdebug_tui.narration import NarrationBar
 from agdebug_tui.screens import HelpScreen
+from agdebug_tui.timeline import EventsTab
 from textual.widgets._footer import FooterKey
 
 from agdebug.debug.narration import Narrator
@@ -60,16 +61,17 @@ def test_the_events_list_shows_sentences_and_r_shows_the_raw_fields():
         narrator = Narrator(app.trace.events)
         async with app.run_test(size=(120, 40)) as pilot:
             events = app.query_one("#events", LineList)
-            index = app.shown[12]
+            index = events.shown[12]
             assert events.line(12)[0] == f"{index + 1:>6} {narrator.sentence(index)}"
             await pilot.press("r")
             assert events.line(12)[0] == f"{index + 1:>6} {describe(app.events[index])}"
             await pilot.press("r")
             assert events.line(12)[0].endswith(narrator.sentence(index))
-            app.set_filter("releases")             # a search finds words of the sentences...
-            assert {app.events[i].kind for i in app.shown} == {"saved_released"}
-            app.set_filter("saved_released")       # ...and of the raw fields
-            assert {app.events[i].kind for i in app.shown} == {"saved_released"}
+            tab = app.query_one(EventsTab)
+            tab.set_filter("releases")             # a search finds words of the sentences...
+            assert {app.events[i].kind for i in events.shown} == {"saved_released"}
+            tab.set_filter("saved_released")       # ...and of the raw fields
+            assert {app.events[i].kind for i in events.shown} == {"saved_released"}
     run(go())
 
 

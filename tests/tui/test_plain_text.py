@@ -9,6 +9,7 @@ import shutil
 
 from agdebug.debug.recorder import Trace
 from agdebug_tui import AgDebugApp
+from agdebug_tui import stepping
 from agdebug_tui.text import printable
 from rich.console import Console
 from textual.widgets import TabbedContent
@@ -44,7 +45,7 @@ def test_names_messages_and_files_from_a_trace_are_plain_text():
         async with app.run_test(size=(120, 40)) as pilot:
             errors = [i + 1 for i, e in enumerate(app.events) if e.kind == "error"]
             seen = []
-            for step in (0, 1, app.backwards[0] + 2, errors[0], len(app.events)):
+            for step in (0, 1, app.index.backwards[0] + 2, errors[0], len(app.events)):
                 app.goto(step)
                 await pilot.press("right_square_bracket")   # the inspector shows a node
                 await pilot.pause()
@@ -58,7 +59,7 @@ def test_names_messages_and_files_from_a_trace_are_plain_text():
             await pilot.pause()
             assert printable(EVIL) in "\n".join(app.query_one("#output").lines)
             await pilot.press("c")                           # notices quote op names
-            app.break_on_op(EVIL)
+            stepping.break_on_op(app, EVIL)
             await pilot.pause()
             assert all(not n.markup for n in app._notifications)
         assert app.return_code is None or app.return_code == 0

@@ -68,7 +68,7 @@ def test_the_output_tab_shows_what_was_printed_up_to_the_step(tmp_path):
     async def go():
         app = AgDebugApp(trace=loaded, output="ignored: the trace has its output\n")
         async with app.run_test(size=(100, 32)) as pilot:
-            first = app.backwards[0]
+            first = app.index.backwards[0]
             before = "".join(e.text for e in app.events[:first] if e.kind == "printed")
             await pilot.pause()
             assert output_of(app).rstrip("\n") == before.rstrip("\n") and "Step 5" not in before

@@ -54,15 +54,20 @@ def test_default_engine(tmp_path):
     assert choose_engine(plain, "torch") == ("torch", "")
 
 
-def test_a_torch_script_without_torch_installed_gets_one_line(tmp_path, monkeypatch, capfd):
+def test_a_torch_script_without_torch_installed_runs_on_agdebug(tmp_path, monkeypatch, capfd):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "torch" else real(name, *a))
-    script = write(tmp_path, TORCH_SCRIPT)
-    assert main(["record", script, "-o", str(tmp_path / "run.agtrace")]) == 2
-    err = capfd.readouterr().err
-    assert err == f"agdebug: {script} imports torch, which is not installed here " \
-                  "(pip install torch)\n"
+    script = write(tmp_path, TORCH_SCRIPT + "print(type(x).__module__)\n")
+    out = str(tmp_path / "run.agtrace")
+    assert main(["record", script, "-o", out]) == 0
+    printed = capfd.readouterr()
+    assert printed.out == "[2.0, 4.0]\nagdebug.tensor\n"
+    assert printed.err.splitlines()[0] == (
+        f"agdebug: torch is not installed here, so {script} runs on agdebug's engine (its "
+        "`import torch` gives agdebug)")
+    assert main(["record", "--engine", "torch", script, "-o", out]) == 2
+    assert capfd.readouterr().err == "agdebug: --engine torch needs PyTorch (pip install torch)\n"
 
 
 def test_a_failing_torch_script_keeps_its_trace_and_status(tmp_path, capfd):

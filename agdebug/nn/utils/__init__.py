@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from ... import creation
+from ... import creation, functions
 from ...graph.grad_mode import no_grad
 from ...ops.reduce import vector_norm
 from ...ops.utility import typename
@@ -41,7 +41,6 @@ def _quiet():
 def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach=None) -> Tensor:
     """The ``norm_type`` norm of all ``tensors`` together (the norm of their norms)."""
-    import agdebug as ag
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     if not tensors:
@@ -49,8 +48,8 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     with no_grad(), _quiet():
         norms = [vector_norm(t, norm_type) for t in tensors]
         device = tensors[0].device
-        total = vector_norm(ag.stack([n.to(device) for n in norms]), norm_type)
-        if error_if_nonfinite and ag.logical_or(total.isnan(), total.isinf()):
+        total = vector_norm(functions.stack([n.to(device) for n in norms]), norm_type)
+        if error_if_nonfinite and functions.logical_or(total.isnan(), total.isinf()):
             raise RuntimeError(
                 f"The total norm of order {norm_type} for gradients from `parameters` is "
                 "non-finite, so it cannot be clipped. To disable this error and scale the "
@@ -61,12 +60,11 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
 def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
                           foreach=None) -> None:
     """Scale the gradients by ``min(1, max_norm / (total_norm + 1e-6))`` in place."""
-    import agdebug as ag
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return
     with no_grad(), _quiet():
-        coef = ag.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
+        coef = functions.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
         for g in grads:
             g.mul_(coef.to(g.device))
 
@@ -133,13 +131,12 @@ def parameters_to_vector(parameters) -> Tensor:
     >>> ag.nn.utils.parameters_to_vector(net.parameters()).shape
     torch.Size([3])
     """
-    import agdebug as ag
     device = None
     pieces = []
     for param in parameters:
         device = _check_param_device(param, device)
         pieces.append(param.view(-1))
-    return ag.cat(pieces)
+    return functions.cat(pieces)
 
 
 def vector_to_parameters(vec: Tensor, parameters) -> None:

@@ -1,0 +1,5 @@
+"""``torch.utils`` for agdebug: ``data`` (datasets, samplers, the DataLoader)."""
+
+from . import data
+
+__all__ = ["data"]

@@ -1,0 +1,148 @@
+"""``agdebug.save`` / ``agdebug.load``: checkpoints round-trip as torch's do, and a file from
+anyone is data (a damaged or hostile one is one RuntimeError line naming it)."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import agdebug as ag
+
+
+def checkpoint(lib):
+    lib.manual_seed(0)
+    net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 1))
+    opt = lib.optim.Adam(net.parameters(), lr=0.01)
+    net(lib.ones(2, 3)).sum().backward()
+    opt.step()
+    return net, opt, {"epoch": 3, "loss": 0.25, "best": float("inf"), "model": net.state_dict(),
+                      "optimizer": opt.state_dict(), "shape": lib.Size([2, 3]),
+                      "dtype": lib.float64, "pair": (1, None), "names": ["a", True]}
+
+
+def round_trip(lib, obj):
+    buffer = io.BytesIO()
+    lib.save(obj, buffer)
+    buffer.seek(0)
+    return lib.load(buffer)
+
+
+def shape_of(value):
+    """The structure of a loaded object: container types, keys, and tensors' dtype/shape."""
+    if type(value).__name__ in ("Tensor", "Parameter"):
+        return ("Parameter" if type(value).__name__ == "Parameter" else "tensor",
+                str(value.dtype), tuple(value.shape), value.requires_grad)
+    if isinstance(value, dict):
+        return (type(value).__name__, [(k, shape_of(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [shape_of(v) for v in value])
+    return str(value)
+
+
+def test_a_checkpoint_loads_with_torchs_structure(torch):
+    ours = round_trip(ag, checkpoint(ag)[2])
+    theirs = round_trip(torch, checkpoint(torch)[2])
+    assert shape_of(ours) == shape_of(theirs)
+
+
+def test_tensors_come_back_bitwise_and_tied_ones_as_one():
+    w = ag.nn.Parameter(ag.randn(3, 2, dtype=ag.float64))
+    loaded = round_trip(ag, {"w": w, "again": w, "view": w[1:].detach(),
+                             "ints": ag.arange(5), "flag": ag.tensor([True, False])})
+    assert loaded["w"] is loaded["again"] and isinstance(loaded["w"], ag.nn.Parameter)
+    assert np.array_equal(loaded["w"].detach().numpy(), w.detach().numpy())
+    assert loaded["view"].tolist() == w[1:].tolist() and not loaded["view"].requires_grad
+    assert loaded["ints"].dtype == ag.int64 and loaded["flag"].dtype == ag.bool
+
+
+def test_training_resumed_from_a_checkpoint_is_bitwise_the_same(tmp_path):
+    net, opt, saved = checkpoint(ag)
+    path = tmp_path / "checkpoint.pt"
+    ag.save(saved, path)
+    x = ag.randn(5, 3)
+
+    def step(net, opt):
+        opt.zero_grad()
+        net(x).pow(2).mean().backward()
+        opt.step()
+        return net(x).detach().numpy()
+    expected = step(net, opt)
+    ag.manual_seed(1)
+    again = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.Tanh(), ag.nn.Linear(4, 1))
+    again_opt = ag.optim.Adam(again.parameters(), lr=0.01)
+    loaded = ag.load(str(path), map_location="cpu", weights_only=True)
+    again.load_state_dict(loaded["model"])
+    again_opt.load_state_dict(loaded["optimizer"])
+    assert np.array_equal(step(again, again_opt), expected)
+
+
+def test_a_module_is_refused_with_one_line():
+    with pytest.raises(TypeError, match=r"^agdebug.save stores tensors and containers of them "
+                                        r".*not Linear: save its state_dict\(\) instead$"):
+        ag.save(ag.nn.Linear(2, 2), io.BytesIO())
+
+
+def zip_of(members: dict) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def npy(header_shape, body: bytes, dtype="<f4") -> bytes:
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buffer, {"descr": dtype, "fortran_order": False, "shape": header_shape})
+    return buffer.getvalue() + body
+
+
+def ours(obj) -> bytes:
+    return json.dumps({"format": "agdebug-save", "version": 1, "object": obj}).encode()
+
+
+HOSTILE = {
+    "garbage": b"\x80\x02not a zip at all",
+    "empty": b"",
+    "truncated": zip_of({"data.json": ours(1)})[:30],
+    "foreign json": zip_of({"data.json": b'{"hello": "world"}'}),
+    "future version": zip_of({"data.json": json.dumps({"format": "agdebug-save",
+                                                       "version": 99}).encode()}),
+    "deep nesting": zip_of({"data.json": b'{"format": "agdebug-save", "version": 1, '
+                                         b'"object": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"}),
+    "deep containers": zip_of({"data.json": ours(json.loads('{"$list": [' * 300 + "1"
+                                                            + "]}" * 300))}),
+    "not a list": zip_of({"data.json": ours({"$list": {"$list": 1}})}),
+    "huge shape": zip_of({"data.json": ours({"$tensor": 0}),
+                          "tensors/0.npy": npy((10 ** 12,), b"\0" * 16)}),
+    "object array": zip_of({"data.json": ours({"$tensor": 0}),
+                            "tensors/0.npy": npy((1,), b"\0" * 8, dtype="|O")}),
+    "missing tensor": zip_of({"data.json": ours({"$tensor": 7})}),
+    "bad index": zip_of({"data.json": ours({"$tensor": "../../etc/passwd"})}),
+    "unknown dtype": zip_of({"data.json": ours({"$dtype": "__class__"})}),
+    "unknown entry": zip_of({"data.json": ours({"$eval": "print(1)"})}),
+    "digits": zip_of({"data.json": b'{"format": "agdebug-save", "version": 1, "object": '
+                                   + b"9" * 5000 + b"}"}),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_a_damaged_or_hostile_file_is_one_line_naming_it(tmp_path, name):
+    path = tmp_path / f"{name.replace(' ', '_')}.pt"
+    path.write_bytes(HOSTILE[name])
+    with pytest.raises(RuntimeError) as error:
+        ag.load(str(path))
+    message = str(error.value)
+    assert "\n" not in message and message.startswith(f"{path} is not a file agdebug.save "
+                                                       "wrote, or it is damaged (")
+
+
+def test_a_torch_checkpoint_is_refused_not_unpickled(tmp_path, torch):
+    path = tmp_path / "torch.pt"
+    torch.save({"w": torch.ones(2)}, path)
+    with pytest.raises(RuntimeError, match="agdebug reads no pickles"):
+        ag.load(path)

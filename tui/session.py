@@ -1,0 +1,121 @@
+"""Where the app's events come from, and what it does as they arrive.
+
+A recording (given, or a trace file loaded off the UI thread) arrives at once; a
+live script's thread posts batches as ``LiveMessage``s (``post_message`` is
+thread-safe), and the app hands each batch back with ``live.taken()``. Each
+batch is indexed, narrated and counted before the view is refreshed.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+
+from textual.message import Message
+from textual.widgets import Static, TabbedContent
+
+from agdebug.debug.recorder import TraceError, load_trace
+
+from .live import EventsArrived, LiveSession, ProgramFinished
+from .panels import OutputLog
+from .sources import LiveHistory
+from .text import plain, printable
+from .timeline import EventsTab
+
+__all__ = ["LiveMessage", "absorb", "open_events", "take"]
+
+
+class LiveMessage(Message):
+    """Something the live script's thread reported (see ``tui.live``)."""
+
+    def __init__(self, payload):
+        super().__init__()
+        self.payload = payload
+
+
+def open_events(app) -> None:
+    """Start on what ``app`` was given: a trace, a trace file or a script to run."""
+    if app.trace is not None:
+        _loaded(app, app.trace.timeline())
+    elif app.trace_path is not None:
+        _show_loading(app, True)
+        app.run_worker(partial(_load, app, str(app.trace_path)), name="load", group="load",
+                       description=f"load {app.trace_path}", exclusive=True, thread=True)
+    elif app.script is not None:
+        app.history = LiveHistory()
+        app.live = LiveSession(app.script, app.script_args,
+                               post=lambda m: app.post_message(LiveMessage(m)),
+                               engine=app.engine)
+        app.live.stepper.breakpoints = app.breakpoints
+        app.live.start()
+        app.refresh_view()
+
+
+def _show_loading(app, on: bool) -> None:
+    app.screen.set_class(on, "loading")
+    if on:
+        size = os.path.getsize(app.trace_path) if os.path.exists(app.trace_path) else 0
+        app.query_one("#loading-text", Static).update(
+            plain(f"loading {app.trace_path} ({size / 1e6:.1f} MB)..."))
+
+
+def _load(app, path: str) -> None:
+    # (in a thread worker)
+    try:
+        timeline = load_trace(path).timeline()
+    except TraceError as exc:
+        app.call_from_thread(_fail, app, str(exc))
+        return
+    app.call_from_thread(_loaded, app, timeline)
+
+
+def _fail(app, message: str) -> None:
+    app.error = message
+    app.exit(return_code=2)
+
+
+def _loaded(app, timeline) -> None:
+    _show_loading(app, False)
+    app.history = timeline
+    absorb(app, timeline.events)
+    if app.initial_output and not app.index.prints:   # a trace from before printed events
+        app.query_one(OutputLog).write(printable(app.initial_output, lines=True))
+    app.step = _first_step(app) if app.start is None else app.start
+    app.refresh_view()
+
+
+def _first_step(app) -> int:
+    """Where a recording opens: the first backward about to run (its graph complete)."""
+    backwards = app.index.backwards
+    return backwards[0] if backwards else len(app.events)
+
+
+def absorb(app, events) -> None:
+    """Take in new events (already in ``app.history``): index, count and narrate them."""
+    app.events = app.history.events     # the history holds ``events`` already
+    app.index.extend(events, len(app.events) - len(events))
+    app.series.extend(events)
+    app.narrator.extend(events)
+    app.query_one(EventsTab).set_events(app.events)
+
+
+def take(app, payload) -> None:
+    """A ``LiveMessage``'s payload: a batch of events (maybe paused at), or the end."""
+    if isinstance(payload, EventsArrived):
+        at_head = app.step == len(app.history)
+        app.history.extend(payload.events)
+        absorb(app, payload.events)
+        if payload.paused:
+            app.paused_reason = payload.reason
+            if payload.reason not in ("step", "step to node"):
+                app.notify(f"paused: {payload.reason}", timeout=3)
+        if at_head:
+            app.step = len(app.history)
+        app.refresh_view()
+        app.live.taken()
+    elif isinstance(payload, ProgramFinished):
+        app.outcome = payload.outcome
+        if not app.outcome.ok and not app.outcome.stopped:
+            app.notify(f"the script raised {app.outcome.error}", severity="error", timeout=8)
+            app.query_one("#bottom", TabbedContent).active = "tab-output"
+        app.refresh_view()
