@@ -8,11 +8,11 @@ is asked for. That index is saved in the user's cache folder (``cache_folder()``
 the file's path, size and modification time, so the next opening skips the pass: it reads
 the index and no event before the first screen needs one.
 
-Why a pickle in the user's own cache, not a file beside the trace or SQLite: the index is
-derived data only this user's agdebug writes (a file beside a downloaded trace would be
-untrusted too, and a folder of traces may be read-only); it holds the checkpoints as the
-objects seeking uses (SQLite would need a codec for every view and a decode per seek); and it
-is loaded by an unpickler that builds nothing but agdebug's own state and event records.
+Why a file in the user's own cache, not one beside the trace or SQLite: the index is derived
+data only this user's agdebug writes (a file beside a downloaded trace would be untrusted
+too, and a folder of traces may be read-only), and a seek reads only the checkpoint it
+starts from. It is data, never code (``debug.index_file``): a damaged or foreign one is
+ignored and made again.
 
 >>> import os, tempfile
 >>> import agdebug as ag
@@ -28,20 +28,27 @@ is loaded by an unpickler that builds nothing but agdebug's own state and event 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-import pickle
 import threading
 from array import array
+from collections import OrderedDict
+from functools import partial
+
+import numpy as np
 
 from ..events import records
+from .index_file import read_index, write_index
 from .recorder import Trace, TraceError, _check_header, _parse_event
 from .validate import InvalidTrace, TraceCheck
 
 __all__ = ["LAZY_BYTES", "EventFile", "cache_folder", "open_trace"]
 
 LAZY_BYTES = 8_000_000   # files this large (~40,000 events) open lazily, with an index
-CACHE_VERSION = 1
+LAZY_EVERY = 256         # a lazy trace's checkpoint interval: a seek decodes fewer lines
+BLOCK = 256              # events decoded together and kept (the last BLOCKS_KEPT blocks)
+BLOCKS_KEPT = 32
 KINDS = tuple(records.EVENT_TYPES)          # a line's kind is stored as its index here
 _CODES = {kind: code for code, kind in enumerate(KINDS)}
 
@@ -66,6 +73,7 @@ class EventFile:
         self.codes = kinds
         self._file = None
         self._lock = threading.Lock()
+        self._blocks: OrderedDict[int, list] = OrderedDict()   # block number -> its events
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -75,7 +83,6 @@ class EventFile:
 
     def steps_of(self, kinds) -> list[int]:
         """The steps right after each event of ``kinds`` (every event when empty)."""
-        import numpy as np
         codes = np.frombuffer(self.codes, dtype=np.uint8)
         if not kinds:
             return list(range(1, len(codes) + 1))
@@ -84,15 +91,15 @@ class EventFile:
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return self._read(*index.indices(len(self))[:2]) if index.step in (None, 1) \
+            return self._slice(*index.indices(len(self))[:2]) if index.step in (None, 1) \
                 else [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError("event index out of range")
-        return self._read(index, index + 1)[0]
+        return self._block(index // BLOCK)[index % BLOCK]
 
-    def __iter__(self):
+    def __iter__(self):   # (a whole pass: read in large pieces, none of them kept)
         for start in range(0, len(self), 4096):
             yield from self._read(start, min(start + 4096, len(self)))
 
@@ -101,14 +108,39 @@ class EventFile:
 
     __hash__ = None
 
+    def _slice(self, start: int, stop: int) -> list:
+        """Events ``start`` to ``stop`` from the kept blocks: a seek, or a step back and
+        forth, decodes each line once."""
+        if stop - start > BLOCK * BLOCKS_KEPT // 2:
+            return self._read(start, stop)
+        out = []
+        for number in range(start // BLOCK, (stop - 1) // BLOCK + 1 if stop > start else 0):
+            first = number * BLOCK
+            out += self._block(number)[max(start - first, 0):stop - first]
+        return out
+
+    def _block(self, number: int) -> list:
+        with self._lock:
+            block = self._blocks.get(number)
+            if block is not None:
+                self._blocks.move_to_end(number)
+                return block
+        block = self._read(number * BLOCK, min((number + 1) * BLOCK, len(self)))
+        with self._lock:
+            self._blocks[number] = block
+            if len(self._blocks) > BLOCKS_KEPT:
+                self._blocks.popitem(last=False)
+        return block
+
     def _read(self, start: int, stop: int) -> list:
         if start >= stop:
             return []
+        begin, end = int(self.offsets[start]), int(self.offsets[stop])
         with self._lock:
             if self._file is None:
                 self._file = open(self.name, "rb")
-            self._file.seek(self.offsets[start])
-            data = self._file.read(self.offsets[stop] - self.offsets[start])
+            self._file.seek(begin)
+            data = self._file.read(end - begin)
         lines = data.split(b"\n")
         return [_event(self.name, start + 2 + i, raw) for i, raw in enumerate(lines[:-1])]
 
@@ -176,7 +208,7 @@ def open_trace(path, progress=None) -> Trace:
         if cached is not None:
             return cached
         from .state import Timeline
-        timeline = Timeline(index, stream=_scan(name, f, index, progress))
+        timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index, progress))
     if progress is not None:
         progress(size, size)
     _save_index(key, index, timeline)
@@ -202,46 +234,35 @@ def _index_path(key: tuple) -> str:
 
 
 def _save_index(key: tuple, index: EventFile, timeline) -> None:
-    data = (CACHE_VERSION, key, index.offsets.tobytes(), bytes(index.codes), timeline.every,
-            timeline._steps, timeline._checkpoints, timeline.final)
     path = _index_path(key)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        partial = f"{path}.{os.getpid()}.part"
-        with open(partial, "wb") as out:
-            pickle.dump(data, out, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(partial, path)   # whole or not at all: a reader never sees half of it
-    except (OSError, pickle.PicklingError, RecursionError):
+        write_index(path, key, np.frombuffer(index.offsets, dtype=np.int64),
+                    np.frombuffer(index.codes, dtype=np.uint8), timeline)
+    except (OSError, ValueError, UnicodeEncodeError):
         pass   # no cache: the next opening makes the pass again
 
 
 def _load_index(name: str, key: tuple) -> Trace | None:
+    path = _index_path(key)
+    index = EventFile(name, array("q"), bytearray())
     try:
-        with open(_index_path(key), "rb") as f:
-            data = _Unpickler(f).load()
-        version, saved_key, offsets, codes, every, steps, checkpoints, final = data
-    except Exception:  # noqa: BLE001 - a stale, foreign or broken index is only rebuilt
+        offsets, kinds, every, stored = read_index(path, key, key[1], len(KINDS),
+                                                   partial(_rebuilt, index, path))
+    except (OSError, ValueError):   # none yet, stale, foreign or damaged: made again
         return None
-    if version != CACHE_VERSION or saved_key != key:
-        return None
-    index = EventFile(name, array("q"), bytearray(codes))
-    index.offsets.frombytes(offsets)
+    index.offsets, index.codes = offsets, kinds
     from .state import Timeline
-    return _lazy_trace(name, Timeline.restored(index, every, steps, checkpoints, final))
+    steps = stored.arrays["steps"].tolist()
+    return _lazy_trace(name, Timeline.restored(index, every, steps, stored))
 
 
-class _Unpickler(pickle.Unpickler):
-    """Builds only agdebug's state views and event records (and plain containers)."""
-
-    _ALLOWED = {"agdebug.debug.state": {"NodeView", "SavedView", "LeafView", "ErrorView",
-                                        "BackwardView", "_Checkpoint", "_graph_state"},
-                "agdebug.debug.cycles": {"CycleView"},
-                "agdebug.events.records": set(records.__all__)}
-
-    def find_class(self, module: str, name: str):
-        if name in self._ALLOWED.get(module, ()):
-            found = super().find_class(module, name)
-            if isinstance(found, type) or name == "_graph_state":
-                return found
-        raise pickle.UnpicklingError(f"{module}.{name} is not part of an index")
-
+def _rebuilt(events: EventFile, path: str, step: int):
+    """A checkpoint at ``step`` reduced from the events (the index held a damaged one)."""
+    from .state import EMPTY, _Builder, _Checkpoint, _NO_NODES
+    with contextlib.suppress(OSError):
+        os.remove(path)   # the next opening indexes the trace again
+    builder = _Builder(EMPTY)
+    for event in events[:step]:
+        builder.apply(event)
+    return _Checkpoint(builder.freeze(_NO_NODES), (builder.nodes,))

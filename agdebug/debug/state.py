@@ -52,7 +52,7 @@ _frozen = dataclass(frozen=True, slots=True)
 class SavedView:
     name: str
     tensor: int
-    shape: tuple
+    shape: tuple[int, ...]
     dtype: str
     nbytes: int
     released: bool = False
@@ -64,20 +64,20 @@ class NodeView(NamedTuple):
     id: int
     name: str
     op: str = ""
-    edges: tuple = ()                       # ((node id or 0, output_nr), ...)
-    inputs: tuple = ()                      # TensorSummary | None per forward input
-    outputs: tuple = ()                     # TensorSummary per forward output
-    saved: tuple = ()                       # SavedView per saved tensor
-    attrs: tuple = ()                       # ((name, repr), ...)
+    edges: tuple[tuple[int, int], ...] = ()          # ((node id or 0, output_nr), ...)
+    inputs: tuple[TensorSummary | None, ...] = ()   # per forward input
+    outputs: tuple[TensorSummary, ...] = ()         # per forward output
+    saved: tuple[SavedView, ...] = ()               # per saved tensor
+    attrs: tuple[tuple[str, str], ...] = ()         # ((name, repr), ...)
     leaf: TensorSummary | None = None    # the leaf of an AccumulateGrad
     status: str = "created"
     created_step: int = -1                  # -1: seen in a backward, created before recording
     remaining: int = 0                      # edges still to arrive in the running backward
-    buffer: tuple = ()                      # latest gradient summary per input-buffer slot
-    contributions: tuple = ()               # gradients summed per slot
-    grads_in: tuple = ()
-    grads_out: tuple = ()
-    hooks: tuple = ()                       # kinds of hooks that fired on this node
+    buffer: tuple[TensorSummary | None, ...] = ()   # latest gradient per input-buffer slot
+    contributions: tuple[int, ...] = ()     # gradients summed per slot
+    grads_in: tuple[TensorSummary | None, ...] = ()
+    grads_out: tuple[TensorSummary | None, ...] = ()
+    hooks: tuple[str, ...] = ()             # kinds of hooks that fired on this node
     runs: int = 0                           # how many times it ran
     freed_by: str = ""
     error: str = ""
@@ -114,13 +114,13 @@ class ErrorView:
 @_frozen
 class BackwardView:
     api: str
-    roots: tuple
-    inputs: tuple | None
+    roots: tuple[int, ...]
+    inputs: tuple[int, ...] | None
     retain_graph: bool
     create_graph: bool
     ok: bool | None = None      # None while running
     thread: int = 0             # the thread running it (0 in traces of format version 1)
-    nodes: tuple = ()           # ids of the nodes it planned
+    nodes: tuple[int, ...] = ()   # ids of the nodes it planned
 
 
 @dataclass(frozen=True)
@@ -160,18 +160,6 @@ class GraphState:
     def _repr_mimebundle_(self, include=None, exclude=None):
         from ..render.export import mimebundle
         return mimebundle(self)
-
-    def __reduce__(self):   # (a mapping proxy cannot be pickled: its dict can)
-        return _graph_state, (self.step, dict(self.nodes), dict(self.leaves), dict(self.cycles),
-                              self.last_error, self.backward, self.current, self.event,
-                              self.gc_passes, dict(self.running))
-
-
-def _graph_state(step, nodes, leaves, cycles, *rest) -> GraphState:
-    """A ``GraphState`` from plain dicts (unpickling a trace index)."""
-    running = rest[-1]
-    return GraphState(step, MappingProxyType(nodes), MappingProxyType(leaves),
-                      MappingProxyType(cycles), *rest[:-1], MappingProxyType(running))
 
 
 EMPTY = GraphState()
@@ -430,16 +418,24 @@ class Timeline:
                 self._keep(builder, nodes)
             builder.apply(event)
         self._keep(builder, nodes)
-        self.final = self._last = builder.freeze(dict(nodes))
+        self._final = self._last = builder.freeze(dict(nodes))
         del self._rank, self._order, self._pages   # only building needs them
 
     @classmethod
-    def restored(cls, events, every: int, steps: list, checkpoints: list, final: GraphState):
-        """A timeline from the parts a trace index saved (``debug.index``)."""
+    def restored(cls, events, every: int, steps: list, checkpoints):
+        """A timeline over the checkpoints a trace index kept (``debug.index``): a sequence
+        that reads each when asked for, at ``steps``."""
         timeline = cls.__new__(cls)
-        timeline.events, timeline.every, timeline.final = events, every, final
-        timeline._steps, timeline._checkpoints, timeline._last = steps, checkpoints, final
+        timeline.events, timeline.every, timeline._checkpoints = events, every, checkpoints
+        timeline._steps, timeline._final, timeline._last = steps, None, EMPTY
         return timeline
+
+    @property
+    def final(self) -> GraphState:
+        """The state after the last event."""
+        if self._final is None:
+            self._final = self.state(len(self.events))
+        return self._final
 
     def _keep(self, builder: _Builder, nodes: _TrackedNodes) -> None:
         if self._steps and self._steps[-1] == builder.step:
@@ -466,8 +462,8 @@ class Timeline:
     def state(self, step: int) -> GraphState:
         """The state after the first ``step`` events (clamped to the trace)."""
         step = max(0, min(int(step), len(self.events)))
-        if step == self.final.step:
-            return self.final
+        if step == len(self.events) and self._final is not None:
+            return self._final
         last = self._last
         if last.step == step:
             return last

@@ -194,11 +194,13 @@ def test_a_bad_line_read_late_is_a_one_line_error(tmp_path, lazy):
 
 def test_an_index_that_is_not_agdebugs_is_never_run(tmp_path, lazy):
     path = _recorded(tmp_path, 3)
-    load_trace(path)
+    want = load_trace(path).state(len(load_trace(path)))
     (index_file,) = (tmp_path / "cache").iterdir()
     marker = tmp_path / "ran"
     index_file.write_bytes(_evil_pickle(marker))
-    assert len(load_trace(path)) > 0 and not marker.exists()     # refused, indexed again
+    got = load_trace(path)
+    assert not marker.exists() and got.state(len(got)) == want     # ignored, indexed again
+    assert index_file.read_bytes().startswith(b'{"format": "agdebug-index"')
 
 
 class _Evil:
@@ -213,6 +215,55 @@ class _Evil:
 def _evil_pickle(marker) -> bytes:
     import pickle
     return pickle.dumps(_Evil(marker))
+
+
+def _damaged(data: bytes, how: str, sections: dict) -> bytes:
+    """The index ``data`` damaged: its header, a small array, the end, or a JSON blob."""
+    head, _, body = data.partition(b"\n")
+    if how == "header":
+        return head.replace(b'"version": 2', b'"version": "2"') + b"\n" + body
+    if how == "truncated":
+        return data[:-7]
+    if how == "offsets":                       # the first event's offset, made 0
+        return head + b"\n" + b"\0" * 8 + body[8:]
+    start = len(head) + 1 + sections["blobs"]
+    if how == "node":                          # a node view's id: a string (the same size)
+        return data[:start] + b'["' + data[start + 2:]
+    at = data.rindex(b'{"step":')               # the last checkpoint's state
+    return data[:at] + b'{"stop":' + data[at + 8:]
+
+
+@pytest.mark.parametrize("how", ["header", "truncated", "offsets", "node", "state"])
+def test_a_damaged_index_is_ignored_or_rebuilt_from_the_events(tmp_path, lazy, how):
+    import json
+
+    import numpy as np
+
+    from agdebug.debug.index_file import SECTIONS
+    path = _recorded(tmp_path, 30)
+    eager = _full_reductions(load_trace(path).events)
+    (index_file,) = (tmp_path / "cache").iterdir()
+    data = index_file.read_bytes()
+    counts = json.loads(data.partition(b"\n")[0])["counts"]
+    sizes = [c * np.dtype(t).itemsize for (_, t), c in zip(SECTIONS, counts)]
+    index_file.write_bytes(_damaged(data, how, {"blobs": sum(sizes[:-1])}))
+    trace = load_trace(path)
+    for step in (len(eager) - 1, 0, 300, len(eager) // 2):
+        _same(trace.state(step), eager[step])
+    # Found at opening: indexed again; found by a seek: removed, for the next opening.
+    assert index_file.exists() == (how not in ("node", "state"))
+    if index_file.exists():
+        assert index_file.read_bytes() == data
+
+
+def test_an_indexed_opening_reads_checkpoints_only_when_a_seek_needs_them(tmp_path, lazy):
+    path = _recorded(tmp_path, 60)
+    load_trace(path)
+    trace = load_trace(path)
+    stored = trace.timeline()._checkpoints
+    assert not stored._pages and not stored._nodes              # nothing read yet
+    trace.state(300)
+    assert 0 < len(stored._nodes) < len(trace.timeline().final.nodes)
 
 
 def test_export_of_a_step_past_a_bad_line_is_a_one_line_error(tmp_path, lazy, capsys):
