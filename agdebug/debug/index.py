@@ -47,8 +47,8 @@ __all__ = ["LAZY_BYTES", "EventFile", "cache_folder", "open_trace"]
 
 LAZY_BYTES = 8_000_000   # files this large (~40,000 events) open lazily, with an index
 LAZY_EVERY = 256         # a lazy trace's checkpoint interval: a seek decodes fewer lines
-BLOCK = 256              # events decoded together and kept (the last BLOCKS_KEPT blocks)
-BLOCKS_KEPT = 32
+BLOCK = 64               # events decoded together and kept (the last BLOCKS_KEPT blocks)
+BLOCKS_KEPT = 128
 KINDS = tuple(records.EVENT_TYPES)          # a line's kind is stored as its index here
 _CODES = {kind: code for code, kind in enumerate(KINDS)}
 

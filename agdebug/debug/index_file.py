@@ -10,7 +10,10 @@ time), ``every``, and how many items each section holds. Then the sections, back
   one JSON object) lies in ``blobs``; ``lists``/``page_ids``: its pages;
 - ``pages``/``node_ids``: the node versions of each page (a page is shared by the
   checkpoints it did not change between, a node version by the pages it is in);
-- ``nodes``: where each node version (one JSON list) lies in ``blobs``; ``blobs``: the JSON.
+- ``summaries``, ``shared``, ``nodes``: where each tensor summary and each part a node's
+  versions share (stored once each) and each node version (which names them by number)
+  lie in ``blobs``;
+- ``blobs``: the JSON, in that order, then the checkpoints' states.
 
 Opening reads the header and the small arrays and checks them (sizes, order, bounds); a
 checkpoint's JSON is read and checked (``debug.checkpoints``) when a seek first needs it.
@@ -25,14 +28,14 @@ import os
 
 import numpy as np
 
-from .checkpoints import node_from_json, node_json, state_from_json, state_json
+from .checkpoints import NodeReader, NodeWriter, state_from_json, state_json
 
 __all__ = ["FORMAT", "SECTIONS", "StoredCheckpoints", "read_index", "write_index"]
 
 FORMAT, VERSION = "agdebug-index", 2
 SECTIONS = (("offsets", "<i8"), ("kinds", "u1"), ("steps", "<i8"), ("states", "<i8"),
             ("lists", "<i8"), ("page_ids", "<i4"), ("pages", "<i8"), ("node_ids", "<i4"),
-            ("nodes", "<i8"), ("blobs", "u1"))
+            ("summaries", "<i8"), ("shared", "<i8"), ("nodes", "<i8"), ("blobs", "u1"))
 _LAZY = {"page_ids", "node_ids", "blobs"}     # read a slice at a time, when a seek needs it
 _HEADER_LIMIT = 1 << 16
 
@@ -56,40 +59,32 @@ def write_index(path: str, key: tuple, offsets, kinds: bytes, timeline) -> None:
 
 
 def _arrays(timeline) -> dict:
-    """The checkpoint sections: each page and each node version stored once."""
+    """The checkpoint sections: each page, node version and summary stored once."""
     pages: dict[int, int] = {}      # id(page) -> its number (the pages live meanwhile)
     versions: dict[int, int] = {}   # id(node view) -> its number
-    out = {name: [] for name in ("page_ids", "node_ids")}
-    out.update(lists=[0], pages=[0], nodes=[0], states=[])
-    blobs, states = [], []
+    out = {"page_ids": [], "node_ids": [], "lists": [0], "pages": [0]}
+    writer, nodes, states = NodeWriter(), [], []
     for checkpoint in timeline._checkpoints:
         for page in checkpoint.pages:
             if id(page) not in pages:
                 pages[id(page)] = len(pages)
                 for node in page.values():
-                    _add_version(node, versions, out, blobs)
+                    if id(node) not in versions:
+                        versions[id(node)] = len(versions)
+                        nodes.append(writer.node_json(node))
+                    out["node_ids"].append(versions[id(node)])
                 out["pages"].append(len(out["node_ids"]))
             out["page_ids"].append(pages[id(page)])
         out["lists"].append(len(out["page_ids"]))
         states.append(state_json(checkpoint.state))
-    at = out["nodes"][-1]
-    for text in states:
-        out["states"].append(at)
-        at += len(text)
-    out["states"].append(at)
+    blobs = [writer.summaries, writer.shared, nodes, states]
+    bounds = np.cumsum([0] + [len(text) for part in blobs for text in part])
+    ends = [0, *np.cumsum([len(part) for part in blobs])]
+    for name, start, end in zip(("summaries", "shared", "nodes", "states"), ends, ends[1:]):
+        out[name] = bounds[start:end + 1]
     out["steps"] = timeline._steps
-    out["blobs"] = np.frombuffer(b"".join(blobs + states), dtype=np.uint8)
+    out["blobs"] = np.frombuffer(b"".join(text for part in blobs for text in part), np.uint8)
     return out
-
-
-def _add_version(node, versions: dict, out: dict, blobs: list) -> None:
-    number = versions.get(id(node))
-    if number is None:
-        number = versions[id(node)] = len(versions)
-        text = node_json(node)
-        blobs.append(text)
-        out["nodes"].append(out["nodes"][-1] + len(text))
-    out["node_ids"].append(number)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -161,7 +156,9 @@ def _check(a: dict, trace_size: int, kinds: int) -> None:
           and len(a["states"]) == checkpoints + 1 and len(a["lists"]) == checkpoints + 1
           and len(a["pages"]) > 0 and _rising(a["lists"], 0, a["page_ids"][1])
           and _rising(a["pages"], 0, a["node_ids"][1])
-          and _rising(a["nodes"], 0, int(a["states"][0]))
+          and _rising(a["summaries"], 0, int(a["shared"][0]))
+          and _rising(a["shared"], int(a["summaries"][-1]), int(a["nodes"][0]))
+          and _rising(a["nodes"], int(a["shared"][-1]), int(a["states"][0]))
           and _rising(a["states"], int(a["nodes"][-1]), a["blobs"][1]))
     if not ok:
         raise ValueError("index: inconsistent arrays")
@@ -183,6 +180,8 @@ class StoredCheckpoints:
         self.arrays, self.rebuild = arrays, rebuild
         self._pages: dict[int, dict] = {}
         self._nodes: dict[int, object] = {}
+        self._reader = NodeReader(lambda table, n: self._blob(arrays[table], n),
+                                  {t: len(arrays[t]) - 1 for t in ("summaries", "shared")})
 
     def __len__(self) -> int:
         return len(self.arrays["steps"])
@@ -214,7 +213,8 @@ class StoredCheckpoints:
     def _node(self, number: int):
         node = self._nodes.get(number)
         if node is None:
-            node = self._nodes[number] = node_from_json(self._blob(self.arrays["nodes"], number))
+            node = self._reader.node(self._blob(self.arrays["nodes"], number))
+            self._nodes[number] = node
         return node
 
     def _blob(self, bounds, index: int) -> bytes:

@@ -218,7 +218,7 @@ def _evil_pickle(marker) -> bytes:
 
 
 def _damaged(data: bytes, how: str, sections: dict) -> bytes:
-    """The index ``data`` damaged: its header, a small array, the end, or a JSON blob."""
+    """The index ``data`` damaged: its header, a small array, the end, or its JSON."""
     head, _, body = data.partition(b"\n")
     if how == "header":
         return head.replace(b'"version": 2', b'"version": "2"') + b"\n" + body
@@ -227,13 +227,13 @@ def _damaged(data: bytes, how: str, sections: dict) -> bytes:
     if how == "offsets":                       # the first event's offset, made 0
         return head + b"\n" + b"\0" * 8 + body[8:]
     start = len(head) + 1 + sections["blobs"]
-    if how == "node":                          # a node view's id: a string (the same size)
+    if how == "summary":                       # the first tensor summary: not JSON now
         return data[:start] + b'["' + data[start + 2:]
     at = data.rindex(b'{"step":')               # the last checkpoint's state
     return data[:at] + b'{"stop":' + data[at + 8:]
 
 
-@pytest.mark.parametrize("how", ["header", "truncated", "offsets", "node", "state"])
+@pytest.mark.parametrize("how", ["header", "truncated", "offsets", "summary", "state"])
 def test_a_damaged_index_is_ignored_or_rebuilt_from_the_events(tmp_path, lazy, how):
     import json
 
@@ -251,7 +251,7 @@ def test_a_damaged_index_is_ignored_or_rebuilt_from_the_events(tmp_path, lazy, h
     for step in (len(eager) - 1, 0, 300, len(eager) // 2):
         _same(trace.state(step), eager[step])
     # Found at opening: indexed again; found by a seek: removed, for the next opening.
-    assert index_file.exists() == (how not in ("node", "state"))
+    assert index_file.exists() == (how not in ("summary", "state"))
     if index_file.exists():
         assert index_file.read_bytes() == data
 
