@@ -28,7 +28,7 @@ def agdebug_commands(app):
                             lambda fmt=fmt: export_as(app, fmt))
     yield SystemCommand("Focus view", "toggle: only the selected node's neighbourhood",
                         app.action_focus_view)
-    for kind in sorted({e.kind for e in app.events}):
+    for kind in sorted(app.index.kinds):
         yield SystemCommand(f"Timeline: only {kind}", "filter the event log by kind",
                             lambda kind=kind: _set_filter(app, f"kind:{kind}"))
     yield SystemCommand("Timeline: all events", "clear the timeline filter",

@@ -81,6 +81,10 @@ class EventFile:
     def kind(self, index: int) -> str:
         return KINDS[self.codes[index]]
 
+    def kinds(self) -> list[str]:
+        """The kinds of event the file holds."""
+        return [KINDS[code] for code in np.unique(np.frombuffer(self.codes, np.uint8))]
+
     def steps_of(self, kinds) -> list[int]:
         """The steps right after each event of ``kinds`` (every event when empty)."""
         codes = np.frombuffer(self.codes, dtype=np.uint8)

@@ -88,7 +88,9 @@ def _grads(summaries) -> str:
 class Narrator:
     """Sentences for a stream of events: ``Narrator(events).sentence(index)``.
 
-    ``extend(events)`` indexes events that arrived later (a live session).
+    ``extend(events)`` indexes events that arrived later (a live session). A long trace's
+    events (read from its file) are indexed only as far as a sentence asks: a name given
+    later than the event told is not used for it, where a whole pass would have used it.
     """
 
     def __init__(self, events=()):
@@ -101,12 +103,30 @@ class Narrator:
         self._tensor_names: dict = {}   # tensor id -> the user's name for it (``x``, ``0.weight``)
         self._depth = 0              # backwards running at the event being indexed
         self._recorded: set = set()  # nodes created while a backward ran (create_graph)
-        self.extend(events)
+        self._indexed = 0            # events indexed so far
+        if hasattr(events, "steps_of"):   # a trace file's events: indexed when asked for
+            self.follow(events)
+        else:
+            self.extend(events)
+
+    def follow(self, events) -> None:
+        """Tell the sentences of ``events`` (a fresh narrator's: a trace file's), indexing
+        them only as far as a sentence asks."""
+        self.events, self._indexed = events, 0
 
     def extend(self, events) -> None:
         for event in events:
             self._index(len(self.events), event)
             self.events.append(event)
+        self._indexed = len(self.events)
+
+    def _catch_up(self, stop: int) -> None:
+        """Index the events before ``stop`` (a trace file's, read in pieces)."""
+        while self._indexed < stop:
+            start = self._indexed
+            for i, event in enumerate(self.events[start:min(stop, start + 4096)], start):
+                self._index(i, event)
+            self._indexed = min(stop, start + 4096)
 
     def _index(self, i: int, e) -> None:
         kind = e.kind
@@ -135,6 +155,8 @@ class Narrator:
 
     def sentence(self, index: int) -> str:
         """The sentence for ``events[index]``."""
+        if index >= self._indexed:
+            self._catch_up(index + 1)
         event = self.events[index]
         return _SENTENCES[event.kind](self, event, index)
 
