@@ -212,7 +212,19 @@ def _record(args) -> int:
         return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
     if os.getpid() == pid:   # a forked child that ran on to the end says nothing
         print(f"agdebug: wrote {len(trace)} events to {args.output}", file=sys.stderr)
+        _index(args.output)
     return code
+
+
+def _index(path: str) -> None:
+    """Index a long trace now, so that its first opening makes no pass over it."""
+    from .debug.index import LAZY_BYTES
+    from .debug.recorder import TraceError, load_trace
+    try:
+        if os.path.getsize(path) >= LAZY_BYTES:
+            load_trace(path, progress=Progress(f"indexing {path}"))
+    except (OSError, TraceError):
+        pass   # (a trace cut short, say: opening it will tell what is wrong)
 
 
 def _output_refusal(output: str, script: str, force: bool) -> str:

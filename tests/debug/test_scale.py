@@ -399,3 +399,15 @@ def test_only_backward_keeps_the_backwards_and_the_graphs_they_run(tmp_path):
     assert len(created) == len(every) - 3 * 4
     freed = {e.node for e in events if e.kind == "node_freed"}
     assert planned <= freed                                    # what happened to them after
+
+
+def test_record_indexes_a_long_trace_as_it_finishes(tmp_path, lazy, monkeypatch, capsys):
+    from agdebug.cli import main
+    script = tmp_path / "s.py"
+    script.write_text("import agdebug as ag\nx = ag.tensor([1.0, 2.0], requires_grad=True)\n"
+                      "for i in range(5):\n    (x * x).sum().backward()\n")
+    path = tmp_path / "t.agtrace"
+    assert main(["record", str(script), "-o", str(path)]) == 0
+    assert len(list((tmp_path / "cache").iterdir())) == 1
+    monkeypatch.setattr(lazy, "_scan", None)            # its first opening makes no pass
+    assert load_trace(path).state().step == len(load_trace(path)) > 0
