@@ -5,7 +5,8 @@ number of events is saved with ``Trace.save``; then, once each (not warmed up): 
 opening (``load_trace``'s validating pass, which builds the index of a long trace) and the
 state of its first screen (the first backward about to run), the same from the index, peak
 memory (tracemalloc) of both, and ``Timeline.state(step)`` at random steps (the nearest
-checkpoint plus at most ``every`` events). ``--quick`` uses 10,000 events (opened eagerly:
+checkpoint plus at most ``every`` events), also with the events held in a list (up to
+200,000 events) for comparison. ``--quick`` uses 10,000 events (opened eagerly:
 below ``debug.index.LAZY_BYTES``). ``AGDEBUG_BENCH_BIG=1`` in full mode adds the same rows
 at 1,000,000 events and the recorder's memory over 10,000 steps (minutes).
 """
@@ -70,7 +71,8 @@ def trace_rows(cfg, wanted: int, repeats: int | None = None) -> list:
         peak = memory(path, load_trace)
         timeline = load_trace(path).timeline()
         seeks = seek_times(timeline, SEEKS if cfg.mode != "smoke" else 10)
-    return [Row("TRACE", f"save {label} (1 run)", "s", {"agdebug": saved}),
+        eager = in_memory(timeline, SEEKS if cfg.mode != "smoke" else 10)
+    return eager + [Row("TRACE", f"save {label} (1 run)", "s", {"agdebug": saved}),
             Row("TRACE", f"load_trace {label}, first opening (indexing pass)", "s",
                 {"agdebug": first["load"]}),
             Row("TRACE", f"first screen's state of {label}, first opening", "s",
@@ -83,6 +85,18 @@ def trace_rows(cfg, wanted: int, repeats: int | None = None) -> list:
                 {"agdebug": statistics.median(seeks) * 1e3}, at_most(20.0, "ms")),
             Row("TRACE", f"seek in {label} (worst of {len(seeks)})", "ms",
                 {"agdebug": max(seeks) * 1e3})]
+
+
+def in_memory(timeline, count: int) -> list:
+    """The same seeks in the same events held in a list (as a short trace opens), for the
+    lazy seeks to be compared with on one machine in one run (up to 200,000 events: a list
+    of a million costs gigabytes)."""
+    from agdebug.debug.state import Timeline
+    if len(timeline) > 200_000 or not hasattr(timeline.events, "steps_of"):
+        return []
+    seeks = seek_times(Timeline(list(timeline.events)), count)
+    return [Row("TRACE", f"seek in {len(timeline):,}-event trace held in memory (median of "
+                f"{len(seeks)})", "ms", {"agdebug": statistics.median(seeks) * 1e3})]
 
 
 def opened(path: str, load_trace) -> dict:
