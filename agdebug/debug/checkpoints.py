@@ -75,6 +75,11 @@ _SHARED = ("id", "name", "op", "edges", "inputs", "outputs", "saved", "attrs", "
            "created_step")
 _OWN = tuple(name for name in NodeView._fields if name not in _SHARED)
 _HINT = dict(zip(NodeView._fields, _NODE_HINTS))
+if NodeView._fields != ("id", "name", "op", "edges", "inputs", "outputs", "saved", "attrs",
+                        "leaf", "status", "created_step", "remaining", "buffer",
+                        "contributions", "grads_in", "grads_out", "hooks", "runs", "freed_by",
+                        "error"):
+    raise ImportError("NodeReader.node builds node views in their fields' order: update it")
 
 
 class NodeWriter:
@@ -129,25 +134,29 @@ class NodeReader:
             raise ValueError(f"node view: expected {len(_OWN) + 2} fields")
         number, status, remaining, buffer, counts, grads_in, grads_out, hooks, runs, \
             freed_by, error, flags = data   # (checked one by one: a seek reads hundreds)
-        if status not in STATUSES or not _all(str, (freed_by, error)) \
-                or not _all(int, (remaining, runs)) or not _listed(int, counts) \
-                or not _listed(str, hooks):
+        if not (status in STATUSES and type(freed_by) is str and type(error) is str
+                and _all(int, (remaining, runs)) and _listed(int, counts)
+                and _listed(str, hooks)):
             raise ValueError("node view: a field of the wrong type")
         try:
-            shared = self._item("shared", number)
-            node = NodeView(**{**shared, "saved": _released(shared["saved"], flags)},
-                            status=status, remaining=remaining, buffer=self._refs(buffer),
-                            contributions=tuple(counts), grads_in=self._refs(grads_in),
-                            grads_out=self._refs(grads_out), hooks=tuple(hooks), runs=runs,
-                            freed_by=freed_by, error=error)
+            i, name, op, edges, inputs, outputs, saved, attrs, leaf, created = \
+                self._item("shared", number)
         except records.RecordError as exc:
             raise ValueError(str(exc)) from None
-        return node
+        refs = self._refs
+        return tuple.__new__(NodeView, (   # NodeView(...), its fields in order, quicker
+            i, name, op, edges, inputs, outputs, _released(saved, flags), attrs, leaf, status,
+            created, remaining, refs(buffer), tuple(counts), refs(grads_in), refs(grads_out),
+            tuple(hooks), runs, freed_by, error))
 
     def _refs(self, numbers, optional: bool = True) -> tuple:
         if type(numbers) is not list:
             raise ValueError("node view: expected a list of summaries")
-        return tuple([self.summary(n, optional) for n in numbers])
+        if not numbers:
+            return ()
+        kept = self._kept["summaries"]
+        return tuple([kept.get(n) or self.summary(n, optional) if type(n) is int
+                      else self.summary(n, optional) for n in numbers])
 
     def _field(self, name: str, value):
         hint = _HINT[name]
@@ -181,7 +190,7 @@ class NodeReader:
             return _summary(data)
         if type(data) is not list or len(data) != len(_SHARED):
             raise ValueError(f"node view: expected {len(_SHARED)} shared fields")
-        return {n: self._field(n, v) for n, v in zip(_SHARED, data)}
+        return tuple([self._field(n, v) for n, v in zip(_SHARED, data)])
 
 
 _SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(records.TensorSummary))
@@ -217,7 +226,7 @@ def _listed(kind: type, values) -> bool:
 def _released(saved: tuple, flags) -> tuple:
     """``saved`` with the views ``flags`` marks released."""
     if type(flags) is not list or len(flags) != len(saved) \
-            or any(type(f) is not bool for f in flags):
+            or (flags and not all([type(f) is bool for f in flags])):
         raise ValueError("node view: released flags do not match its saved tensors")
     if not any(flags):
         return saved
