@@ -228,8 +228,10 @@ def _lazy_trace(name: str, timeline) -> Trace:
 # ----------------------------------------------------------------------------- the index file
 
 def _identity(name: str, f) -> tuple:
+    """What an index must have been made for: this file as it is now, read by an agdebug
+    that numbers the kinds of event as this one does (the kinds array holds numbers)."""
     info = os.fstat(f.fileno())
-    return (os.path.realpath(name), info.st_size, info.st_mtime_ns)
+    return (os.path.realpath(name), info.st_size, info.st_mtime_ns, list(KINDS))
 
 
 def _index_path(key: tuple) -> str:
@@ -263,10 +265,7 @@ def _load_index(name: str, key: tuple) -> Trace | None:
 
 def _rebuilt(events: EventFile, path: str, step: int):
     """A checkpoint at ``step`` reduced from the events (the index held a damaged one)."""
-    from .state import EMPTY, _Builder, _Checkpoint, _NO_NODES
+    from .state import Checkpoint
     with contextlib.suppress(OSError):
         os.remove(path)   # the next opening indexes the trace again
-    builder = _Builder(EMPTY)
-    for event in events[:step]:
-        builder.apply(event)
-    return _Checkpoint(builder.freeze(_NO_NODES), (builder.nodes,))
+    return Checkpoint.replayed(events, step)

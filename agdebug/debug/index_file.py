@@ -64,7 +64,8 @@ def _arrays(timeline) -> dict:
     versions: dict[int, int] = {}   # id(node view) -> its number
     out = {"page_ids": [], "node_ids": [], "lists": [0], "pages": [0]}
     writer, nodes, states = NodeWriter(), [], []
-    for checkpoint in timeline._checkpoints:
+    steps, checkpoints = timeline.checkpoints()
+    for checkpoint in checkpoints:
         for page in checkpoint.pages:
             if id(page) not in pages:
                 pages[id(page)] = len(pages)
@@ -82,7 +83,7 @@ def _arrays(timeline) -> dict:
     ends = [0, *np.cumsum([len(part) for part in blobs])]
     for name, start, end in zip(("summaries", "shared", "nodes", "states"), ends, ends[1:]):
         out[name] = bounds[start:end + 1]
-    out["steps"] = timeline._steps
+    out["steps"] = steps
     out["blobs"] = np.frombuffer(b"".join(text for part in blobs for text in part), np.uint8)
     return out
 
@@ -193,13 +194,13 @@ class StoredCheckpoints:
             return self.rebuild(int(self.arrays["steps"][index]))
 
     def _read(self, index: int):
-        from .state import _Checkpoint
+        from .state import Checkpoint
         a = self.arrays
         state = state_from_json(self._blob(a["states"], index))
         if state.step != int(a["steps"][index]):
             raise ValueError("index: a checkpoint's step is not its place")
         ids = self._ints("page_ids", a["lists"], index, len(a["pages"]) - 1)
-        return _Checkpoint(state, tuple(self._page(int(p)) for p in ids))
+        return Checkpoint(state, tuple(self._page(int(p)) for p in ids))
 
     def _page(self, number: int) -> dict:
         page = self._pages.get(number)

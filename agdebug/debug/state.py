@@ -34,6 +34,7 @@ __all__ = [
     "EMPTY",
     "STATUSES",
     "BackwardView",
+    "Checkpoint",
     "ErrorView",
     "GraphState",
     "LeafView",
@@ -383,9 +384,19 @@ class _TrackedNodes(dict):
         dict.__setitem__(self, key, value)
 
 
-class _Checkpoint(NamedTuple):
+class Checkpoint(NamedTuple):
+    """A ``Timeline``'s state at one step, its nodes apart in pages."""
+
     state: GraphState     # everything but the nodes (its ``nodes`` is empty)
     pages: tuple          # node maps of PAGE nodes each, shared while unchanged
+
+    @classmethod
+    def replayed(cls, events, step: int) -> Checkpoint:
+        """The checkpoint at ``step``, reduced from the first ``step`` of ``events``."""
+        builder = _Builder(EMPTY)
+        for event in events[:step]:
+            builder.apply(event)
+        return cls(builder.freeze(_NO_NODES), (builder.nodes,))
 
 
 class Timeline:
@@ -406,7 +417,7 @@ class Timeline:
         self.events = events if keep else list(events)
         self.every = every
         self._steps: list[int] = []
-        self._checkpoints: list[_Checkpoint] = []
+        self._checkpoints: list[Checkpoint] = []
         self._rank: dict[int, int] = {}   # node id -> its place in first-seen order
         self._order: list[int] = []       # node ids, first seen first
         self._pages: list[dict] = []
@@ -454,10 +465,15 @@ class Timeline:
             else:
                 self._pages[p] = page
         self._steps.append(builder.step)
-        self._checkpoints.append(_Checkpoint(builder.freeze(_NO_NODES), tuple(self._pages)))
+        self._checkpoints.append(Checkpoint(builder.freeze(_NO_NODES), tuple(self._pages)))
 
     def __len__(self) -> int:
         return len(self.events)
+
+    def checkpoints(self) -> tuple[list, list]:
+        """The steps of its checkpoints, and the ``Checkpoint`` at each (a trace index
+        saves them)."""
+        return self._steps, self._checkpoints
 
     def state(self, step: int) -> GraphState:
         """The state after the first ``step`` events (clamped to the trace)."""
@@ -478,7 +494,7 @@ class Timeline:
         return state
 
     @staticmethod
-    def _restore(checkpoint: _Checkpoint) -> _Builder:
+    def _restore(checkpoint: Checkpoint) -> _Builder:
         builder = _Builder(checkpoint.state)
         for page in checkpoint.pages:
             builder.nodes.update(page)
