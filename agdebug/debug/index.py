@@ -93,6 +93,25 @@ class EventFile:
         wanted = [_CODES[kind] for kind in kinds if kind in _CODES]
         return (np.flatnonzero(np.isin(codes, wanted)) + 1).tolist()
 
+    def only(self, kinds, start: int, stop: int) -> list:
+        """``(index, event)`` for the events of ``kinds`` from ``start`` to ``stop``: no
+        other line is decoded (a pass that needs a few kinds reads the file at its pace)."""
+        codes = np.frombuffer(self.codes, dtype=np.uint8)[start:stop]
+        wanted = [_CODES[kind] for kind in kinds if kind in _CODES]
+        found = (np.flatnonzero(np.isin(codes, wanted)) + start).tolist()
+        if not found:
+            return []
+        base, end = int(self.offsets[found[0]]), int(self.offsets[found[-1] + 1])
+        with self._lock:
+            if self._file is None:
+                self._file = open(self.name, "rb")
+            self._file.seek(base)
+            data = self._file.read(end - base)
+        offsets = self.offsets
+        return [(i, _event(self.name, i + 2,
+                           data[int(offsets[i]) - base:int(offsets[i + 1]) - base - 1]))
+                for i in found]
+
     def __getitem__(self, index):
         if isinstance(index, slice):
             return self._slice(*index.indices(len(self))[:2]) if index.step in (None, 1) \

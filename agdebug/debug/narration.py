@@ -121,14 +121,15 @@ class Narrator:
         self._indexed = len(self.events)
 
     def _catch_up(self, stop: int) -> None:
-        """Index the events before ``stop`` (a trace file's, read in pieces)."""
+        """Index the events before ``stop`` (a trace file's, read in pieces: only the kinds
+        ``_index`` learns from)."""
         while self._indexed < stop:
-            start = self._indexed
-            for i, event in enumerate(self.events[start:min(stop, start + 4096)], start):
+            start, end = self._indexed, min(stop, self._indexed + 65536)
+            for i, event in self.events.only(_INDEXED, start, end):
                 self._index(i, event)
-            self._indexed = min(stop, start + 4096)
+            self._indexed = end
 
-    def _index(self, i: int, e) -> None:
+    def _index(self, i: int, e) -> None:   # (learns from the kinds in ``_INDEXED`` only)
         kind = e.kind
         if kind == "node_created":
             self._created[e.node] = e
@@ -155,7 +156,7 @@ class Narrator:
 
     def sentence(self, index: int) -> str:
         """The sentence for ``events[index]``."""
-        if index >= self._indexed:
+        if index >= self._indexed and hasattr(self.events, "only"):   # (a trace file's)
             self._catch_up(index + 1)
         event = self.events[index]
         return _SENTENCES[event.kind](self, event, index)
@@ -207,6 +208,10 @@ class Narrator:
     def saved_names(self, node_id: int) -> tuple:
         created = self._created.get(node_id)
         return tuple(s.name for s in created.saved) if created is not None else ()
+
+
+_INDEXED = ("node_created", "backward_planned", "node_started", "grad_accumulated",
+            "saved_released", "backward_started", "backward_finished")
 
 
 # ----------------------------------------------------------------------- one per kind

@@ -411,3 +411,19 @@ def test_record_indexes_a_long_trace_as_it_finishes(tmp_path, lazy, monkeypatch,
     assert len(list((tmp_path / "cache").iterdir())) == 1
     monkeypatch.setattr(lazy, "_scan", None)            # its first opening makes no pass
     assert load_trace(path).state().step == len(load_trace(path)) > 0
+
+
+def test_a_long_traces_narration_reads_only_what_it_learns_from(tmp_path, lazy):
+    from agdebug.debug.narration import Narrator
+    path = tmp_path / "t.agtrace"
+    with record(path):
+        _eventful_run()
+    eager = Narrator(load_trace(path).events)
+    events = load_trace(path).events
+    assert isinstance(events, lazy.EventFile)
+    told = Narrator(events)
+    assert [told.sentence(i) for i in range(len(events))] == \
+        [eager.sentence(i) for i in range(len(events))]
+    late = Narrator(events)
+    late.sentence(len(events) - 1)               # far ahead first: the same sentences
+    assert late.sentence(3) == eager.sentence(3) and late._indexed == len(events)
