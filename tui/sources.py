@@ -143,6 +143,9 @@ class NodeFacts:
         return ""
 
 
+_COUNTED = ("node_created", "saved_released", "node_freed")   # what MemorySeries counts
+
+
 class MemorySeries:
     """Per step: bytes held by saved tensors of live nodes (a tensor saved twice counts
     once, as in ``GraphState.saved_bytes``), and the number of live nodes."""
@@ -162,10 +165,23 @@ class MemorySeries:
         self._source = events
 
     def reach(self, step: int) -> None:
-        """Count the followed events up to ``step``."""
-        done = len(self.saved_bytes) - 1
-        if self._source is not None and step > done:
-            self.extend(self._source[done:min(step, len(self._source))])
+        """Count the followed events up to ``step`` (reading only the kinds that change
+        what is held: the other steps hold what the step before held)."""
+        source, done = self._source, len(self.saved_bytes) - 1
+        if source is None or step <= done:
+            return
+        for start in range(done, min(step, len(source)), 65536):
+            stop = min(start + 65536, step, len(source))
+            for i, event in source.only(_COUNTED, start, stop):
+                self._hold_until(i)
+                self.extend((event,))
+            self._hold_until(stop)
+
+    def _hold_until(self, step: int) -> None:
+        """The counts so far, for every step up to ``step``."""
+        more = step + 1 - len(self.saved_bytes)
+        self.saved_bytes += [self._held] * more
+        self.live_nodes += [len(self._live)] * more
 
     def extend(self, events) -> None:
         for event in events:

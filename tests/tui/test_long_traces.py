@@ -35,7 +35,9 @@ def _screens(app, pilot):
             state = app.state
             seen.append((app.step, state, inspector_text(app),
                          app.narrator.sentence(app.step - 1),
-                         memory_text(state, app.series, app.events, app.step).plain))
+                         memory_text(state, app.series, app.events, app.step).plain,
+                         app.series.saved_bytes[:app.step + 1],
+                         app.series.live_nodes[:app.step + 1]))
         return seen
     return go()
 
