@@ -46,7 +46,7 @@ from .validate import InvalidTrace, TraceCheck
 __all__ = ["LAZY_BYTES", "EventFile", "cache_folder", "open_trace"]
 
 LAZY_BYTES = 8_000_000   # files this large (~40,000 events) open lazily, with an index
-LAZY_EVERY = 256         # a lazy trace's checkpoint interval: a seek decodes fewer lines
+LAZY_EVERY = 128         # a lazy trace's checkpoint interval: a seek decodes fewer lines
 BLOCK = 64               # events decoded together and kept (the last BLOCKS_KEPT blocks)
 BLOCKS_KEPT = 128
 KINDS = tuple(records.EVENT_TYPES)          # a line's kind is stored as its index here
