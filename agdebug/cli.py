@@ -35,6 +35,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="record value previews and statistics of every tensor")
     rec.add_argument("--force", action="store_true",
                      help="overwrite an existing file that is not a trace")
+    rec.add_argument("--limit-events", type=_count, metavar="N",
+                     help="stop recording after N events (the script runs on to its end)")
+    rec.add_argument("--only-backward", action="store_true",
+                     help="keep backward passes and what they need: the graph each one "
+                     "runs, and what happens to its nodes after (not a forward whose "
+                     "nodes are freed unused, GC passes, or output between backwards)")
     _engine_option(rec)
     rec.add_argument("script")
     rec.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
@@ -57,6 +63,13 @@ def _parser() -> argparse.ArgumentParser:
     _engine_option(exp)
     _debugger_commands(sub)
     return parser
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
 
 
 def _engine_option(command) -> None:
@@ -95,9 +108,10 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def run_script(script: str, args: list, trace_path=None, values: bool = False,
-               engine: str = "agdebug"):
+               engine: str = "agdebug", limit: int | None = None, only_backward: bool = False):
     """Run ``script`` recorded; returns ``(trace, exit code)``, printing its own traceback.
-    With ``engine="torch"`` it runs on real PyTorch, watched (``agdebug.watch``)."""
+    With ``engine="torch"`` it runs on real PyTorch, watched (``agdebug.watch``);
+    ``limit`` and ``only_backward`` are ``record``'s."""
     from .debug.recorder import record
     from .debug.script_exit import exit_status, user_traceback
     from .events import probe
@@ -106,7 +120,12 @@ def run_script(script: str, args: list, trace_path=None, values: bool = False,
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     code = 0
-    with record(trace_path, values=values) as trace:
+
+    def limited(count: int) -> None:
+        print(f"agdebug: --limit-events {count} reached: recording stopped, the script runs "
+              "on", file=streams[1], flush=True)
+    with record(trace_path, values=values, limit=limit, only_backward=only_backward,
+                on_limit=limited) as trace:
         sys.stdout, sys.stderr = (_Echo(stream, name) for stream, name in
                                   zip(streams, ("stdout", "stderr")))
         try:
@@ -187,12 +206,25 @@ def _record(args) -> int:
         return _fail(why)
     pid = os.getpid()
     try:
-        trace, code = run_script(args.script, args.args, args.output, args.values, engine)
+        trace, code = run_script(args.script, args.args, args.output, args.values, engine,
+                                 args.limit_events, args.only_backward)
     except OSError as exc:   # opening the trace file (the script's own errors are caught)
         return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
     if os.getpid() == pid:   # a forked child that ran on to the end says nothing
         print(f"agdebug: wrote {len(trace)} events to {args.output}", file=sys.stderr)
+        _index(args.output)
     return code
+
+
+def _index(path: str) -> None:
+    """Index a long trace now, so that its first opening makes no pass over it."""
+    from .debug.index import LAZY_BYTES
+    from .debug.recorder import TraceError, load_trace
+    try:
+        if os.path.getsize(path) >= LAZY_BYTES:
+            load_trace(path, progress=Progress(f"indexing {path}"))
+    except (OSError, TraceError):
+        pass   # (a trace cut short, say: opening it will tell what is wrong)
 
 
 def _output_refusal(output: str, script: str, force: bool) -> str:
@@ -230,7 +262,37 @@ def _load(source: str, values: bool, engine: str | None = None):
             raise TraceError(why)
         trace, _ = run_script(source, [], None, values, engine)
         return trace
-    return load_trace(source)
+    return load_trace(source, progress=Progress(f"reading {source}"))
+
+
+class Progress:
+    """``progress(done, total)`` for long loads: a line on stderr that counts up, shown on
+    a terminal, or elsewhere once the load has taken over a second (a log gets few lines)."""
+
+    def __init__(self, what: str, stream=None):
+        import time
+        self.what, self.stream, self.clock = what, stream or sys.stderr, time.monotonic
+        self.start = self.said = self.clock()
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if done >= total:
+            if self.shown:   # (a load that ended before anything was said stays silent)
+                self._say(done, total, now, "\n")
+            return
+        if not self.tty and now - self.start <= 1.0:
+            return
+        if not self.shown or now - self.said >= (0.2 if self.tty else 5.0):
+            self._say(done, total, now, "" if self.tty else "\n")
+
+    def _say(self, done: int, total: int, now: float, end: str) -> None:
+        self.said, self.shown = now, True
+        start = "\r" if self.tty else ""
+        self.stream.write(f"{start}agdebug: {self.what}: {100 * done // max(total, 1)}% "
+                          f"({now - self.start:.0f} s){end}")
+        self.stream.flush()
 
 
 def _export(args) -> int:
@@ -253,6 +315,8 @@ def _export(args) -> int:
                          all_steps=args.all, options=options)
     except RenderError as exc:
         return _fail(str(exc), 1)
+    except TraceError as exc:   # a long trace's line read late, changed since it was indexed
+        return _fail(str(exc))
     except OSError as exc:
         return _fail(f"cannot write {args.output}: {exc.strerror or exc}", 1)
     shown = written[0] if len(written) == 1 else f"{len(written)} files ({written[0]} ...)"

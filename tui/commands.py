@@ -31,7 +31,7 @@ def agdebug_commands(app):
                         app.action_focus_view)
     yield SystemCommand("Hide freed nodes", "toggle: draw only the nodes still alive (h)",
                         app.action_hide_freed)
-    for kind in sorted({e.kind for e in app.events}):
+    for kind in sorted(app.index.kinds):
         yield SystemCommand(f"Timeline: only {kind}", "filter the event log by kind",
                             lambda kind=kind: _set_filter(app, f"kind:{kind}"))
     yield SystemCommand("Timeline: all events", "clear the timeline filter",

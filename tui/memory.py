@@ -51,6 +51,7 @@ class MemoryPanel(Vertical):
             yield Static(id="memory-text")
 
     def show(self, state, series, events, step: int) -> None:
+        series.reach(step)
         data = series.saved_bytes[: step + 1] or [0]
         self.query_one("#memory-spark", Sparkline).data = data
         self.query_one("#memory-text", Static).update(memory_text(state, series, events, step))

@@ -18,7 +18,7 @@ from agdebug.debug.recorder import TraceError, load_trace
 
 from .live import EventsArrived, LiveSession, ProgramFinished
 from .panels import OutputLog
-from .sources import LiveHistory
+from .sources import EventIndex, LiveHistory
 from .text import plain, printable
 from .timeline import EventsTab
 
@@ -61,12 +61,19 @@ def _show_loading(app, on: bool) -> None:
 
 def _load(app, path: str) -> None:
     # (in a thread worker)
+    def progress(done: int, total: int) -> None:   # (the first opening of a long trace)
+        app.call_from_thread(_say_progress, app, path, 100 * done // max(total, 1))
     try:
-        timeline = load_trace(path).timeline()
+        timeline = load_trace(path, progress=progress).timeline()
     except TraceError as exc:
         app.call_from_thread(_fail, app, str(exc))
         return
     app.call_from_thread(_loaded, app, timeline)
+
+
+def _say_progress(app, path: str, percent: int) -> None:
+    app.query_one("#loading-text", Static).update(
+        plain(f"reading {path}: {percent}% (indexing it, for the next opening)..."))
 
 
 def _fail(app, message: str) -> None:
@@ -77,7 +84,10 @@ def _fail(app, message: str) -> None:
 def _loaded(app, timeline) -> None:
     _show_loading(app, False)
     app.history = timeline
-    absorb(app, timeline.events)
+    if hasattr(timeline.events, "steps_of"):   # a long trace's file: no pass over it
+        _follow(app, timeline)
+    else:
+        absorb(app, timeline.events)
     if app.initial_output and not app.index.prints:   # a trace from before printed events
         app.query_one(OutputLog).write(printable(app.initial_output, lines=True))
     app.step = _first_step(app) if app.start is None else app.start
@@ -88,6 +98,16 @@ def _first_step(app) -> int:
     """Where a recording opens: the first backward about to run (its graph complete)."""
     backwards = app.index.backwards
     return backwards[0] if backwards else len(app.events)
+
+
+def _follow(app, timeline) -> None:
+    """Take in a long trace from its file's index: what needs every event (the memory
+    series, the narrator's names) is counted only as far as a step shown needs it."""
+    app.events = timeline.events
+    app.index = EventIndex.of_file(timeline, lambda: app.state)
+    app.series.follow(app.events)
+    app.narrator.follow(app.events)
+    app.query_one(EventsTab).set_events(app.events)
 
 
 def absorb(app, events) -> None:

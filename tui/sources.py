@@ -3,7 +3,8 @@
 Both answer ``len()``, ``events`` and ``state(step)`` (the ``GraphState`` after
 ``step`` events), so the app, the exporters and the tests treat them alike. Beside
 them: an ``EventIndex`` (where the node starts, backwards, ops... are) and the
-``MemorySeries`` (what is held at each step), both kept up as events arrive.
+``MemorySeries`` (what is held at each step), both kept up as events arrive (a long
+trace's come from its file's index, or are counted as far as a step needs).
 
 >>> import agdebug as ag
 >>> from agdebug.debug import record
@@ -22,7 +23,7 @@ import bisect
 
 from agdebug.debug.state import EMPTY, Timeline, reduce
 
-__all__ = ["EventIndex", "LiveHistory", "MemorySeries", "memory_series"]
+__all__ = ["EventIndex", "LiveHistory", "MemorySeries", "NodeFacts", "memory_series"]
 
 
 class LiveHistory:
@@ -74,10 +75,26 @@ class EventIndex:
         self.backwards: list[int] = []   # indices of backward_started events
         self.finishes: list[int] = []    # indices of backward_finished events
         self.prints: list[int] = []      # indices of printed events (the script's output)
+        self.kinds: set[str] = set()     # the kinds of event there are
+
+    @classmethod
+    def of_file(cls, timeline, state) -> EventIndex:
+        """The index of a long trace's ``timeline`` from its file's index of kinds, with
+        no event read: a node's op and line are looked up when asked for (``NodeFacts``;
+        ``state()`` is the state shown)."""
+        index = cls()
+        for name, kind in (("starts", "node_started"), ("backwards", "backward_started"),
+                           ("prints", "printed")):
+            setattr(index, name, [step - 1 for step in timeline.steps_of(kind)])
+        index.kinds = set(timeline.events.kinds())
+        index.ops = NodeFacts(timeline, state, "op")
+        index.sources = NodeFacts(timeline, state, "source")
+        return index
 
     def extend(self, events, first: int) -> None:
         """Index ``events``, the first of which is event number ``first``."""
         for i, e in enumerate(events, first):
+            self.kinds.add(e.kind)
             if e.kind == "node_created":
                 self.ops[e.node] = e.op
                 if e.source:
@@ -92,6 +109,46 @@ class EventIndex:
                 self.prints.append(i)
 
 
+class NodeFacts:
+    """``node id -> op`` (or ``-> source line``) of a long trace, found when first asked
+    for: from the node's view in the state shown (``state()``), else in the trace's last
+    state (every node it saw), and for a line, the ``node_created`` event the view names."""
+
+    def __init__(self, timeline, state, field: str):
+        self.timeline, self.state, self.field = timeline, state, field
+        self._known: dict[int, str] = {}
+
+    def note(self, event) -> None:
+        """Learn from ``event`` (a run through later events passes their creations)."""
+        if event.kind == "node_created":
+            self._known[event.node] = getattr(event, self.field)
+
+    def get(self, node: int, default=None):
+        if node not in self._known:
+            self._known[node] = self._look_up(node)
+        return self._known[node] or default   # ("" for none, as the index of a list has)
+
+    def values(self) -> list:
+        """Every node's (the command palette's op breakpoints: the trace's last state)."""
+        nodes = self.timeline.final.nodes.values()
+        if self.field == "op":
+            return [node.op for node in nodes]
+        return [self.get(node.id, "") for node in nodes]
+
+    def _look_up(self, node_id: int) -> str:
+        for state in (self.state, lambda: self.timeline.final):   # (the last when needed)
+            node = state().nodes.get(node_id)
+            if node is not None:
+                if self.field == "op":
+                    return node.op
+                created = node.created_step
+                return self.timeline.events[created].source if created >= 0 else ""
+        return ""
+
+
+_COUNTED = ("node_created", "saved_released", "node_freed")   # what MemorySeries counts
+
+
 class MemorySeries:
     """Per step: bytes held by saved tensors of live nodes (a tensor saved twice counts
     once, as in ``GraphState.saved_bytes``), and the number of live nodes."""
@@ -103,6 +160,31 @@ class MemorySeries:
         self._uses: dict[int, int] = {}                            # tensor id -> holders
         self._live: set[int] = set()
         self._held = 0
+        self._source = None              # the events still to count (a long trace's file)
+
+    def follow(self, events) -> None:
+        """Count ``events`` only as far as ``reach`` asks (a long trace: a pass over all
+        of it waits until the memory panel shows a late step)."""
+        self._source = events
+
+    def reach(self, step: int) -> None:
+        """Count the followed events up to ``step`` (reading only the kinds that change
+        what is held: the other steps hold what the step before held)."""
+        source, done = self._source, len(self.saved_bytes) - 1
+        if source is None or step <= done:
+            return
+        for start in range(done, min(step, len(source)), 65536):
+            stop = min(start + 65536, step, len(source))
+            for i, event in source.only(_COUNTED, start, stop):
+                self._hold_until(i)
+                self.extend((event,))
+            self._hold_until(stop)
+
+    def _hold_until(self, step: int) -> None:
+        """The counts so far, for every step up to ``step``."""
+        more = step + 1 - len(self.saved_bytes)
+        self.saved_bytes += [self._held] * more
+        self.live_nodes += [len(self._live)] * more
 
     def extend(self, events) -> None:
         for event in events:

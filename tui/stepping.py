@@ -49,8 +49,13 @@ def continue_(app) -> None:
     """On to the next breakpoint (or error) in the history, else its end; live, run on."""
     if app.history is None:
         return
-    for i in range(app.step, len(app.events)):
-        reason = hit(app.breakpoints, app.events[i], app.index.ops) if app.breakpoints else ""
+    ops = app.index.ops
+    note = getattr(ops, "note", None)   # a long trace's: it learns the ops passed by
+    for i in range(app.step, len(app.events) if app.breakpoints else 0):
+        event = app.events[i]
+        if note is not None:
+            note(event)
+        reason = hit(app.breakpoints, event, ops)
         if reason and i + 1 > app.step:
             app.goto(i + 1)
             app.notify(reason, timeout=3)

@@ -29,8 +29,8 @@ class CycleView:
     """A live cycle through ``leaf``: ``path`` as "t<id>"/"n<id>" names, first == last."""
 
     leaf: int
-    path: tuple
-    nodes: tuple
+    path: tuple[str, ...]
+    nodes: tuple[int, ...]
 
 
 def apply_cycle_event(cycles: dict, event) -> None:

@@ -88,7 +88,9 @@ def _grads(summaries) -> str:
 class Narrator:
     """Sentences for a stream of events: ``Narrator(events).sentence(index)``.
 
-    ``extend(events)`` indexes events that arrived later (a live session).
+    ``extend(events)`` indexes events that arrived later (a live session). A long trace's
+    events (read from its file) are indexed only as far as a sentence asks: a name given
+    later than the event told is not used for it, where a whole pass would have used it.
     """
 
     def __init__(self, events=()):
@@ -101,14 +103,33 @@ class Narrator:
         self._tensor_names: dict = {}   # tensor id -> the user's name for it (``x``, ``0.weight``)
         self._depth = 0              # backwards running at the event being indexed
         self._recorded: set = set()  # nodes created while a backward ran (create_graph)
-        self.extend(events)
+        self._indexed = 0            # events indexed so far
+        if hasattr(events, "steps_of"):   # a trace file's events: indexed when asked for
+            self.follow(events)
+        else:
+            self.extend(events)
+
+    def follow(self, events) -> None:
+        """Tell the sentences of ``events`` (a fresh narrator's: a trace file's), indexing
+        them only as far as a sentence asks."""
+        self.events, self._indexed = events, 0
 
     def extend(self, events) -> None:
         for event in events:
             self._index(len(self.events), event)
             self.events.append(event)
+        self._indexed = len(self.events)
 
-    def _index(self, i: int, e) -> None:
+    def _catch_up(self, stop: int) -> None:
+        """Index the events before ``stop`` (a trace file's, read in pieces: only the kinds
+        ``_index`` learns from)."""
+        while self._indexed < stop:
+            start, end = self._indexed, min(stop, self._indexed + 65536)
+            for i, event in self.events.only(_INDEXED, start, end):
+                self._index(i, event)
+            self._indexed = end
+
+    def _index(self, i: int, e) -> None:   # (learns from the kinds in ``_INDEXED`` only)
         kind = e.kind
         if kind == "node_created":
             self._created[e.node] = e
@@ -135,6 +156,8 @@ class Narrator:
 
     def sentence(self, index: int) -> str:
         """The sentence for ``events[index]``."""
+        if index >= self._indexed and hasattr(self.events, "only"):   # (a trace file's)
+            self._catch_up(index + 1)
         event = self.events[index]
         return _SENTENCES[event.kind](self, event, index)
 
@@ -185,6 +208,10 @@ class Narrator:
     def saved_names(self, node_id: int) -> tuple:
         created = self._created.get(node_id)
         return tuple(s.name for s in created.saved) if created is not None else ()
+
+
+_INDEXED = ("node_created", "backward_planned", "node_started", "grad_accumulated",
+            "saved_released", "backward_started", "backward_finished")
 
 
 # ----------------------------------------------------------------------- one per kind

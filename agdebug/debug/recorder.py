@@ -32,11 +32,11 @@ from contextlib import contextmanager
 from ..events import records
 from ..events.bus import subscribe
 from ..events.probe import CALLBACK_CODES
-from .validate import InvalidTrace, TraceCheck
 
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "BackwardOnly",
     "Trace",
     "TraceError",
     "TraceWriter",
@@ -70,20 +70,39 @@ class Trace:
     """The events of one recording, in order; the input of ``GraphState``.
 
     ``trace.timeline()`` seeks to any step; in Jupyter a trace displays as the
-    diagram of its last step.
+    diagram of its last step. A trace recorded to a file keeps no events in memory: it
+    counts them, and ``events`` reads them back from the file when first asked for.
     """
 
     def __init__(self, events=None, source: str | None = None):
-        self.events: list = list(events or ())
+        self._events: list | None = list(events or ())   # (or a trace file's EventFile)
         self.source = source
+        self._count = 0          # events written to ``source`` while it streams there
         self._timeline = None
 
+    @classmethod
+    def streamed(cls, source: str) -> Trace:
+        """A trace whose events are in the file ``source`` only (read back on demand)."""
+        trace = cls(source=source)
+        trace._events = None
+        return trace
+
+    @property
+    def events(self) -> list:
+        if self._events is None:
+            self._events = load_trace(self.source).events
+        return self._events
+
+    @events.setter
+    def events(self, events) -> None:
+        self._events = list(events)
+
     def __len__(self) -> int:
-        return len(self.events)
+        return self._count if self._events is None else len(self._events)
 
     def __repr__(self) -> str:
         where = f" from {self.source}" if self.source else ""
-        return f"<Trace of {len(self.events)} events{where}>"
+        return f"<Trace of {len(self)} events{where}>"
 
     def append(self, event) -> None:
         self.events.append(event)
@@ -92,13 +111,13 @@ class Trace:
     def timeline(self):
         """The ``Timeline`` over these events (built once, snapshots included)."""
         from .state import Timeline
-        if self._timeline is None or len(self._timeline) != len(self.events):
+        if self._timeline is None or len(self._timeline) != len(self):
             self._timeline = Timeline(self.events)
         return self._timeline
 
     def state(self, step: int | None = None):
         """The ``GraphState`` after ``step`` events (default: all of them)."""
-        return self.timeline().state(len(self.events) if step is None else step)
+        return self.timeline().state(len(self) if step is None else step)
 
     def save(self, path) -> None:
         """Write the whole trace to ``path``."""
@@ -181,29 +200,46 @@ if hasattr(os, "register_at_fork"):   # (not on Windows, which has no fork)
 
 
 @contextmanager
-def record(path=None, values: bool = False):
+def record(path=None, values: bool = False, limit: int | None = None,
+           only_backward: bool = False, on_limit=None):
     """Record every event inside the block into a ``Trace`` (and stream it to ``path``).
 
     ``values=True`` adds value previews and statistics to every tensor summary.
+    ``limit``: stop recording after that many events (``on_limit(limit)`` is called then,
+    once; the block runs on unwatched). ``only_backward``: keep what ``BackwardOnly`` keeps.
     """
-    trace = Trace(source=None if path is None else os.fspath(path))
     writer = TraceWriter(path) if path is not None else None
+    # To a file, the events are streamed and only counted: memory stays flat however long
+    # the run (``trace.events`` reads them back from the file).
+    trace = Trace() if writer is None else Trace.streamed(writer.path)
     interrupts = _Interrupts()
+    select = BackwardOnly() if only_backward else None
 
     def on_event(event) -> None:
         interrupts.writing = True
         try:
-            trace.events.append(event)
-            writer.write(event)
+            for kept in (event,) if select is None else select(event):
+                _keep(trace, writer, kept)
+                if limit is not None and len(trace) >= limit:
+                    stop()
+                    break
         finally:
             interrupts.writing = False
         if interrupts.pending and not _in_callback(sys._getframe(1)):
             interrupts.pending = False
             raise KeyboardInterrupt
 
+    def stop() -> None:
+        sub.close()   # unwatched from here on: the program runs at its own speed
+        if on_limit is not None:
+            on_limit(limit)
+
     # In memory only, the list's own append is the subscriber: no Python call per event.
-    sub = subscribe(trace.events.append if writer is None else on_event, values=values)
+    plain = writer is None and select is None and limit is None
+    sub = subscribe(trace._events.append if plain else on_event, values=values)
     try:
+        if limit is not None and limit <= 0:
+            stop()
         with interrupts.deferred(writer is not None):
             yield trace
     finally:
@@ -211,6 +247,58 @@ def record(path=None, values: bool = False):
         trace._timeline = None
         if writer is not None:
             writer.close()
+
+
+def _keep(trace: Trace, writer, event) -> None:
+    if writer is None:
+        trace._events.append(event)
+        return
+    writer.write(event)
+    trace._count += 1
+    if trace._events is not None:   # read back mid-run: keep them in step
+        trace._events.append(event)
+
+
+class BackwardOnly:
+    """``record(only_backward=True)``: what it keeps of the events, in order.
+
+    Kept: every event from a ``backward_started`` to its ``backward_finished`` (on any
+    thread); the ``node_created`` of every node still alive when a backward starts or when
+    a kept event comes (held back until then, so that the graph a backward runs is in the
+    trace); outside backwards, every other event (a node freed or its saved tensors released
+    after the backward, hooks, ``.grad`` set, cycles, errors). Dropped: a node created and
+    freed with no backward in between (its ``node_created`` and ``node_freed``), and, outside
+    backwards, GC passes and printed output. What it holds back grows with the live graph.
+    """
+
+    _DROPPED = ("gc_pass", "printed")
+
+    def __init__(self):
+        self.running = 0
+        self.held: dict[int, object] = {}   # node id -> its node_created, not yet kept
+
+    def __call__(self, event) -> list:
+        kind = event.kind
+        if kind == "backward_started":
+            self.running += 1
+        elif kind == "backward_finished":
+            self.running = max(self.running - 1, 0)
+            return self._flush(event)
+        if self.running:
+            return self._flush(event)
+        if kind == "node_created":
+            self.held[event.node] = event
+            return []
+        if kind == "node_freed" and self.held.pop(event.node, None) is not None:
+            return []
+        return [] if kind in self._DROPPED else self._flush(event)
+
+    def _flush(self, event) -> list:
+        """The held creations (all older than ``event``: sequence order holds), then it."""
+        kept = list(self.held.values())
+        self.held.clear()
+        kept.append(event)
+        return kept
 
 
 class _Interrupts:
@@ -257,42 +345,14 @@ def _in_callback(frame) -> bool:
 
 # ----------------------------------------------------------------------------- loading
 
-def load_trace(path) -> Trace:
-    """Read and validate a trace file; any problem raises a one-line ``TraceError``."""
-    name = os.fspath(path)
-    try:
-        with open(name, "rb") as f:
-            raw = f.read()
-    except OSError as exc:
-        raise TraceError(f"{name}: cannot read trace: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")   # an editor may have put a byte-order mark in front
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise TraceError(f"{name}:{line}: corrupted: not UTF-8 text") from None
-    return Trace(_parse(name, text), source=name)
+def load_trace(path, progress=None) -> Trace:
+    """Read and validate a trace file; any problem raises a one-line ``TraceError``.
 
-
-def _parse(name: str, text: str) -> list:
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    elif lines and lines[-1] and len(lines) > 1:
-        raise TraceError(f"{name}:{len(lines)}: truncated: the last line is incomplete "
-                         "(the recording was interrupted while writing it)")
-    if not lines or not lines[0].strip():
-        raise TraceError(f"{name}:1: empty file, not an agdebug trace")
-    _check_header(name, lines[0])
-    check = TraceCheck()
-    events = []
-    for number, line in enumerate(lines[1:], 2):
-        event = _parse_event(name, number, line)
-        try:
-            check.check(event)
-        except InvalidTrace as exc:
-            raise TraceError(f"{name}:{number}: invalid trace: {exc}") from None
-        events.append(event)
-    return events
+    A long file opens lazily, through an index kept for the next time (``debug.index``);
+    ``progress(bytes read, size)`` is told how its first reading goes.
+    """
+    from .index import open_trace
+    return open_trace(path, progress)
 
 
 def _check_header(name: str, line: str) -> None:

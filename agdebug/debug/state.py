@@ -3,8 +3,8 @@
 Everything that shows the graph (the TUI, the Graphviz renderer, the HTML
 player) reads a ``GraphState``; nothing reads the engine. A state is built by
 a pure reducer (``reduce(state, event) -> state``) and a ``Timeline`` keeps
-periodic snapshots, so seeking to any step of a long trace is instant in both
-directions.
+periodic checkpoints (pages of nodes shared while unchanged) and the events between them,
+so seeking to any step of a long trace is quick in both directions.
 
 >>> import agdebug as ag
 >>> from agdebug.debug import record
@@ -34,6 +34,7 @@ __all__ = [
     "EMPTY",
     "STATUSES",
     "BackwardView",
+    "Checkpoint",
     "ErrorView",
     "GraphState",
     "LeafView",
@@ -52,7 +53,7 @@ _frozen = dataclass(frozen=True, slots=True)
 class SavedView:
     name: str
     tensor: int
-    shape: tuple
+    shape: tuple[int, ...]
     dtype: str
     nbytes: int
     released: bool = False
@@ -64,20 +65,20 @@ class NodeView(NamedTuple):
     id: int
     name: str
     op: str = ""
-    edges: tuple = ()                       # ((node id or 0, output_nr), ...)
-    inputs: tuple = ()                      # TensorSummary | None per forward input
-    outputs: tuple = ()                     # TensorSummary per forward output
-    saved: tuple = ()                       # SavedView per saved tensor
-    attrs: tuple = ()                       # ((name, repr), ...)
+    edges: tuple[tuple[int, int], ...] = ()          # ((node id or 0, output_nr), ...)
+    inputs: tuple[TensorSummary | None, ...] = ()   # per forward input
+    outputs: tuple[TensorSummary, ...] = ()         # per forward output
+    saved: tuple[SavedView, ...] = ()               # per saved tensor
+    attrs: tuple[tuple[str, str], ...] = ()         # ((name, repr), ...)
     leaf: TensorSummary | None = None    # the leaf of an AccumulateGrad
     status: str = "created"
     created_step: int = -1                  # -1: seen in a backward, created before recording
     remaining: int = 0                      # edges still to arrive in the running backward
-    buffer: tuple = ()                      # latest gradient summary per input-buffer slot
-    contributions: tuple = ()               # gradients summed per slot
-    grads_in: tuple = ()
-    grads_out: tuple = ()
-    hooks: tuple = ()                       # kinds of hooks that fired on this node
+    buffer: tuple[TensorSummary | None, ...] = ()   # latest gradient per input-buffer slot
+    contributions: tuple[int, ...] = ()     # gradients summed per slot
+    grads_in: tuple[TensorSummary | None, ...] = ()
+    grads_out: tuple[TensorSummary | None, ...] = ()
+    hooks: tuple[str, ...] = ()             # kinds of hooks that fired on this node
     runs: int = 0                           # how many times it ran
     freed_by: str = ""
     error: str = ""
@@ -114,13 +115,13 @@ class ErrorView:
 @_frozen
 class BackwardView:
     api: str
-    roots: tuple
-    inputs: tuple | None
+    roots: tuple[int, ...]
+    inputs: tuple[int, ...] | None
     retain_graph: bool
     create_graph: bool
     ok: bool | None = None      # None while running
     thread: int = 0             # the thread running it (0 in traces of format version 1)
-    nodes: tuple = ()           # ids of the nodes it planned
+    nodes: tuple[int, ...] = ()   # ids of the nodes it planned
 
 
 @dataclass(frozen=True)
@@ -186,8 +187,10 @@ class _Builder:
         self.gc_passes = state.gc_passes
         self.running = dict(state.running)
 
-    def freeze(self) -> GraphState:
-        return GraphState(self.step, MappingProxyType(dict(self.nodes)),
+    def freeze(self, nodes=None) -> GraphState:
+        """The state now; ``nodes`` given (a map no one changes after) is used as it is."""
+        nodes = MappingProxyType(dict(self.nodes) if nodes is None else nodes)
+        return GraphState(self.step, nodes,
                           MappingProxyType(dict(self.leaves)), MappingProxyType(dict(self.cycles)),
                           self.last_error, self.backward, self.current, self.event,
                           self.gc_passes, MappingProxyType(dict(self.running)))
@@ -363,46 +366,143 @@ _HANDLERS = {
 
 # ----------------------------------------------------------------------------- seeking
 
+PAGE = 256   # nodes per checkpoint page, in the order the state first saw them
+_NO_NODES = MappingProxyType({})
+
+
+class _TrackedNodes(dict):
+    """The building pass's node map: it notes the ids written since the last checkpoint
+    (``dirty``) and the new ones (``added``, in insertion order)."""
+
+    __slots__ = ("added", "dirty")
+
+    def __setitem__(self, key, value) -> None:
+        if key in self:
+            self.dirty.add(key)
+        else:
+            self.added.append(key)
+        dict.__setitem__(self, key, value)
+
+
+class Checkpoint(NamedTuple):
+    """A ``Timeline``'s state at one step, its nodes apart in pages."""
+
+    state: GraphState     # everything but the nodes (its ``nodes`` is empty)
+    pages: tuple          # node maps of PAGE nodes each, shared while unchanged
+
+    @classmethod
+    def replayed(cls, events, step: int) -> Checkpoint:
+        """The checkpoint at ``step``, reduced from the first ``step`` of ``events``."""
+        builder = _Builder(EMPTY)
+        for event in events[:step]:
+            builder.apply(event)
+        return cls(builder.freeze(_NO_NODES), (builder.nodes,))
+
+
 class Timeline:
     """Every step of a trace, seekable: ``state(n)`` is the graph after ``n`` events.
 
-    Snapshots every ``every`` events make ``state(n)`` cost at most ``every``
-    reductions from the nearest one, forwards or backwards.
+    As time-travel debuggers do, it keeps a checkpoint every ``every`` events plus the
+    events between them: ``state(n)`` is the nearest checkpoint at or before ``n`` and at
+    most ``every`` reductions. A checkpoint holds its nodes in pages of ``PAGE``; a page no
+    event touched since the previous checkpoint (freed nodes, a finished step's graph) is
+    that checkpoint's very object, so memory grows with what each interval touches, not
+    with checkpoints x every node ever seen.
     """
 
-    def __init__(self, events, every: int = 512):
-        self.events = list(events)
+    def __init__(self, events, every: int = 512, stream=None):
+        """``stream``: the same events, read once as they are built (``events`` then is a
+        sequence over a file that fills as ``stream`` is read: see ``debug.index``)."""
+        keep = stream is not None or isinstance(events, list) or hasattr(events, "steps_of")
+        self.events = events if keep else list(events)
         self.every = every
         self._steps: list[int] = []
-        self._snapshots: list[GraphState] = []
+        self._checkpoints: list[Checkpoint] = []
+        self._rank: dict[int, int] = {}   # node id -> its place in first-seen order
+        self._order: list[int] = []       # node ids, first seen first
+        self._pages: list[dict] = []
         builder = _Builder(EMPTY)
-        for i, event in enumerate(self.events):
+        builder.nodes = nodes = _TrackedNodes()
+        nodes.added, nodes.dirty = [], set()
+        for i, event in enumerate(self.events if stream is None else stream):
             if i % every == 0:
-                self._keep(builder)
+                self._keep(builder, nodes)
             builder.apply(event)
-        self._keep(builder)
-        self.final = self._snapshots[-1]
+        self._keep(builder, nodes)
+        self._final = self._last = builder.freeze(dict(nodes))
+        del self._rank, self._order, self._pages   # only building needs them
 
-    def _keep(self, builder: _Builder) -> None:
-        if not self._steps or self._steps[-1] != builder.step:
-            self._steps.append(builder.step)
-            self._snapshots.append(builder.freeze())
+    @classmethod
+    def restored(cls, events, every: int, steps: list, checkpoints):
+        """A timeline over the checkpoints a trace index kept (``debug.index``): a sequence
+        that reads each when asked for, at ``steps``."""
+        timeline = cls.__new__(cls)
+        timeline.events, timeline.every, timeline._checkpoints = events, every, checkpoints
+        timeline._steps, timeline._final, timeline._last = steps, None, EMPTY
+        return timeline
+
+    @property
+    def final(self) -> GraphState:
+        """The state after the last event."""
+        if self._final is None:
+            self._final = self.state(len(self.events))
+        return self._final
+
+    def _keep(self, builder: _Builder, nodes: _TrackedNodes) -> None:
+        if self._steps and self._steps[-1] == builder.step:
+            return
+        for key in nodes.added:
+            self._rank[key] = len(self._order)
+            self._order.append(key)
+        touched = {self._rank[key] // PAGE for key in nodes.dirty}
+        touched.update(self._rank[key] // PAGE for key in nodes.added)
+        nodes.added.clear()
+        nodes.dirty.clear()
+        for p in sorted(touched):   # new pages come last, in order: they append
+            page = {key: nodes[key] for key in self._order[p * PAGE:(p + 1) * PAGE]}
+            if p == len(self._pages):
+                self._pages.append(page)
+            else:
+                self._pages[p] = page
+        self._steps.append(builder.step)
+        self._checkpoints.append(Checkpoint(builder.freeze(_NO_NODES), tuple(self._pages)))
 
     def __len__(self) -> int:
         return len(self.events)
 
+    def checkpoints(self) -> tuple[list, list]:
+        """The steps of its checkpoints, and the ``Checkpoint`` at each (a trace index
+        saves them)."""
+        return self._steps, self._checkpoints
+
     def state(self, step: int) -> GraphState:
         """The state after the first ``step`` events (clamped to the trace)."""
         step = max(0, min(int(step), len(self.events)))
+        if step == len(self.events) and self._final is not None:
+            return self._final
+        last = self._last
+        if last.step == step:
+            return last
         index = bisect.bisect_right(self._steps, step) - 1
-        base = self._snapshots[index]
-        if base.step == step:
-            return base
-        builder = _Builder(base)
-        for event in self.events[base.step:step]:
+        if self._steps[index] <= last.step < step:   # stepping on: fewer events to reduce
+            builder = _Builder(last)
+        else:
+            builder = self._restore(self._checkpoints[index])
+        for event in self.events[builder.step:step]:
             builder.apply(event)
-        return builder.freeze()
+        self._last = state = builder.freeze(builder.nodes)
+        return state
+
+    @staticmethod
+    def _restore(checkpoint: Checkpoint) -> _Builder:
+        builder = _Builder(checkpoint.state)
+        for page in checkpoint.pages:
+            builder.nodes.update(page)
+        return builder
 
     def steps_of(self, *kinds: str) -> list[int]:
         """The steps (1-based counts) right after each event of the given kinds."""
-        return [i + 1 for i, e in enumerate(self.events) if not kinds or e.kind in kinds]
+        events = self.events
+        if hasattr(events, "steps_of"):   # a trace file's index: no event is read
+            return events.steps_of(kinds)
+        return [i + 1 for i, e in enumerate(events) if not kinds or e.kind in kinds]

@@ -53,6 +53,7 @@ __all__ = [
     "Stats",
     "TensorSummary",
     "builder",
+    "decode",
     "describe",
     "event_from_dict",
 ]
@@ -438,29 +439,65 @@ def event_from_dict(data: dict) -> Event:
     if cls is None:
         raise RecordError(f"unknown event kind {kind!r}")
     body = {k: v for k, v in data.items() if k != "kind"}
-    return _decode_dataclass(cls, body, kind)
+    return _decoder(cls)(body, kind)
 
 
-def _decode_dataclass(cls, data, where: str):
-    if not isinstance(data, dict):
-        raise RecordError(f"{where}: expected an object, got {type(data).__name__}")
-    hints = _hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    extra = set(data) - set(fields)
-    if extra:
-        raise RecordError(f"{where}: unexpected field {sorted(extra)[0]!r}")
-    values = {}
-    for name, f in fields.items():
-        if name not in data:
-            if f.default is dataclasses.MISSING:
+def decode(tp, value, where: str):
+    """``value`` (JSON data) as the type ``tp`` names (a record, ``tuple[int, ...]``, ``str |
+    None``...), checked as an event's fields are; a ``RecordError`` says where it is wrong."""
+    return _decoder(tp)(value, where)
+
+
+# Decoders are built once per type (from its hints) and kept: a trace file decodes
+# millions of fields, and reading the hints again for each cost most of a line's time.
+_DECODERS: dict = {}
+
+
+def _decoder(tp):
+    found = _DECODERS.get(tp)
+    if found is None:
+        found = _DECODERS[tp] = _make_decoder(tp)
+    return found
+
+
+def _make_decoder(tp):
+    origin = typing.get_origin(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        inner = _decoder([a for a in typing.get_args(tp) if a is not type(None)][0])
+        return lambda value, where: None if value is None else inner(value, where)
+    if origin is tuple:
+        return _tuple_decoder(typing.get_args(tp))
+    if dataclasses.is_dataclass(tp):
+        return _dataclass_decoder(tp)
+    return _scalar_decoder(tp)
+
+
+def _dataclass_decoder(cls):
+    hints = typing.get_type_hints(cls)
+    fields = [(f.name, _decoder(hints[f.name]), f.default is dataclasses.MISSING)
+              for f in dataclasses.fields(cls)]
+    names = {name for name, _, _ in fields}
+    check = {Stats: _check_stats, TensorSummary: _check_summary}.get(cls)
+
+    def decode_record(data, where: str):
+        if not isinstance(data, dict):
+            raise RecordError(f"{where}: expected an object, got {type(data).__name__}")
+        if len(data) > len(names) or not names.issuperset(data):
+            raise RecordError(f"{where}: unexpected field {sorted(set(data) - names)[0]!r}")
+        values = {}
+        for name, field_decoder, required in fields:
+            if name in data:
+                values[name] = field_decoder(data[name], f"{where}.{name}")
+            elif required:
                 raise RecordError(f"{where}: missing field {name!r}")
-            continue
-        values[name] = _decode(hints[name], data[name], f"{where}.{name}")
-    if cls is Stats:
-        _check_stats(values, where)
-    if cls is TensorSummary:
-        _check_name(values.get("name", ""), where)
-    return cls(**values)
+        if check is not None:
+            check(values, where)
+        return cls(**values)
+    return decode_record
+
+
+def _check_summary(values: dict, where: str) -> None:
+    _check_name(values.get("name", ""), where)
 
 
 def _check_name(name: str, where: str) -> None:
@@ -478,36 +515,32 @@ def _check_stats(values: dict, where: str) -> None:
         raise RecordError(f"{where}: min, max, mean and norm must all be numbers or all null")
 
 
-_HINTS: dict = {}
-
-
-def _hints(cls) -> dict:
-    hints = _HINTS.get(cls)
-    if hints is None:
-        hints = _HINTS[cls] = typing.get_type_hints(cls)
-    return hints
-
-
-def _decode(tp, value, where: str):
-    origin = typing.get_origin(tp)
-    if origin is typing.Union or origin is types.UnionType:
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        return None if value is None else _decode(args[0], value, where)
-    if origin is tuple:
-        return _decode_tuple(typing.get_args(tp), value, where)
-    if dataclasses.is_dataclass(tp):
-        return _decode_dataclass(tp, value, where)
-    return _decode_scalar(tp, value, where)
-
-
-def _decode_tuple(args, value, where: str) -> tuple:
-    if not isinstance(value, list):
-        raise RecordError(f"{where}: expected a list, got {type(value).__name__}")
+def _tuple_decoder(args):
     if len(args) == 2 and args[1] is Ellipsis:
-        return tuple(_decode(args[0], v, where) for v in value)
-    if len(value) != len(args):
-        raise RecordError(f"{where}: expected {len(args)} items, got {len(value)}")
-    return tuple(_decode(a, v, where) for a, v in zip(args, value))
+        item = _decoder(args[0])
+
+        def decode_items(value, where: str) -> tuple:
+            if not isinstance(value, list):
+                raise RecordError(f"{where}: expected a list, got {type(value).__name__}")
+            return tuple([item(v, where) for v in value])
+        return decode_items
+    items = [_decoder(a) for a in args]
+
+    def decode_fixed(value, where: str) -> tuple:
+        if not isinstance(value, list):
+            raise RecordError(f"{where}: expected a list, got {type(value).__name__}")
+        if len(value) != len(items):
+            raise RecordError(f"{where}: expected {len(items)} items, got {len(value)}")
+        return tuple([d(v, where) for d, v in zip(items, value)])
+    return decode_fixed
+
+
+def _scalar_decoder(tp):
+    def decode_scalar(value, where: str):
+        if type(value) is tp and tp is not int:   # the common case, checked first
+            return value
+        return _decode_scalar(tp, value, where)
+    return decode_scalar
 
 
 def _decode_scalar(tp, value, where: str):

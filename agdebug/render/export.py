@@ -107,20 +107,19 @@ def render(dot_text: str, fmt: str) -> bytes:
 def telling_step(timeline) -> int:
     """The step a single diagram shows: just after the first error, else just after the
     first cycle forms, else the end of the last backward (else the end of the trace)."""
-    events = timeline.events
     for kind in ("error", "cycle_detected"):
-        for i, event in enumerate(events):
-            if event.kind == kind:
-                return i + 1
-    ends = [i + 1 for i, e in enumerate(events) if e.kind == "backward_finished"]
-    return ends[-1] if ends else len(events)
+        steps = timeline.steps_of(kind)   # (a long trace's index answers without reading)
+        if steps:
+            return steps[0]
+    ends = timeline.steps_of("backward_finished")
+    return ends[-1] if ends else len(timeline)
 
 
 def frame_steps(timeline, all_steps: bool = False, max_frames: int = 400) -> list[int]:
     """Steps to draw: every step, or from the first backward's start to the end of the trace
     (what happens after a backward, a cycle broken or nodes freed, is part of the story)."""
     n = len(timeline)
-    starts = [i for i, e in enumerate(timeline.events) if e.kind == "backward_started"]
+    starts = [step - 1 for step in timeline.steps_of("backward_started")]
     steps = list(range(0 if all_steps or not starts else starts[0], n + 1))
     if len(steps) > max_frames:
         stride = len(steps) / max_frames
@@ -130,8 +129,9 @@ def frame_steps(timeline, all_steps: bool = False, max_frames: int = 400) -> lis
 
 def layout_options(timeline, base: DotOptions | None = None) -> DotOptions:
     """Options that fix the layout of every frame of ``timeline``."""
-    links = frozenset((e.tensor, e.grad_fn) for e in timeline.events
-                      if e.kind in ("grad_accumulated", "grad_set") and e.grad_fn)
+    grads = (timeline.events[step - 1] for step in timeline.steps_of("grad_accumulated",
+                                                                       "grad_set"))
+    links = frozenset((e.tensor, e.grad_fn) for e in grads if e.grad_fn)
     base = base or DotOptions()
     fit = FRAME_SIDE / (base.dpi or 96)   # frames: at most FRAME_SIDE^2 pixels (4 MP)
     return DotOptions(values=base.values, saved=base.saved, attrs=base.attrs, dpi=base.dpi,

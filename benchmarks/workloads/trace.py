@@ -1,11 +1,14 @@
-"""TRACE: loading a 100,000-event trace file and seeking in it.
+"""TRACE: opening a 100,000-event trace file and seeking in it.
 
 A recording of repeated W1 chains (forward and backward) until the trace holds the wanted
-number of events is saved with ``Trace.save``; then timed: ``load_trace`` (parse and
-validate), building its ``Timeline`` (the reducer over every event, with snapshots), and
-``Timeline.state(step)`` at random steps (one seek: the nearest snapshot plus at most
-``every`` reductions). Loads are not warmed up (each reads and parses the file
-afresh). ``--quick`` uses 10,000 events.
+number of events is saved with ``Trace.save``; then, once each (not warmed up): the first
+opening (``load_trace``'s validating pass, which builds the index of a long trace) and the
+state of its first screen (the first backward about to run), the same from the index, peak
+memory (tracemalloc) of both, and ``Timeline.state(step)`` at random steps (the nearest
+checkpoint plus at most ``every`` events), also with the events held in a list (up to
+200,000 events) for comparison. ``--quick`` uses 10,000 events (opened eagerly:
+below ``debug.index.LAZY_BYTES``). ``AGDEBUG_BENCH_BIG=1`` in full mode adds the same rows
+at 1,000,000 events and the recorder's memory over 10,000 steps (minutes).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import statistics
 import tempfile
 import time
 
-from ..harness import Row, at_most, interleave, stopwatch
+from ..harness import Row, at_most, stopwatch
 from . import chain
 
 THREAD_SENSITIVE = False
@@ -45,36 +48,97 @@ def seek_times(timeline, count: int) -> list:
 
 
 def rows(cfg) -> list:
-    from agdebug.debug import load_trace
     wanted = cfg.size(100_000, 10_000, 2_000)
+    result = trace_rows(cfg, wanted)
+    if cfg.mode == "full" and os.environ.get("AGDEBUG_BENCH_BIG"):   # opt-in: minutes
+        result += trace_rows(cfg, 1_000_000, repeats=1) + recorder_rows(10_000)
+    return result
+
+
+def trace_rows(cfg, wanted: int, repeats: int | None = None) -> list:
+    from agdebug.debug import load_trace
     trace = recorded_trace(wanted)
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "bench.agtrace")
         lap = stopwatch()
         trace.save(path)
         saved = lap()
-
-        def load() -> dict:
-            lap = stopwatch()
-            loaded = load_trace(path)
-            return {"load": lap(), "events": len(loaded.events)}
-        loading = interleave({"agdebug": load}, cfg, warmup=0)["agdebug"]
-    loaded = load_trace_events(trace)
-    lap = stopwatch()
-    timeline = loaded.timeline()
-    built = lap()
-    seeks = seek_times(timeline, SEEKS if cfg.mode != "smoke" else 10)
-    label = f"{len(trace.events):,}-event trace"
-    return [Row("TRACE", f"save {label} (1 run)", "s", {"agdebug": saved}),
-            Row("TRACE", f"load_trace {label}", "s", {"agdebug": loading["load"]}),
-            Row("TRACE", f"build Timeline of {label}", "s", {"agdebug": built}),
+        label = f"{len(trace.events):,}-event trace"
+        del trace
+        os.environ["AGDEBUG_CACHE"] = os.path.join(folder, "cache")   # (a fresh index)
+        first = opened(path, load_trace)        # the pass: it builds the index
+        again = opened(path, load_trace)        # the index read back
+        peak = memory(path, load_trace)
+        timeline = load_trace(path).timeline()
+        seeks = seek_times(timeline, SEEKS if cfg.mode != "smoke" else 10)
+        eager = in_memory(timeline, SEEKS if cfg.mode != "smoke" else 10)
+    return eager + [Row("TRACE", f"save {label} (1 run)", "s", {"agdebug": saved}),
+            Row("TRACE", f"load_trace {label}, first opening (indexing pass)", "s",
+                {"agdebug": first["load"]}),
+            Row("TRACE", f"first screen's state of {label}, first opening", "s",
+                {"agdebug": first["load"] + first["screen"]}),
+            Row("TRACE", f"first screen's state of {label}, indexed", "s",
+                {"agdebug": again["load"] + again["screen"]}, at_most(2.0, "s")),
+            Row("TRACE", f"peak memory, indexed opening of {label}", "MB", {"agdebug": peak},
+                at_most(500.0, "MB")),
             Row("TRACE", f"seek in {label} (median of {len(seeks)})", "ms",
-                {"agdebug": statistics.median(seeks) * 1e3}, at_most(100.0, "ms")),
+                {"agdebug": statistics.median(seeks) * 1e3}, at_most(20.0, "ms")),
             Row("TRACE", f"seek in {label} (worst of {len(seeks)})", "ms",
                 {"agdebug": max(seeks) * 1e3})]
 
 
-def load_trace_events(trace):
-    """A fresh ``Trace`` of the same events (so the Timeline is built, not cached)."""
-    from agdebug.debug import Trace
-    return Trace(trace.events)
+def in_memory(timeline, count: int) -> list:
+    """The same seeks in the same events held in a list (as a short trace opens), for the
+    lazy seeks to be compared with on one machine in one run (up to 200,000 events: a list
+    of a million costs gigabytes)."""
+    from agdebug.debug.state import Timeline
+    if len(timeline) > 200_000 or not hasattr(timeline.events, "steps_of"):
+        return []
+    seeks = seek_times(Timeline(list(timeline.events)), count)
+    return [Row("TRACE", f"seek in {len(timeline):,}-event trace held in memory (median of "
+                f"{len(seeks)})", "ms", {"agdebug": statistics.median(seeks) * 1e3})]
+
+
+def opened(path: str, load_trace) -> dict:
+    """Seconds to load, and then to reach the first screen's state (the first backward
+    about to run)."""
+    lap = stopwatch()
+    timeline = load_trace(path).timeline()
+    load = lap()
+    starts = timeline.steps_of("backward_started")
+    timeline.state(starts[0] - 1 if starts else len(timeline))
+    return {"load": load, "screen": lap()}
+
+
+def memory(path: str, load_trace) -> float:
+    """tracemalloc's peak (MB) while opening ``path`` to its first screen (timed apart:
+    tracemalloc slows allocation several times)."""
+    import gc
+    import tracemalloc
+    gc.collect()
+    tracemalloc.start()
+    try:
+        opened(path, load_trace)
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+def recorder_rows(steps: int) -> list:
+    """The recorder's memory over ``steps`` training steps streamed to a file."""
+    import tracemalloc
+
+    import agdebug as ag
+    from agdebug.debug import record
+    x = ag.tensor(chain.start(), requires_grad=True)
+    with tempfile.TemporaryDirectory() as folder:
+        tracemalloc.start()
+        try:
+            with record(os.path.join(folder, "rec.agtrace")) as trace:
+                for _ in range(steps):
+                    chain.tensor_chain(x, 10).sum().backward()
+            peak = tracemalloc.get_traced_memory()[1] / 1e6
+        finally:
+            tracemalloc.stop()
+    return [Row("TRACE", f"recorder peak memory, {steps:,} steps to a file ({len(trace):,} "
+                "events)", "MB", {"agdebug": peak})]

@@ -1,0 +1,261 @@
+"""A ``Timeline``'s checkpoints as data: JSON text for the views, checked on the way back.
+
+A trace index (``debug.index``) keeps the checkpoints of a long trace for the next opening.
+It is a file anyone could have changed, so it holds data only, never code: each version of
+a node view is one JSON list (naming by number what the node's versions share and its tensor
+summaries, each of those stored once), a checkpoint's other state one JSON object, and
+reading any back checks every field as a trace line's fields are checked
+(``records.decode``); anything else raises ``ValueError``.
+
+>>> from agdebug.debug.state import NodeView
+>>> from agdebug.events.records import TensorSummary
+>>> node = NodeView(3, "MulBackward0", "mul", outputs=(TensorSummary(7, (2,), "float32",
+...                 "cpu", 8),), status="done", runs=1)
+>>> writer = NodeWriter()
+>>> text = writer.node_json(node)
+>>> tables = {"summaries": writer.summaries, "shared": writer.shared}
+>>> reader = NodeReader(lambda table, n: tables[table][n], {t: len(v) for t, v in
+...                                                         tables.items()})
+>>> reader.node(text) == node
+True
+>>> reader.node(b'[0, "done"]')
+Traceback (most recent call last):
+...
+ValueError: node view: expected 12 fields
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from types import MappingProxyType
+
+from ..events import records
+from ..events.names import MAX_NAME
+from .cycles import CycleView
+from .state import STATUSES, BackwardView, ErrorView, GraphState, LeafView, NodeView
+
+__all__ = ["NodeReader", "NodeWriter", "state_from_json", "state_json"]
+
+_NODE_HINTS = tuple(typing.get_type_hints(NodeView)[name] for name in NodeView._fields)
+_LEAVES = tuple[tuple[int, LeafView], ...]
+_CYCLES = tuple[tuple[int, CycleView], ...]
+_RUNNING = tuple[tuple[int, tuple[BackwardView, ...]], ...]
+_STATE_FIELDS = {"step": int, "leaves": _LEAVES, "cycles": _CYCLES,
+                 "last_error": ErrorView | None, "backward": BackwardView | None,
+                 "current": int, "gc_passes": int, "running": _RUNNING}
+
+
+def _plain(value):
+    """JSON-ready data: a view's fields in order (a node) or by name (the rest)."""
+    if isinstance(value, NodeView) or type(value) is tuple:
+        return [_plain(v) for v in value]
+    if dataclasses.is_dataclass(value):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return value
+
+
+def _dumps(data) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode("utf-8")
+
+
+def _loads(text: bytes, what: str):
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise ValueError(f"{what}: not JSON") from None
+
+
+_INT_LIMIT = 1 << 63
+_SUMMARIES = {"inputs", "outputs", "buffer", "grads_in", "grads_out"}   # stored by number
+# What a node's versions share (the forward's record of it), stored once per node: a
+# version stores the rest, the number of its shared part, and which saved tensors are gone.
+_SHARED = ("id", "name", "op", "edges", "inputs", "outputs", "saved", "attrs", "leaf",
+           "created_step")
+_OWN = tuple(name for name in NodeView._fields if name not in _SHARED)
+_HINT = dict(zip(NodeView._fields, _NODE_HINTS))
+if NodeView._fields != ("id", "name", "op", "edges", "inputs", "outputs", "saved", "attrs",
+                        "leaf", "status", "created_step", "remaining", "buffer",
+                        "contributions", "grads_in", "grads_out", "hooks", "runs", "freed_by",
+                        "error"):
+    raise ImportError("NodeReader.node builds node views in their fields' order: update it")
+
+
+class NodeWriter:
+    """Node versions as JSON lists: what a node's versions share is stored once (in
+    ``shared``), and each tensor summary once (in ``summaries``, by value: a node's
+    versions, and the gradient one node sends and the next receives, share it)."""
+
+    def __init__(self):
+        self.numbers: dict = {}
+        self.summaries: list[bytes] = []
+        self.parts: dict = {}
+        self.shared: list[bytes] = []
+
+    def node_json(self, node: NodeView) -> bytes:
+        part = node._replace(saved=tuple(dataclasses.replace(s, released=False)
+                                         for s in node.saved) if node.saved else ())
+        key = tuple(getattr(part, name) for name in _SHARED)
+        number = self.parts.get(key)
+        if number is None:
+            number = self.parts[key] = len(self.shared)
+            self.shared.append(_dumps([self._plain(n, getattr(part, n)) for n in _SHARED]))
+        own = [self._plain(name, getattr(node, name)) for name in _OWN]
+        return _dumps([number, *own, [s.released for s in node.saved]])
+
+    def _plain(self, name: str, value):
+        if name in _SUMMARIES:
+            return [self._number(s) for s in value]
+        return self._number(value) if name == "leaf" else _plain(value)
+
+    def _number(self, summary) -> int | None:
+        if summary is None:
+            return None
+        number = self.numbers.get(summary)
+        if number is None:
+            number = self.numbers[summary] = len(self.summaries)
+            self.summaries.append(_dumps([_plain(v) for v in _fields(summary)]))
+        return number
+
+
+class NodeReader:
+    """Node versions back from ``NodeWriter``'s JSON, every field checked. ``blob(table,
+    n)`` gives the JSON of item ``n`` of a table ("summaries" or "shared", of ``counts``
+    items); each item is decoded once, then kept."""
+
+    def __init__(self, blob, counts: dict):
+        self._blob, self.counts = blob, counts
+        self._kept: dict = {"summaries": {}, "shared": {}}
+
+    def node(self, text: bytes) -> NodeView:
+        data = _loads(text, "node view")
+        if type(data) is not list or len(data) != len(_OWN) + 2:
+            raise ValueError(f"node view: expected {len(_OWN) + 2} fields")
+        number, status, remaining, buffer, counts, grads_in, grads_out, hooks, runs, \
+            freed_by, error, flags = data   # (checked one by one: a seek reads hundreds)
+        if not (status in STATUSES and type(freed_by) is str and type(error) is str
+                and _all(int, (remaining, runs)) and _listed(int, counts)
+                and _listed(str, hooks)):
+            raise ValueError("node view: a field of the wrong type")
+        try:
+            i, name, op, edges, inputs, outputs, saved, attrs, leaf, created = \
+                self._item("shared", number)
+        except records.RecordError as exc:
+            raise ValueError(str(exc)) from None
+        refs = self._refs
+        return tuple.__new__(NodeView, (   # NodeView(...), its fields in order, quicker
+            i, name, op, edges, inputs, outputs, _released(saved, flags), attrs, leaf, status,
+            created, remaining, refs(buffer), tuple(counts), refs(grads_in), refs(grads_out),
+            tuple(hooks), runs, freed_by, error))
+
+    def _refs(self, numbers, optional: bool = True) -> tuple:
+        if type(numbers) is not list:
+            raise ValueError("node view: expected a list of summaries")
+        if not numbers:
+            return ()
+        kept = self._kept["summaries"]
+        return tuple([kept.get(n) or self.summary(n, optional) if type(n) is int
+                      else self.summary(n, optional) for n in numbers])
+
+    def _field(self, name: str, value):
+        hint = _HINT[name]
+        if hint is str and type(value) is str:   # the common cases, checked first
+            return value
+        if hint is int and type(value) is int and -_INT_LIMIT <= value < _INT_LIMIT:
+            return value
+        if name in _SUMMARIES:
+            return self._refs(value, name != "outputs")
+        if name == "leaf":
+            return self.summary(value, True)
+        return records.decode(hint, value, f"node view.{name}")
+
+    def summary(self, number, optional: bool):
+        if number is None and optional:
+            return None
+        return self._item("summaries", number)
+
+    def _item(self, table: str, number):
+        kept = self._kept[table]
+        if type(number) is not int or not 0 <= number < self.counts[table]:
+            raise ValueError(f"node view: not a number of one of its {table}")
+        found = kept.get(number)
+        if found is None:
+            data = _loads(self._blob(table, number), table)
+            found = kept[number] = self._decoded(table, data)
+        return found
+
+    def _decoded(self, table: str, data):
+        if table == "summaries":
+            return _summary(data)
+        if type(data) is not list or len(data) != len(_SHARED):
+            raise ValueError(f"node view: expected {len(_SHARED)} shared fields")
+        return tuple([self._field(n, v) for n, v in zip(_SHARED, data)])
+
+
+_SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(records.TensorSummary))
+
+
+def _fields(value) -> list:
+    return [getattr(value, name) for name in _SUMMARY_FIELDS]
+
+
+def _summary(data) -> records.TensorSummary:
+    """A summary from its fields in order: the usual one (no statistics) checked here, any
+    other through ``records.decode``, which also says what is wrong."""
+    if type(data) is list and len(data) == len(_SUMMARY_FIELDS):
+        tensor, shape, dtype, device, nbytes, stats, name = data
+        if stats is None and _all(int, (tensor, nbytes)) and _listed(int, shape) \
+                and _all(str, (dtype, device, name)) and len(name) <= MAX_NAME \
+                and name.isprintable():
+            return records.TensorSummary(tensor, tuple(shape), dtype, device, nbytes, None,
+                                         name)
+        data = dict(zip(_SUMMARY_FIELDS, data))
+    return records.decode(records.TensorSummary, data, "tensor summary")
+
+
+def _all(kind: type, values) -> bool:
+    return all(type(v) is kind and (kind is not int or -_INT_LIMIT <= v < _INT_LIMIT)
+               for v in values)
+
+
+def _listed(kind: type, values) -> bool:
+    return type(values) is list and _all(kind, values)
+
+
+def _released(saved: tuple, flags) -> tuple:
+    """``saved`` with the views ``flags`` marks released."""
+    if type(flags) is not list or len(flags) != len(saved) \
+            or (flags and not all([type(f) is bool for f in flags])):
+        raise ValueError("node view: released flags do not match its saved tensors")
+    if not any(flags):
+        return saved
+    return tuple(dataclasses.replace(s, released=True) if f else s
+                 for s, f in zip(saved, flags))
+
+
+def state_json(state: GraphState) -> bytes:
+    """Everything in ``state`` but its nodes (a checkpoint keeps those in pages)."""
+    data = {name: _plain(getattr(state, name)) for name in ("step", "last_error", "backward",
+                                                            "current", "gc_passes")}
+    for name in ("leaves", "cycles"):
+        data[name] = [[key, _plain(view)] for key, view in getattr(state, name).items()]
+    data["running"] = [[thread, _plain(stack)] for thread, stack in state.running.items()]
+    data["event"] = None if state.event is None else state.event.to_dict()
+    return _dumps(data)
+
+
+def state_from_json(text: bytes) -> GraphState:
+    """The ``GraphState`` (with no nodes) that ``state_json`` wrote."""
+    data = _loads(text, "checkpoint")
+    if not isinstance(data, dict) or set(data) != {*_STATE_FIELDS, "event"}:
+        raise ValueError("checkpoint: not a checkpoint's fields")
+    try:
+        values = {name: records.decode(tp, data[name], f"checkpoint.{name}")
+                  for name, tp in _STATE_FIELDS.items()}
+        event = None if data["event"] is None else records.event_from_dict(data["event"])
+    except records.RecordError as exc:
+        raise ValueError(str(exc)) from None
+    maps = {name: MappingProxyType(dict(values.pop(name)))
+            for name in ("leaves", "cycles", "running")}
+    return GraphState(nodes=MappingProxyType({}), event=event, **values, **maps)

@@ -1,0 +1,240 @@
+"""The trace index on disk: a JSON header, then arrays and JSON, read only as seeks need them.
+
+One file per trace in the user's cache folder (``index.cache_folder()``). Its first line is a
+JSON header: the format and version, the trace it indexes (real path, size, modification
+time), ``every``, and how many items each section holds. Then the sections, back to back, in
+``SECTIONS`` order, each a little-endian array of one fixed type:
+
+- ``offsets``, ``kinds``: where each event's line starts (and the last ends), its kind;
+- ``steps``: the step of each checkpoint; ``states``: where its state (all but the nodes,
+  one JSON object) lies in ``blobs``; ``lists``/``page_ids``: its pages;
+- ``pages``/``node_ids``: the node versions of each page (a page is shared by the
+  checkpoints it did not change between, a node version by the pages it is in);
+- ``summaries``, ``shared``, ``nodes``: where each tensor summary and each part a node's
+  versions share (stored once each) and each node version (which names them by number)
+  lie in ``blobs``;
+- ``blobs``: the JSON, in that order, then the checkpoints' states.
+
+Opening reads the header and the small arrays and checks them (sizes, order, bounds); a
+checkpoint's JSON is read and checked (``debug.checkpoints``) when a seek first needs it.
+Nothing in the file is code: anything wrong in it is a ``ValueError``, and the index is
+ignored (and made again) or, found late, the state is rebuilt from the trace's events.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from .checkpoints import NodeReader, NodeWriter, state_from_json, state_json
+
+__all__ = ["FORMAT", "SECTIONS", "StoredCheckpoints", "read_index", "write_index"]
+
+FORMAT, VERSION = "agdebug-index", 2
+SECTIONS = (("offsets", "<i8"), ("kinds", "u1"), ("steps", "<i8"), ("states", "<i8"),
+            ("lists", "<i8"), ("page_ids", "<i4"), ("pages", "<i8"), ("node_ids", "<i4"),
+            ("summaries", "<i8"), ("shared", "<i8"), ("nodes", "<i8"), ("blobs", "u1"))
+_LAZY = {"page_ids", "node_ids", "blobs"}     # read a slice at a time, when a seek needs it
+_HEADER_LIMIT = 1 << 16
+
+
+# ----------------------------------------------------------------------------- writing
+
+def write_index(path: str, key: tuple, offsets, kinds: bytes, timeline) -> None:
+    """Save ``timeline``'s checkpoints and the events' offsets and kinds at ``path``
+    (whole or not at all: a reader never sees half of it)."""
+    arrays = _arrays(timeline)
+    arrays["offsets"], arrays["kinds"] = offsets, kinds
+    data = [np.asarray(arrays[name], dtype=dtype) for name, dtype in SECTIONS]
+    head = {"format": FORMAT, "version": VERSION, "trace": list(key), "every": timeline.every,
+            "counts": [len(a) for a in data]}
+    partial = f"{path}.{os.getpid()}.part"
+    with open(partial, "wb") as out:
+        out.write(json.dumps(head).encode("utf-8", "surrogatepass") + b"\n")
+        for array in data:
+            out.write(array.tobytes())
+    os.replace(partial, path)
+
+
+def _arrays(timeline) -> dict:
+    """The checkpoint sections: each page, node version and summary stored once."""
+    pages: dict[int, int] = {}      # id(page) -> its number (the pages live meanwhile)
+    versions: dict[int, int] = {}   # id(node view) -> its number
+    out = {"page_ids": [], "node_ids": [], "lists": [0], "pages": [0]}
+    writer, nodes, states = NodeWriter(), [], []
+    steps, checkpoints = timeline.checkpoints()
+    for checkpoint in checkpoints:
+        for page in checkpoint.pages:
+            if id(page) not in pages:
+                pages[id(page)] = len(pages)
+                for node in page.values():
+                    if id(node) not in versions:
+                        versions[id(node)] = len(versions)
+                        nodes.append(writer.node_json(node))
+                    out["node_ids"].append(versions[id(node)])
+                out["pages"].append(len(out["node_ids"]))
+            out["page_ids"].append(pages[id(page)])
+        out["lists"].append(len(out["page_ids"]))
+        states.append(state_json(checkpoint.state))
+    blobs = [writer.summaries, writer.shared, nodes, states]
+    bounds = np.cumsum([0] + [len(text) for part in blobs for text in part])
+    ends = [0, *np.cumsum([len(part) for part in blobs])]
+    for name, start, end in zip(("summaries", "shared", "nodes", "states"), ends, ends[1:]):
+        out[name] = bounds[start:end + 1]
+    out["steps"] = steps
+    out["blobs"] = np.frombuffer(b"".join(text for part in blobs for text in part), np.uint8)
+    return out
+
+
+# ----------------------------------------------------------------------------- reading
+
+def read_index(path: str, key: tuple, trace_size: int, kinds: int, rebuild):
+    """``(offsets, kinds, every, StoredCheckpoints)`` from the index at ``path`` made for
+    the trace ``key`` (of ``trace_size`` bytes, events of ``kinds`` kinds); ``ValueError``
+    (or ``OSError``) when it is not that, or damaged. ``rebuild(step)`` makes a checkpoint
+    found damaged later from the trace's events."""
+    f = open(path, "rb")
+    try:
+        head, arrays = _read_sections(f, key)
+        _check(arrays, trace_size, kinds)
+    except BaseException:
+        f.close()
+        raise
+    stored = StoredCheckpoints(f, arrays, rebuild)
+    return arrays["offsets"], arrays["kinds"], head["every"], stored
+
+
+def _read_sections(f, key: tuple):
+    head = _header(f.readline(_HEADER_LIMIT), key)
+    at, arrays = f.tell(), {}
+    for (name, dtype), count in zip(SECTIONS, head["counts"]):
+        size = count * np.dtype(dtype).itemsize
+        if name in _LAZY:
+            arrays[name] = (at, count)          # where it lies, read later
+        else:
+            f.seek(at)
+            arrays[name] = np.frombuffer(_read_exactly(f, size), dtype=dtype)
+        at += size
+    if at != os.fstat(f.fileno()).st_size:
+        raise ValueError("index: sections do not fill the file")
+    return head, arrays
+
+
+def _header(line: bytes, key: tuple) -> dict:
+    try:
+        head = json.loads(line)
+    except (ValueError, RecursionError):
+        raise ValueError("index: no header") from None
+    counts = head.get("counts") if isinstance(head, dict) else None
+    if (not isinstance(head, dict) or head.get("format") != FORMAT
+            or head.get("version") != VERSION or head.get("trace") != list(key)):
+        raise ValueError("index: not this trace's, or another version")
+    if not (isinstance(counts, list) and len(counts) == len(SECTIONS)
+            and all(type(c) is int and 0 <= c < 1 << 40 for c in counts)):
+        raise ValueError("index: bad section counts")
+    every = head.get("every")
+    if type(every) is not int or not 0 < every < 1 << 30:
+        raise ValueError("index: bad checkpoint interval")
+    return head
+
+
+def _read_exactly(f, size: int) -> bytes:
+    data = f.read(size)
+    if len(data) != size:
+        raise ValueError("index: truncated")
+    return data
+
+
+def _check(a: dict, trace_size: int, kinds: int) -> None:
+    """Sizes, order and bounds of the arrays read at opening (slices are checked later)."""
+    events, checkpoints, steps = len(a["kinds"]), len(a["steps"]), a["steps"]
+    ok = (len(a["offsets"]) == events + 1 and _rising(a["offsets"], a["offsets"][0], trace_size)
+          and a["offsets"][0] > 0 and (events == 0 or int(a["kinds"].max()) < kinds)
+          and checkpoints > 0 and steps[0] == 0 and steps[-1] == events
+          and bool(np.all(np.diff(steps) > 0))
+          and len(a["states"]) == checkpoints + 1 and len(a["lists"]) == checkpoints + 1
+          and len(a["pages"]) > 0 and _rising(a["lists"], 0, a["page_ids"][1])
+          and _rising(a["pages"], 0, a["node_ids"][1])
+          and _rising(a["summaries"], 0, int(a["shared"][0]))
+          and _rising(a["shared"], int(a["summaries"][-1]), int(a["nodes"][0]))
+          and _rising(a["nodes"], int(a["shared"][-1]), int(a["states"][0]))
+          and _rising(a["states"], int(a["nodes"][-1]), a["blobs"][1]))
+    if not ok:
+        raise ValueError("index: inconsistent arrays")
+
+
+def _rising(array, first: int, last: int) -> bool:
+    """``array`` starts at ``first``, never falls and ends at ``last``."""
+    return (len(array) > 0 and int(array[0]) == first and int(array[-1]) == last
+            and bool(np.all(np.diff(array) >= 0)))
+
+
+class StoredCheckpoints:
+    """A timeline's checkpoints in an index file, as a read-only sequence: each is read
+    (and checked) when asked for; pages and node versions once read are kept. One found
+    damaged is made again by ``rebuild(step)`` (from the events: slow, but never wrong)."""
+
+    def __init__(self, f, arrays: dict, rebuild):
+        self._fd, self._file = f.fileno(), f
+        self.arrays, self.rebuild = arrays, rebuild
+        self._pages: dict[int, dict] = {}
+        self._nodes: dict[int, object] = {}
+        self._reader = NodeReader(lambda table, n: self._blob(arrays[table], n),
+                                  {t: len(arrays[t]) - 1 for t in ("summaries", "shared")})
+
+    def __len__(self) -> int:
+        return len(self.arrays["steps"])
+
+    def __getitem__(self, index: int):
+        try:
+            return self._read(index)
+        except (ValueError, OSError):
+            return self.rebuild(int(self.arrays["steps"][index]))
+
+    def _read(self, index: int):
+        from .state import Checkpoint
+        a = self.arrays
+        state = state_from_json(self._blob(a["states"], index))
+        if state.step != int(a["steps"][index]):
+            raise ValueError("index: a checkpoint's step is not its place")
+        ids = self._ints("page_ids", a["lists"], index, len(a["pages"]) - 1)
+        return Checkpoint(state, tuple(self._page(int(p)) for p in ids))
+
+    def _page(self, number: int) -> dict:
+        page = self._pages.get(number)
+        if page is None:
+            ids = self._ints("node_ids", self.arrays["pages"], number,
+                             len(self.arrays["nodes"]) - 1)
+            nodes = [self._node(int(v)) for v in ids]
+            page = self._pages[number] = {node.id: node for node in nodes}
+        return page
+
+    def _node(self, number: int):
+        node = self._nodes.get(number)
+        if node is None:
+            node = self._reader.node(self._blob(self.arrays["nodes"], number))
+            self._nodes[number] = node
+        return node
+
+    def _blob(self, bounds, index: int) -> bytes:
+        start, end = int(bounds[index]), int(bounds[index + 1])
+        return self._pread(self.arrays["blobs"][0] + start, end - start)
+
+    def _ints(self, name: str, bounds, index: int, limit: int) -> np.ndarray:
+        at, _ = self.arrays[name]
+        start, end = int(bounds[index]), int(bounds[index + 1])
+        ints = np.frombuffer(self._pread(at + 4 * start, 4 * (end - start)), dtype="<i4")
+        if len(ints) and (int(ints.min()) < 0 or int(ints.max()) >= limit):
+            raise ValueError(f"index: {name} out of range")
+        return ints
+
+    def _pread(self, at: int, size: int) -> bytes:
+        data = os.pread(self._fd, size, at)
+        if len(data) != size:
+            raise ValueError("index: truncated")
+        return data
+
+    def close(self) -> None:
+        self._file.close()
