@@ -14,7 +14,8 @@ __version__ = "0.1.0"
 
 from . import ops as _ops  # noqa: F401 - registers ops and Tensor methods first
 from . import autograd, cuda, debug, distributions, nn, optim, utils
-from . import accelerator, backends, distributed, onnx
+from . import accelerator, amp, backends, distributed, onnx
+from .amp import autocast
 from .backend import (Device, bfloat16, bool_, complex64, complex128, device, dtype, float16,
                       float32, float64, int8, int16, int32, int64, uint8)
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
@@ -34,6 +35,8 @@ from .graph.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from .tensor import Size, Tensor
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 
+cuda.amp = amp.cuda_amp   # torch.cuda.amp (cuda sits below amp, so it cannot import it)
+
 # torch's constants (math's values; ``newaxis`` indexes as None does)
 inf, nan, pi, e, newaxis = float("inf"), float("nan"), 3.141592653589793, 2.718281828459045, None
 
@@ -45,7 +48,8 @@ cfloat, cdouble = complex64, complex128
 long = int64
 int = int32
 
-__all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator", "backends",
+__all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator", "amp",
+           "autocast", "backends",
            "distributed", "onnx", "inf", "nan", "pi", "e", "newaxis", "FloatTensor",
            "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
            "ByteTensor", "BoolTensor", "distributions", "nn",
