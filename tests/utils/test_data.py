@@ -209,3 +209,16 @@ def test_a_seeded_loader_visits_torchs_order_and_leaves_torchs_generator(torch, 
         seen = [[plain(batch) for batch in loader] for _ in range(2)]
         return seen, lib.rand(3).tolist()
     assert epochs(ag, data) == epochs(torch, torch_data)
+
+
+def test_sampling_with_replacement_draws_lazily(torch):
+    """makemore samples ``num_samples=int(1e10)``: the first batches come at once, as
+    torch's, and are torch's."""
+    import itertools
+    import torch.utils.data as torch_data
+
+    def first(lib, module):
+        lib.manual_seed(3)
+        sampler = module.RandomSampler(range(9), replacement=True, num_samples=10 ** 10)
+        return list(itertools.islice(iter(sampler), 70))
+    assert first(ag, data) == first(torch, torch_data)

@@ -54,8 +54,10 @@ class RandomSampler(Sampler):
         n, wanted = len(self.data_source), self.num_samples
         generator = self.generator or _seeded_generator()
         if self.replacement:
-            for count in [_DRAWS] * (wanted // _DRAWS) + [wanted % _DRAWS]:
-                yield from creation.randint(high=n, size=(count,), generator=generator).tolist()
+            for _ in range(wanted // _DRAWS):   # (wanted may be 10**10: never a list of them)
+                yield from creation.randint(high=n, size=(_DRAWS,), generator=generator).tolist()
+            yield from creation.randint(high=n, size=(wanted % _DRAWS,),
+                                        generator=generator).tolist()
             return
         for _ in range(wanted // n):
             yield from functions.randperm(n, generator=generator).tolist()
