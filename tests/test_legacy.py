@@ -54,3 +54,30 @@ def test_the_tensor_a_legacy_call_aliases_shares_its_storage():
     t = ag.ones(2)
     ag.Tensor(t)[0] = 5
     assert t.tolist() == [5.0, 1.0]
+
+
+@pytest.mark.parametrize("expr", ["x.new(2)", "x.new([1, 2])", "x.new()", "x.new(lib.Size([1, 2]))",
+                                  "lib.arange(3).new([1.5])"])
+def test_tensor_new_is_the_legacy_constructor_of_its_dtype(torch, expr):
+    def of(lib):
+        t = eval(expr, {"lib": lib, "x": lib.arange(6.0).view(2, 3)})
+        return str(t.dtype), tuple(t.shape), t.tolist() if "[" in expr else None
+    assert of(ag) == of(torch)
+
+
+REAL_VIEWS = ["x.conj() is x", "x.resolve_conj() is x", "x.resolve_neg() is x", "x.is_conj()",
+              "x.is_neg()", "x.real is x", "tuple(x.H.shape)", "tuple(x.mH.shape)",
+              "y.H.grad_fn.name()", "y.mH.grad_fn.name()", "y.adjoint().grad_fn.name()",
+              "x.H.tolist()"]
+REAL_VIEW_ERRORS = ["x.imag", "lib.arange(3.0).H", "lib.ones(2, 2, 2).H", "lib.arange(3.0).mH"]
+
+
+@pytest.mark.parametrize("expr", REAL_VIEWS + REAL_VIEW_ERRORS)
+def test_a_real_tensor_answers_complex_aware_code_as_torchs(torch, expr):
+    def of(lib):
+        x = lib.arange(6.0).view(2, 3)
+        try:
+            return eval(expr, {"lib": lib, "x": x, "y": x.clone().requires_grad_()})
+        except RuntimeError as error:
+            return str(error)
+    assert of(ag) == of(torch)

@@ -126,3 +126,28 @@ def test_a_dtype_agdebug_cannot_hold_can_be_named_not_used(torch, name):
     assert ours.is_complex == theirs.is_complex
     with pytest.raises(TypeError, match=rf"^agdebug has no {repr(theirs)} tensors"):
         ag.zeros(2, dtype=ours)
+
+
+def test_kernel_settings_are_remembered_as_torchs(torch):
+    for lib in (ag, torch):
+        assert not lib.are_deterministic_algorithms_enabled()
+        lib.use_deterministic_algorithms(True, warn_only=True)
+        assert lib.are_deterministic_algorithms_enabled()
+        assert lib.is_deterministic_algorithms_warn_only_enabled()
+        lib.use_deterministic_algorithms(False)
+        assert lib.get_float32_matmul_precision() == "highest"
+        lib.set_float32_matmul_precision("high")
+        assert lib.get_float32_matmul_precision() == "high"
+        with pytest.warns(UserWarning, match="bogus is not one of 'highest', 'high', or"):
+            lib.set_float32_matmul_precision("bogus")
+        lib.set_float32_matmul_precision("highest")
+
+
+def test_compile_runs_the_model_eagerly():
+    net = ag.nn.Linear(2, 2)
+    assert ag.compile(net) is net and ag.compile(net, mode="reduce-overhead") is net
+
+    @ag.compile(fullgraph=True)
+    def double(x):
+        return x * 2
+    assert double(ag.ones(1)).tolist() == [2.0]
