@@ -124,3 +124,11 @@ def test_compare_allows_float32_noise_and_printed_rounding():
 def test_compare_names_the_first_difference(want, got, words):
     with pytest.raises(Mismatch, match=re.escape(words)):
         compare(want, got)
+
+
+def test_the_backend_flags_a_program_sets_are_put_back(torch):
+    import agdebug
+    from .harness import _flags_kept
+    with _flags_kept(torch):
+        torch.backends.cudnn.benchmark = agdebug.backends.cuda.matmul.allow_tf32 = True
+    assert not torch.backends.cudnn.benchmark and not agdebug.backends.cuda.matmul.allow_tf32
