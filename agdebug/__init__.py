@@ -14,13 +14,17 @@ __version__ = "0.1.0"
 
 from . import ops as _ops  # noqa: F401 - registers ops and Tensor methods first
 from . import autograd, cuda, debug, distributions, nn, optim, utils
-from .backend import (Device, bool_, device, dtype, float16, float32, float64, int8, int16,
-                      int32, int64, uint8)
+from . import accelerator, amp, backends, distributed, onnx
+from .amp import autocast
+from .backend import (Device, bfloat16, bool_, complex64, complex128, device, dtype, float16,
+                      float32, float64, int8, int16, int32, int64, uint8)
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        get_rng_state, initial_seed, linspace, manual_seed, ones, ones_like, rand,
                        rand_like, randint, randn, randn_like, seed, set_rng_state, tensor, zeros,
                        zeros_like)
 from .generator import Generator, default_generator
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                     IntTensor, LongTensor, ShortTensor)
 from .dtype_info import finfo, iinfo
 from .serialization import load, save
 from . import serialization
@@ -31,18 +35,29 @@ from .graph.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from .tensor import Size, Tensor
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 
+cuda.amp = amp.cuda_amp   # torch.cuda.amp (cuda sits below amp, so it cannot import it)
+
+# torch's constants (math's values; ``newaxis`` indexes as None does)
+inf, nan, pi, e, newaxis = float("inf"), float("nan"), 3.141592653589793, 2.718281828459045, None
+
 bool = bool_
 float = float32
 double = float64
 half = float16
+cfloat, cdouble = complex64, complex128
 long = int64
 int = int32
 
-__all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "distributions", "nn",
+__all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator", "amp",
+           "autocast", "backends",
+           "distributed", "onnx", "inf", "nan", "pi", "e", "newaxis", "FloatTensor",
+           "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+           "ByteTensor", "BoolTensor", "distributions", "nn",
            "optim", "utils", "serialization", "save", "load", "no_grad",
            "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "device", "Device",
-           "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+           "dtype", "bfloat16", "complex64", "complex128", "cfloat", "cdouble", "float16",
+           "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
            "bool", "finfo", "iinfo", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "arange",
            "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",

@@ -48,6 +48,28 @@ bool_ = dtype("bool", np.bool_, "Bool")
 
 _BY_NUMPY = {d.np: d for d in (float16, float32, float64, int8, uint8, int16, int32, int64,
                                bool_)}
+
+
+class MissingDtype(dtype):
+    """A torch dtype agdebug has no tensors of (``torch.bfloat16``): a script may name it
+    (in a table of choices, say); making a tensor of it is refused in one line."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str, kind: str, itemsize: int, legacy: str):
+        self.name, self.itemsize, self._legacy = name, itemsize, legacy
+        self.is_floating_point, self.is_complex = kind == "f", kind == "c"
+        self.is_signed = True
+
+    @property
+    def np(self):
+        raise TypeError(f"agdebug has no torch.{self.name} tensors (its tensors hold NumPy's "
+                        "real floating, integer and bool types)")
+
+
+bfloat16 = MissingDtype("bfloat16", "f", 2, "BFloat16")
+complex64 = MissingDtype("complex64", "c", 8, "ComplexFloat")
+complex128 = MissingDtype("complex128", "c", 16, "ComplexDouble")
 DEFAULT_FLOAT = float32
 
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from .backend import find_cupy
 
-__all__ = ["current_device", "device_count", "get_device_name", "is_available", "synchronize"]
+__all__ = ["current_device", "device_count", "get_device_name", "get_rng_state",
+           "get_rng_state_all", "initial_seed", "is_available", "is_bf16_supported",
+           "manual_seed", "manual_seed_all", "seed", "seed_all", "set_device", "set_rng_state",
+           "set_rng_state_all", "synchronize"]
 
 NO_DRIVER = ("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
              "and installed a driver from http://www.nvidia.com/Download/index.aspx")
@@ -62,3 +65,61 @@ def synchronize(device=None) -> None:
     """Wait for all queued GPU work (what a benchmark must do before reading a clock)."""
     if is_available():
         find_cupy().cuda.get_current_stream().synchronize()
+
+
+def set_device(device) -> None:
+    """Make ``device`` (an index or ``"cuda:N"``) CuPy's current device."""
+    from .backend import as_device
+    index = device if isinstance(device, int) else as_device(device).index
+    _runtime().setDevice(0 if index is None else index)
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: agdebug has no bfloat16 (NumPy has no such type)."""
+    return False
+
+
+# Seeding. agdebug draws a CUDA tensor's random numbers on the CPU, from the default
+# generator, and moves them: there is no CUDA generator to seed, so these do nothing (as
+# torch's do on a machine without CUDA, where it keeps them for a CUDA that never starts).
+
+def manual_seed(seed: int) -> None:
+    """Nothing to seed: CUDA tensors draw from the CPU generator (``agdebug.manual_seed``)."""
+
+
+def manual_seed_all(seed: int) -> None:
+    """Nothing to seed: CUDA tensors draw from the CPU generator (``agdebug.manual_seed``)."""
+
+
+def seed() -> None:
+    """Nothing to seed: CUDA tensors draw from the CPU generator."""
+
+
+def seed_all() -> None:
+    """Nothing to seed: CUDA tensors draw from the CPU generator."""
+
+
+def get_rng_state_all() -> list:
+    """One state per CUDA generator: none (see ``manual_seed``)."""
+    return []
+
+
+def set_rng_state_all(new_states) -> None:
+    """Nothing to restore: there are no CUDA generators (see ``manual_seed``)."""
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    """Nothing to restore: there is no CUDA generator (see ``manual_seed``)."""
+
+
+def initial_seed() -> int:
+    """torch's CUDA generator's seed: agdebug has none, so this asks for a GPU as torch does
+    and then refuses."""
+    _runtime()
+    raise RuntimeError("agdebug has no CUDA generator: CUDA tensors draw from the CPU "
+                       "generator (agdebug.initial_seed())")
+
+
+def get_rng_state(device="cuda"):
+    """As ``initial_seed``: there is no CUDA generator state to return."""
+    return initial_seed()

@@ -74,4 +74,55 @@ def result_type(tensor1, tensor2):
     return backend.get_dtype(backend.result_dtype(a, b, a_dim, b_dim))
 
 
-__all__ += ["get_default_dtype", "promote_types", "result_type"]
+# Settings that change how torch chooses kernels. agdebug has one kernel per op (NumPy's),
+# deterministic and in full float32 precision, so these are remembered and change nothing.
+_SETTINGS = {"deterministic": False, "warn_only": False, "matmul_precision": "highest"}
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Remembered: agdebug's ops are deterministic whatever this says."""
+    _SETTINGS.update(deterministic=bool(mode), warn_only=bool(warn_only))
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    return _SETTINGS["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    return _SETTINGS["warn_only"]
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Remembered (agdebug's float32 products are always full precision); an unknown value
+    is ignored with torch's warning."""
+    if precision not in ("highest", "high", "medium"):
+        import warnings
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
+    _SETTINGS["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return _SETTINGS["matmul_precision"]
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None,
+            options=None, name=None, disable=False, **kwargs):
+    """``torch.compile``: agdebug runs every program eagerly, so the model (or function) is
+    returned as it is, and works as before (as torch's ``backend="eager"`` would).
+
+    >>> import agdebug as ag
+    >>> net = ag.nn.Linear(2, 2)
+    >>> ag.compile(net) is net
+    True
+    """
+    if model is None:   # @torch.compile(...) as a decorator factory
+        return lambda function: function
+    return model
+
+
+__all__ += ["get_default_dtype", "promote_types", "result_type", "use_deterministic_algorithms",
+            "are_deterministic_algorithms_enabled",
+            "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
+            "get_float32_matmul_precision", "compile"]

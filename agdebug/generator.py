@@ -149,8 +149,9 @@ class Generator:
     def multinomial(self, probs: np.ndarray, n: int, replacement: bool) -> np.ndarray:
         """``n`` category indices per row of ``probs`` (2-d), as torch's CPU kernel draws
         them: with replacement by inverting the row's running sum at a double uniform;
-        without, the ``n`` largest of ``probs / q`` for ``q ~ Exp(1)`` (the Gumbel trick)."""
-        if not replacement:
+        without, or for one sample (torch's fast path), the ``n`` largest of ``probs / q``
+        for ``q ~ Exp(1)`` (the Gumbel trick)."""
+        if not replacement or n == 1:
             q = self.exponential(probs.size, probs.dtype.name).reshape(probs.shape)
             keys = probs / q
             return np.argsort(-keys, axis=-1, kind="stable")[:, :n]

@@ -6,8 +6,14 @@ sizes, dtypes, devices) and one ``.npy`` array per tensor. Loading reads nothing
 data (``allow_pickle=False``), so a file from anyone cannot run code, whatever
 ``weights_only`` says, and a damaged or hostile file is one ``RuntimeError`` line naming it.
 A tensor saved twice (tied weights) loads as one tensor; a Parameter loads as a Parameter;
-``requires_grad`` is kept. Whole Python objects (a Module) are refused: save its
-``state_dict()``.
+``requires_grad`` is kept.
+
+A whole Module (``torch.save(model)``) is stored as data too: its class's name and its
+attributes (parameters, buffers, submodules, numbers...), never its code. Loading rebuilds
+it only from a class this process has already imported (agdebug never imports a module a
+file names, and runs none of the class's code: no ``__init__``), and, as torch does for a
+``weights_only`` load (the default), only from classes allowed with ``add_safe_globals`` or
+``safe_globals``. Other Python objects are refused: save their data instead.
 
 >>> import io, agdebug as ag
 >>> buffer = io.BytesIO()
@@ -23,6 +29,9 @@ import collections
 import contextlib
 import json
 import os
+import pickle
+import sys
+import types
 import zipfile
 
 import numpy as np
@@ -30,10 +39,12 @@ import numpy as np
 from . import backend
 from .backend import Device, dtype
 from .creation import from_numpy
+from .nn.modules.module import Module
 from .nn.parameter import Parameter
 from .tensor import Size, Tensor
 
-__all__ = ["add_safe_globals", "get_safe_globals", "load", "safe_globals", "save"]
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load",
+           "safe_globals", "save"]
 
 FORMAT = "agdebug-save"
 VERSION = 1
@@ -65,7 +76,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             if header.get("version") != VERSION:
                 raise ValueError(f"format version {header.get('version')!r} (this agdebug "
                                  f"reads {VERSION})")
-            return _Decoder(archive, _device(map_location)).decode(header["object"], 0)
+            decoder = _Decoder(archive, _device(map_location), weights_only is not False)
+            return decoder.decode(header["object"], 0)
     except (zipfile.BadZipFile, KeyError, ValueError, TypeError, RecursionError,
             OverflowError, EOFError) as error:
         raise RuntimeError(f"{name} is not a file agdebug.save wrote, or it is damaged "
@@ -107,12 +119,16 @@ def _encode(obj, arrays: list, seen: dict, depth: int):
         items = [[_encode(k, arrays, seen, depth + 1), _encode(v, arrays, seen, depth + 1)]
                  for k, v in obj.items()]
         return {"$dict": items, "ordered": isinstance(obj, collections.OrderedDict)}
-    if isinstance(obj, (list, tuple)):
-        kind = "$tuple" if isinstance(obj, tuple) else "$list"
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        kind = {tuple: "$tuple", list: "$list"}.get(type(obj), "$set")
         return {kind: [_encode(v, arrays, seen, depth + 1) for v in obj]}
-    raise TypeError(f"agdebug.save stores tensors and containers of them (state dicts, "
-                    f"optimizer states, checkpoints), not {type(obj).__name__}: save "
-                    "its state_dict() instead")
+    if isinstance(obj, Module):
+        return _encode_module(obj, arrays, seen, depth)
+    if isinstance(obj, types.FunctionType):
+        return _encode_function(obj)
+    raise TypeError(f"agdebug.save stores tensors, modules and containers of them (state "
+                    f"dicts, optimizer states, checkpoints), not {type(obj).__name__}: save "
+                    "its data instead")
 
 
 def _encode_tensor(t: Tensor, arrays: list, seen: dict) -> dict:
@@ -126,8 +142,9 @@ def _encode_tensor(t: Tensor, arrays: list, seen: dict) -> dict:
 class _Decoder:
     """Rebuilds the saved object, reading each tensor's array once."""
 
-    def __init__(self, archive: zipfile.ZipFile, device):
+    def __init__(self, archive: zipfile.ZipFile, device, weights_only: bool):
         self.archive, self.device, self.tensors = archive, device, {}
+        self.weights_only = weights_only
 
     def decode(self, data, depth: int):
         if depth > MAX_DEPTH:
@@ -139,9 +156,13 @@ class _Decoder:
         if "$tensor" in data:
             return self._tensor(data)
         (kind, payload), = data.items() if len(data) == 1 else [(None, None)]
-        if kind == "$list" or kind == "$tuple":
+        if kind in ("$list", "$tuple", "$set"):
             items = [self.decode(v, depth + 1) for v in _listed(payload)]
-            return items if kind == "$list" else tuple(items)
+            return {"$list": list, "$tuple": tuple, "$set": set}[kind](items)
+        if kind == "$function":
+            return _find_global(payload, "function", self.weights_only)
+        if "$module" in data:
+            return self._module(data, depth)
         if kind == "$size":
             return Size(_integer(n) for n in _listed(payload))
         if kind == "$dtype":
@@ -153,6 +174,12 @@ class _Decoder:
                      for k, v in map(_pair, _listed(data["$dict"]))]
             return collections.OrderedDict(pairs) if data.get("ordered") else dict(pairs)
         raise ValueError(f"unknown entry {sorted(data)[:3]} in data.json")
+
+    def _module(self, data: dict, depth: int) -> Module:
+        cls = _find_global(data["$module"], "class", self.weights_only)
+        state = {_attribute(name): self.decode(value, depth + 1)
+                 for name, value in map(_pair, _listed(data.get("state")))}
+        return _rebuilt_module(cls, state)
 
     def _tensor(self, data: dict) -> Tensor:
         index = _integer(data["$tensor"])
@@ -183,6 +210,12 @@ def _pair(item) -> list:
     if len(_listed(item)) != 2:
         raise ValueError("a dict entry that is not a key and a value")
     return item
+
+
+def _attribute(name) -> str:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"a module attribute named {str(name)[:40]!r}")
+    return name
 
 
 def _integer(value) -> int:
@@ -218,15 +251,79 @@ def _read_array(stream, size: int) -> np.ndarray:
     return array.copy()   # writable, owning its memory
 
 
+_SAFE_GLOBALS: list = []   # the classes and functions a weights_only load may rebuild
+
+
 def add_safe_globals(safe_globals) -> None:
-    """Accepted for torch scripts: agdebug unpickles nothing, so there is nothing to allow."""
+    """Allow these Module classes (and functions they hold) in ``weights_only`` loads."""
+    _SAFE_GLOBALS.extend(safe_globals)
 
 
 def get_safe_globals() -> list:
-    return []
+    return list(_SAFE_GLOBALS)
+
+
+def clear_safe_globals() -> None:
+    del _SAFE_GLOBALS[:]
 
 
 @contextlib.contextmanager
 def safe_globals(safe_globals):
-    """Accepted for torch scripts (see ``add_safe_globals``)."""
-    yield
+    """``add_safe_globals`` for the duration of the block."""
+    before = list(_SAFE_GLOBALS)
+    _SAFE_GLOBALS.extend(safe_globals)
+    try:
+        yield
+    finally:
+        _SAFE_GLOBALS[:] = before
+# ------------------------------------------------------------------ whole modules, as data
+
+def _encode_module(module: Module, arrays: list, seen: dict, depth: int) -> dict:
+    """A Module as its class's name and its attributes' data; its code stays where it is."""
+    state = [[name, _encode(value, arrays, seen, depth + 1)]
+             for name, value in vars(module).items()]
+    return {"$module": _global_name(type(module)), "state": state}
+
+
+def _encode_function(function) -> dict:
+    """A function a module holds (``activation = F.relu``): agdebug's own only, by name."""
+    if not function.__module__.startswith("agdebug."):
+        raise TypeError(f"agdebug.save stores no code: a module's attribute holds the "
+                        f"function {function.__qualname__} of {function.__module__}")
+    return {"$function": _global_name(function)}
+
+
+def _global_name(obj) -> str:
+    return f"{obj.__module__}:{obj.__qualname__}"
+
+
+def _find_global(name, kind: str, weights_only: bool):
+    """The class or function ``name`` names, found among the modules this process has
+    imported (a file never makes agdebug import a module) and, for ``weights_only`` loads,
+    allowed by ``add_safe_globals`` / ``safe_globals`` as torch requires."""
+    if not isinstance(name, str) or ":" not in name:
+        raise ValueError(f"a {kind} name that is not one")
+    module_name, _, qualname = name.partition(":")
+    found = sys.modules.get(module_name)
+    for part in qualname.split(".") if found is not None else ():
+        found = vars(found).get(part) if hasattr(found, "__dict__") else None
+    if found is None:
+        raise pickle.UnpicklingError(
+            f"agdebug.load: the file names the {kind} {module_name}.{qualname}, which this "
+            "process has not imported (agdebug imports nothing a file names: import it first)")
+    if weights_only and not any(found is allowed for allowed in get_safe_globals()):
+        raise pickle.UnpicklingError(
+            f"Weights only load failed: {module_name}.{qualname} is not an allowed global; "
+            "allow it with torch.serialization.add_safe_globals or safe_globals, or load "
+            "with weights_only=False (for a file you trust)")
+    return found
+
+
+def _rebuilt_module(cls, state: dict) -> Module:
+    """An instance of ``cls`` with ``state`` as its attributes, made without running any of
+    its code (neither ``__init__`` nor ``__setattr__``)."""
+    if not (isinstance(cls, type) and issubclass(cls, Module)):
+        raise ValueError(f"{cls!r} is not a Module class")
+    module = object.__new__(cls)
+    vars(module).update(state)
+    return module

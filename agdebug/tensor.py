@@ -77,12 +77,10 @@ class Tensor:
 
     __array_priority__ = 1000  # numpy defers `ndarray * tensor` to Tensor.__rmul__
 
-    def __new__(cls, data=(), requires_grad: bool = False):
-        # torch's legacy constructor: always the default float dtype.
-        t = cls._wrap(np.asarray(data, dtype=backend.DEFAULT_FLOAT.np))
-        if requires_grad:
-            t.requires_grad_(True)
-        return t
+    def __new__(cls, *args, device=None):
+        # torch's legacy constructor: sizes, data or a tensor to alias (agdebug/legacy.py)
+        from .legacy import new   # (that module builds on this one)
+        return new(None, args, device)
 
     # -- construction (internal) ------------------------------------------------------------
 
@@ -187,7 +185,10 @@ class Tensor:
         if dtype is None:
             prefix = "torch.cuda." if self.device.type == "cuda" else "torch."
             return f"{prefix}{self.dtype._legacy}Tensor"
-        return self.to(dtype)
+        if isinstance(dtype, str):   # 'torch.LongTensor'
+            from . import legacy
+            dtype = getattr(legacy, dtype.rpartition(".")[2])
+        return self.to(getattr(dtype, "dtype", dtype))
 
     def is_inference(self) -> bool:
         return self._inference

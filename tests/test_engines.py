@@ -58,8 +58,8 @@ def test_import_torch_gives_agdebug_modules():
 def test_a_torch_module_agdebug_lacks_is_refused_by_name():
     with torch_on_agdebug():
         with pytest.raises(ModuleNotFoundError) as error:
-            import torch.onnx   # noqa: F401
-        assert str(error.value) == ("No module named 'torch.onnx': agdebug's engine "
+            import torch.fx   # noqa: F401
+        assert str(error.value) == ("No module named 'torch.fx': agdebug's engine "
                                     "does not have it (run the script with --engine torch to "
                                     "use PyTorch)")
         with pytest.raises(ModuleNotFoundError, match=r"^No module named 'torch\.utils\.dlpack'"):
@@ -106,12 +106,12 @@ def test_record_runs_a_torch_script_on_agdebugs_engine(tmp_path, capfd):
 
 def test_a_missing_torch_module_in_a_script_is_one_line(tmp_path, capfd):
     script = tmp_path / "dist.py"
-    script.write_text("import torch\nimport torch.onnx as onnx\n")
+    script.write_text("import torch\nimport torch.fx as fx\n")
     assert main(["record", "--engine", "agdebug", str(script), "-o",
                  str(tmp_path / "dist.agtrace")]) == 1
     err = capfd.readouterr().err
     assert err.splitlines()[-2] == (
-        "ModuleNotFoundError: No module named 'torch.onnx': agdebug's engine does not "
+        "ModuleNotFoundError: No module named 'torch.fx': agdebug's engine does not "
         "have it (run the script with --engine torch to use PyTorch)")
 
 

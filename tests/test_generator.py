@@ -54,6 +54,9 @@ def draws(torch):
         ("multinomial with replacement",
          lambda g: g.multinomial(np.float32([[1, 2, 3, 4], [4, 0, 1, 1]]), 60, True),
          lambda: torch.multinomial(torch.tensor([[1., 2, 3, 4], [4, 0, 1, 1]]), 60, True), True),
+        ("multinomial, one sample with replacement (torch's Gumbel fast path)",
+         lambda g: g.multinomial(np.float32([[1, 2, 3, 4], [4, 0, 1, 1]]), 1, True),
+         lambda: torch.multinomial(torch.tensor([[1., 2, 3, 4], [4, 0, 1, 1]]), 1, True), True),
         ("multinomial without",
          lambda g: g.multinomial(np.float32([[1, 2, 3, 4], [4, 0, 1, 1]]), 3, False),
          lambda: torch.multinomial(torch.tensor([[1., 2, 3, 4], [4, 0, 1, 1]]), 3, False), True),
@@ -98,6 +101,8 @@ PUBLIC_DRAWS = {
     "normal(tensor, tensor)": lambda lib: lib.normal(lib.zeros(20), lib.ones(20)),
     "bernoulli": lambda lib: lib.bernoulli(lib.full((25,), 0.4)),
     "multinomial": lambda lib: lib.multinomial(lib.tensor([[1.0, 2.0, 3.0]]), 8, True),
+    "Categorical.sample": lambda lib: lib.stack([lib.distributions.Categorical(
+        lib.tensor([[0.3, 0.7]])).sample() for _ in range(20)]),
     "dropout": lambda lib: lib.nn.functional.dropout(lib.ones(64), 0.25),
     "Linear init": lambda lib: lib.nn.Linear(5, 3).weight,
     "Linear bias": lambda lib: lib.nn.Linear(5, 3).bias,

@@ -80,10 +80,72 @@ def test_training_resumed_from_a_checkpoint_is_bitwise_the_same(tmp_path):
     assert np.array_equal(step(again, again_opt), expected)
 
 
-def test_a_module_is_refused_with_one_line():
-    with pytest.raises(TypeError, match=r"^agdebug.save stores tensors and containers of them "
-                                        r".*not Linear: save its state_dict\(\) instead$"):
-        ag.save(ag.nn.Linear(2, 2), io.BytesIO())
+def test_an_object_that_is_code_is_refused_with_one_line():
+    with pytest.raises(TypeError, match=r"^agdebug.save stores tensors, modules and containers "
+                                        r"of them .*not Generator: save its data instead$"):
+        ag.save(ag.Generator(), io.BytesIO())
+    net = ag.nn.Linear(2, 2)
+    net.register_forward_hook(lambda *args: None)
+    with pytest.raises(TypeError, match=r"^agdebug.save stores no code: .* the function "):
+        ag.save(net, io.BytesIO())
+
+
+class Net(ag.nn.Module):
+    """A program's own model, with submodules, tied weights, a buffer and a function."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed, self.out = ag.nn.Embedding(5, 3), ag.nn.Linear(3, 5)
+        self.out.weight = self.embed.weight
+        self.layers = ag.nn.ModuleList([ag.nn.LayerNorm(3), ag.nn.Dropout(0.25)])
+        self.register_buffer("steps", ag.tensor(7))
+        self.activation, self.name = ag.nn.functional.relu, "net"
+
+    def forward(self, x):
+        return self.out(self.activation(self.layers[0](self.embed(x))))
+
+
+def saved(obj) -> io.BytesIO:
+    buffer = io.BytesIO()
+    ag.save(obj, buffer)
+    buffer.seek(0)
+    return buffer
+
+
+def test_a_whole_module_loads_as_data_from_allowed_classes():
+    net = Net().eval()
+    allowed = [Net, ag.nn.Embedding, ag.nn.Linear, ag.nn.ModuleList, ag.nn.LayerNorm,
+               ag.nn.Dropout, ag.nn.functional.relu]
+    with ag.serialization.safe_globals(allowed):
+        loaded = ag.load(saved(net))
+    x = ag.tensor([0, 3, 4])
+    assert type(loaded) is Net and not loaded.training and loaded.name == "net"
+    assert loaded(x).tolist() == net(x).tolist()
+    assert loaded.out.weight is loaded.embed.weight and loaded.steps.item() == 7
+    assert [n for n, _ in loaded.named_parameters()] == [n for n, _ in net.named_parameters()]
+    assert ag.serialization.get_safe_globals() == []
+
+
+def test_a_weights_only_load_refuses_a_class_not_allowed_as_torch_does():
+    import pickle
+    with pytest.raises(pickle.UnpicklingError, match=r"^Weights only load failed: "
+                                                     r"tests\.test_serialization\.Net is not"):
+        ag.load(saved(Net()))
+    assert type(ag.load(saved(Net()), weights_only=False)) is Net
+
+
+def test_a_class_the_process_has_not_imported_is_not_imported_for_it():
+    import pickle
+    import sys
+    with zipfile.ZipFile(saved(ag.nn.Linear(2, 2))) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    members["data.json"] = members["data.json"].replace(b"agdebug.nn.modules.linear:Linear",
+                                                        b"agdebug.nn.modules.linea2:Linear")
+    data = zip_of(members)
+    with pytest.raises(pickle.UnpicklingError, match=r"^agdebug.load: the file names the "
+                                                     r"class agdebug.nn.modules.linea2.Linear"):
+        ag.load(io.BytesIO(data), weights_only=False)
+    assert "agdebug.nn.modules.linea2" not in sys.modules
 
 
 def zip_of(members: dict) -> bytes:

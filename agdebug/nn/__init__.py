@@ -9,7 +9,8 @@ and ``utils``.
 
 from __future__ import annotations
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
+from .parallel import DataParallel
 from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
                       AdaptiveMaxPool2d, AlphaDropout, AvgPool1d, AvgPool2d, AvgPool3d, BCELoss,
                       BCEWithLogitsLoss, BatchNorm1d, BatchNorm2d, BatchNorm3d, Bilinear, CELU,
@@ -43,7 +44,8 @@ __all__ = [
     "CTCLoss",
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
     "ConstantPad3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-    "ConvTranspose3d", "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout",
+    "ConvTranspose3d", "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss",
+    "DataParallel", "Dropout",
     "Dropout1d", "Dropout2d", "Dropout3d", "ELU", "Embedding", "EmbeddingBag",
     "FeatureAlphaDropout", "Flatten", "Fold", "GELU", "GLU", "GRU", "GRUCell",
     "GaussianNLLLoss", "GroupNorm", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
@@ -61,5 +63,6 @@ __all__ = [
     "Softsign", "Tanh", "Tanhshrink", "Threshold", "Transformer", "TransformerDecoder",
     "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
     "TripletMarginLoss", "Unflatten", "Unfold", "Upsample", "UpsamplingBilinear2d",
-    "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init", "utils",
+    "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init",
+    "parallel", "utils",
 ]

@@ -9,24 +9,18 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from .. import backend, creation
+from .. import backend, creation, functions, linalg
 from ..graph.grad_mode import no_grad
 from ..ops.core.inplace import write_into
 
 __all__ = [
-    "calculate_gain",
-    "constant_",
-    "kaiming_normal_",
-    "kaiming_uniform_",
-    "normal_",
-    "ones_",
-    "uniform_",
-    "xavier_normal_",
-    "xavier_uniform_",
-    "zeros_",
+    "calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_",
+    "normal_", "ones_", "orthogonal_", "sparse_", "trunc_normal_", "uniform_",
+    "xavier_normal_", "xavier_uniform_", "zeros_",
 ]
 
 
@@ -121,3 +115,139 @@ def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in",
 def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu", generator=None):
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None):
+    """N(mean, std) truncated to [a, b], drawn as torch 2.13 draws it: redrawn where outside
+    while most draws land inside (p > 0.3), else by rejection from U(a, b)."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+    with no_grad():
+        inside = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
+        if inside > 0.3:
+            result = _redrawn_normal(tensor, mean, std, a, b, generator)
+        else:
+            result = _rejected_uniform(tensor, mean, std, a, b, generator)
+        if result is not tensor:
+            tensor.copy_(result)
+    return tensor
+
+
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _redrawn_normal(tensor, mean, std, a, b, generator):
+    lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (result < lo) | (result > hi)
+        if not outside.any():
+            return result
+        redrawn = creation.empty_like(result).normal_(mean, std, generator=generator)
+        result = functions.where(outside, redrawn, result)
+
+
+def _rejected_uniform(tensor, mean, std, a, b, generator):
+    log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+    candidates, accept = creation.empty_like(tensor), creation.empty_like(tensor)
+
+    def rejected(values):   # log U > the candidate's log density (relative to the peak)
+        log_density = values.sub(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        return accept.uniform_(generator=generator).log_().gt(log_density)
+    tensor.uniform_(a, b, generator=generator)
+    pending, result = rejected(tensor.clone()), tensor
+    while pending.any():
+        candidates.uniform_(a, b, generator=generator)
+        result = functions.where(pending, candidates, result)
+        pending = functions.where(pending, rejected(candidates.clone()), pending)
+    return result
+
+
+def eye_(tensor):
+    """The identity matrix (a 2-d tensor; ones on the diagonal, zeros elsewhere)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _fill(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor, groups: int = 1):
+    """The Dirac delta of a convolution's weight (3-, 4- or 5-d): each of the first input
+    channels passed through unchanged, per group."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    delta = np.zeros(sizes)
+    centre = tuple(size // 2 for size in sizes[2:])
+    for g in range(groups):
+        for d in range(min(per_group, sizes[1])):
+            delta[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, delta)
+
+
+def orthogonal_(tensor, gain: float = 1, generator=None):
+    """A (semi-)orthogonal matrix: the Q of a QR factorisation of normal draws, its columns'
+    signs fixed by R's diagonal (trailing dimensions flattened), times ``gain``."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with no_grad():
+        flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+        if rows < cols:
+            flattened = flattened.t()
+        q, r = linalg.qr(flattened)
+        q = q * functions.diag(r, 0).sign()
+        if rows < cols:
+            q = q.t()
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
+    """A dense 2-d tensor of N(0, std) draws with ``ceil(sparsity * rows)`` zeros in each
+    column, at rows drawn as torch draws them (one randperm per column)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for column in range(cols):
+            tensor[functions.randperm(rows)[:zeros], column] = 0
+    return tensor
+
+
+def _deprecated(method):
+    """torch's old name for an initialiser (``uniform`` for ``uniform_``): it warns."""
+    new_name = method.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return method(*args, **kwargs)
+    deprecated_init.__name__ = old_name
+    deprecated_init.__doc__ = f"Deprecated: ``nn.init.{new_name}``."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

@@ -19,7 +19,8 @@ from .tensor_methods import inplace, operators as m, views
 from .linalg import bilinear, decompositions, products as linalg, vdot
 from .indexing import gather_scatter, index_put, scatter_reduce, sorting
 from .nn import activations, fold, loss_pieces, normalization, softmax, weight_norm
-from .tensor_methods import conversion, factory, inplace_variants, torch_functions
+from .tensor_methods import (conversion, factory, inplace_variants, real_views, refused,
+                             torch_functions)
 from .random import fills as random_fills
 from .shape import as_strided, packing, unsafe_split, views_copies as shape
 from .reduction import order_statistics, quantile, renorm, signatures as reductions, statistics
@@ -206,7 +207,8 @@ _OP_MODULES = [reductions, shape, conversion, softmax, index_put, gather_scatter
                factory, m, normalization, activations, loss_pieces, pointwise, order_statistics,
                statistics, scatter_reduce, unsafe_split, bilinear, decompositions,
                torch_functions, special, inplace_variants, fold, quantile, packing, renorm,
-               random_fills, vdot, weight_norm, matrix_functions, as_strided]
+               random_fills, vdot, weight_norm, matrix_functions, as_strided, refused,
+               real_views]
 
 
 install()

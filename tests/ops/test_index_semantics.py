@@ -349,3 +349,15 @@ def test_matmul_errors_match_torch(expr, torch):
 def test_addmm_beta_zero_ignores_nan_input():
     out = ag.addmm(ag.tensor([float("nan")]), ag.ones(1, 2), ag.ones(2, 1), beta=0)
     assert out.tolist() == [[2.0]]
+
+
+@pytest.mark.parametrize("key", ["range(2, 5)", "range(0)", "(range(1, 3), 0)",
+                                 "(slice(None), range(2))"])
+def test_a_range_indexes_as_the_list_of_its_ints(torch, key):
+    for lib in (ag, torch):
+        x = lib.arange(12.0).view(3, 4) if key.startswith("(") else lib.arange(10.0)
+        y = x[eval(key)]
+        x[eval(key)] = 7.0
+        if lib is ag:
+            ours = (y.tolist(), x.tolist(), str(y.dtype))
+    assert ours == (y.tolist(), x.tolist(), str(y.dtype))

@@ -110,7 +110,8 @@ def _world(program: Program, folder: str, engine: str, threads: int | None):
     if threads:
         torch.set_num_threads(threads)
     try:
-        with torch_on_agdebug() if engine == "agdebug" else contextlib.nullcontext():
+        with _flags_kept(torch), \
+                torch_on_agdebug() if engine == "agdebug" else contextlib.nullcontext():
             yield
     finally:
         torch.set_num_threads(torch_threads)
@@ -122,6 +123,31 @@ def _world(program: Program, folder: str, engine: str, threads: int | None):
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = module
+
+
+# the switches programs flip (dcgan's cudnn.benchmark, nanogpt's TF32), on both engines
+FLAGS = (("cudnn", "benchmark"), ("cudnn", "allow_tf32"), ("cudnn", "deterministic"),
+         ("cuda.matmul", "allow_tf32"))
+
+
+@contextlib.contextmanager
+def _flags_kept(torch):
+    """Puts torch's and agdebug's backend flags back as they were before the program
+    (entered before ``torch_on_agdebug``, so ``torch`` here is PyTorch)."""
+    import importlib
+    import operator
+
+    import agdebug
+    importlib.import_module("torch.backends.cudnn")   # torch loads its backends lazily
+    owners = [operator.attrgetter(path)(lib.backends) for lib in (torch, agdebug)
+              for path, _ in FLAGS]
+    names = [name for _ in (torch, agdebug) for _, name in FLAGS]
+    before = [getattr(owner, name) for owner, name in zip(owners, names)]
+    try:
+        yield
+    finally:
+        for owner, name, value in zip(owners, names, before):
+            setattr(owner, name, value)
 
 
 def _write(folder: str, files) -> None:

@@ -1,7 +1,8 @@
 """Real PyTorch programs, unmodified but for their data, run on torch and on agdebug's
 engine with the same seeds: agdebug must print what torch prints (float32 tolerance).
 
-A program agdebug cannot run yet is an xfail whose reason names the missing feature.
+A program agdebug cannot run or match yet is a strict xfail (an XPASS fails, so the table
+stays true) whose reason names what stops it.
 """
 
 from __future__ import annotations
@@ -69,26 +70,24 @@ PROGRAMS = [
 ]
 
 # what stops a program on agdebug today, one line each
-ACCELERATOR = "torch.accelerator (is_available, current_accelerator) is missing"
-SEEDING = "torch.cuda.manual_seed_all is missing"
-PARALLEL = "torch.nn.parallel (DataParallel, DistributedDataParallel) is missing"
-ONNX = "`import torch.onnx` fails: agdebug has no torch.onnx module to refuse export with"
-RNG = "agdebug's manual_seed/randn/rand/dropout do not draw torch's numbers yet"
+SPARSE = "sparse tensors (to_sparse, sparse_coo_tensor, torch.sparse.mm): agdebug refuses them"
+ROUNDING = ("its printed numbers move with the last bit of MKL's rounding, which NumPy's BLAS "
+            "and math functions do not reproduce")
 BLOCKED = {
-    "regression": RNG, "reinforce": RNG, "actor_critic": RNG, "mnist_rnn": RNG,
-    "time_sequence_prediction": RNG,
-    "mnist": ACCELERATOR, "vae": ACCELERATOR, "gcn": ACCELERATOR, "gat": ACCELERATOR,
-    "mnist_forward_forward": ACCELERATOR,
-    "dcgan": PARALLEL, "nanogpt": PARALLEL,
-    "word_language_model_lstm": ONNX, "word_language_model_transformer": ONNX,
-    "mingpt_adder": SEEDING, "makemore_transformer": SEEDING, "makemore_gru": SEEDING,
-    "makemore_mlp": SEEDING, "makemore_bow": SEEDING,
+    # 830 SGD steps at lr 0.1 on x**4 features: the weights agree to 2e-6 for 400 steps,
+    # then one step's last bit (MKL's small matrix products, in another order) sends them apart
+    "regression": f"chaotic: {ROUNDING}",
+    # torch itself prints valid ppl 55.74 at 2 threads where it prints 55.72 at 1; agdebug's
+    # positional table (sin/cos of 40,000 values) and products differ from torch's in ulps
+    "word_language_model_transformer": f"lr 20 over 13 steps: {ROUNDING}",
+    "gcn": SPARSE, "gat": SPARSE,
 }
 
 
 def params():
     for program in PROGRAMS:
-        marks = [pytest.mark.xfail(reason=BLOCKED[program.name], strict=False)] \
+        # strict: a blocked program that starts to pass fails, so the table stays true
+        marks = [pytest.mark.xfail(reason=BLOCKED[program.name], strict=True)] \
             if program.name in BLOCKED else []
         yield pytest.param(program, id=program.name, marks=marks)
 
@@ -125,3 +124,11 @@ def test_compare_allows_float32_noise_and_printed_rounding():
 def test_compare_names_the_first_difference(want, got, words):
     with pytest.raises(Mismatch, match=re.escape(words)):
         compare(want, got)
+
+
+def test_the_backend_flags_a_program_sets_are_put_back(torch):
+    import agdebug
+    from .harness import _flags_kept
+    with _flags_kept(torch):
+        torch.backends.cudnn.benchmark = agdebug.backends.cuda.matmul.allow_tf32 = True
+    assert not torch.backends.cudnn.benchmark and not agdebug.backends.cuda.matmul.allow_tf32

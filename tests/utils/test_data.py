@@ -181,3 +181,44 @@ def test_a_training_loop_with_a_dataloader_learns():
             loss.backward()
             opt.step()
     assert loss.item() < 1e-3
+
+
+SEEDED_ORDERS = {
+    "shuffle": lambda lib, m: m.DataLoader(m.TensorDataset(lib.arange(40)), batch_size=8,
+                                           shuffle=True),
+    "with replacement": lambda lib, m: m.DataLoader(
+        m.TensorDataset(lib.arange(40)), batch_size=8,
+        sampler=m.RandomSampler(range(40), replacement=True, num_samples=70)),
+    "own generator": lambda lib, m: m.DataLoader(
+        m.TensorDataset(lib.arange(40)), batch_size=8, shuffle=True,
+        generator=lib.Generator().manual_seed(5)),
+    "sequential": lambda lib, m: m.DataLoader(m.TensorDataset(lib.arange(10)), batch_size=4),
+    "random_split": lambda lib, m: [list(s) for s in m.random_split(range(12), [5, 7])],
+}
+
+
+@pytest.mark.parametrize("name", list(SEEDED_ORDERS))
+def test_a_seeded_loader_visits_torchs_order_and_leaves_torchs_generator(torch, name):
+    """Each epoch draws what torch's draws: the iterator's base seed, the sampler's seed, its
+    permutation; so the order and the random numbers after it are torch's."""
+    import torch.utils.data as torch_data
+
+    def epochs(lib, module):
+        lib.manual_seed(7)
+        loader = SEEDED_ORDERS[name](lib, module)
+        seen = [[plain(batch) for batch in loader] for _ in range(2)]
+        return seen, lib.rand(3).tolist()
+    assert epochs(ag, data) == epochs(torch, torch_data)
+
+
+def test_sampling_with_replacement_draws_lazily(torch):
+    """makemore samples ``num_samples=int(1e10)``: the first batches come at once, as
+    torch's, and are torch's."""
+    import itertools
+    import torch.utils.data as torch_data
+
+    def first(lib, module):
+        lib.manual_seed(3)
+        sampler = module.RandomSampler(range(9), replacement=True, num_samples=10 ** 10)
+        return list(itertools.islice(iter(sampler), 70))
+    assert first(ag, data) == first(torch, torch_data)

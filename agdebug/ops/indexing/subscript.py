@@ -204,8 +204,10 @@ def _classify(item, xp) -> tuple:
         return ("slice", item)
     if isinstance(item, Tensor):
         array = _as_xp(item._data, xp)
-    elif isinstance(item, (list, tuple)) or hasattr(item, "__array__"):
-        array = _as_xp(np.asarray(item) if isinstance(item, (list, tuple)) else item, xp)
+    elif isinstance(item, (list, tuple, range)) or hasattr(item, "__array__"):
+        # torch reads a range as the sequence of its ints
+        sequence = isinstance(item, (list, tuple, range))
+        array = _as_xp(np.asarray(item) if sequence else item, xp)
         if array.size == 0 and array.dtype.kind == "f":
             array = array.astype(np.int64)   # x[[]]: an empty long index
     elif isinstance(item, str):

@@ -168,7 +168,31 @@ def pow_scalar(xp, x, exponent=1.0):
         if exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         exponent = checked(exponent, x.dtype)
+    if x.dtype.kind == "f" and type(exponent) in (int, float):
+        return float_power(xp, x, exponent)
     return x ** exponent
+
+
+def float_power(xp, x, e):
+    """``x ** e`` for a floating ``x`` and a real number ``e``, rounded as torch's CPU kernel
+    rounds it: exact products and quotients for 2, 3, -1, -2, sqrt for +-0.5, and otherwise a
+    double-precision power rounded once (NumPy's float32 ``power`` is off by one unit in the
+    last place ten times as often as torch's; torch's own vectorised power still rounds an
+    occasional value near a halfway point the other way)."""
+    if e == 2:
+        return x * x
+    if e == 3:
+        return x * x * x
+    if e == -1 or e == -2:
+        return 1 / (x if e == -1 else x * x)
+    if e == 0.5 or e == -0.5:
+        root = xp.sqrt(x)
+        return root if e == 0.5 else 1 / root
+    if e == 1:
+        return x.copy()
+    if x.dtype.itemsize < 8:
+        return (x.astype(xp.float64) ** e).astype(x.dtype)
+    return x ** e
 
 
 @pow_scalar.vjp

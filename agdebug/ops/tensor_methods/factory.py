@@ -66,5 +66,12 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=
     return creation._finish(array, placed["dtype"], placed["device"], requires_grad)
 
 
+def new(self, *args, device=None):
+    """The legacy ``self.new(2, 3)`` / ``self.new([1, 2])``: ``torch.<Type>Tensor(*args)``
+    with ``self``'s dtype and device (see agdebug/legacy.py)."""
+    from ... import legacy
+    return legacy.new(self.dtype, args, device if device is not None else self.device)
+
+
 METHODS = {"new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty,
-           "new_full": new_full, "new_tensor": new_tensor}
+           "new_full": new_full, "new_tensor": new_tensor, "new": new}

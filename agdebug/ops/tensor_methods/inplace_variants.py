@@ -353,3 +353,7 @@ METHODS.update({
     "is_cpu": property(lambda self: self.device.type == "cpu"),
     "is_meta": property(lambda self: False), "is_sparse": property(lambda self: False),
 })
+# the device types and layouts agdebug has none of (torch answers False for a CPU tensor)
+METHODS.update({name: property(lambda self: False) for name in (
+    "is_xpu", "is_mps", "is_xla", "is_ipu", "is_mtia", "is_maia", "is_vulkan", "is_mkldnn",
+    "is_quantized", "is_nested", "is_sparse_csr")})

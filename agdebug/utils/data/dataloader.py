@@ -7,6 +7,8 @@ none, so ``worker_init_fn`` is not called and ``get_worker_info()`` is None).
 
 from __future__ import annotations
 
+from ... import creation
+from ...backend import int64
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -50,11 +52,16 @@ class DataLoader:
 
     def __iter__(self):
         if self.iterable:
-            return self._iterate_stream()
-        if self._auto_collation:
-            return (self.collate_fn([self.dataset[i] for i in batch])
-                    for batch in self.batch_sampler)
-        return (self.collate_fn(self.dataset[i]) for i in self.sampler)
+            batches = self._iterate_stream()
+        elif self._auto_collation:
+            batches = (self.collate_fn([self.dataset[i] for i in batch])
+                       for batch in self.batch_sampler)
+        else:
+            batches = (self.collate_fn(self.dataset[i]) for i in self.sampler)
+        # torch's iterator draws its workers' base seed as it starts, workers or not: the
+        # draw moves the default generator, and so every random number after it
+        creation.empty((), dtype=int64).random_(generator=self.generator)
+        return batches
 
     def _iterate_stream(self):
         if self.batch_size is None:

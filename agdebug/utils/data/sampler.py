@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ... import creation, functions
-from ...backend import float64
+from ...backend import float64, int64
+from ...generator import Generator
 
 _DRAWS = 32   # indices drawn per call when sampling with replacement (as torch does)
 
@@ -51,17 +52,26 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n, wanted = len(self.data_source), self.num_samples
+        generator = self.generator or _seeded_generator()
         if self.replacement:
-            for _ in range(wanted // _DRAWS):
-                yield from creation.randint(0, n, (_DRAWS,)).tolist()
-            yield from creation.randint(0, n, (wanted % _DRAWS,)).tolist()
+            for _ in range(wanted // _DRAWS):   # (wanted may be 10**10: never a list of them)
+                yield from creation.randint(high=n, size=(_DRAWS,), generator=generator).tolist()
+            yield from creation.randint(high=n, size=(wanted % _DRAWS,),
+                                        generator=generator).tolist()
             return
         for _ in range(wanted // n):
-            yield from functions.randperm(n, generator=self.generator).tolist()
-        yield from functions.randperm(n, generator=self.generator).tolist()[:wanted % n]
+            yield from functions.randperm(n, generator=generator).tolist()
+        yield from functions.randperm(n, generator=generator).tolist()[:wanted % n]
 
     def __len__(self):
         return self.num_samples
+
+
+def _seeded_generator() -> Generator:
+    """torch's sampler without a generator: a fresh one seeded from one 64-bit draw of the
+    default generator (so the order is torch's for the same ``manual_seed``)."""
+    seed = creation.empty((), dtype=int64).random_().item()
+    return Generator().manual_seed(seed)
 
 
 class SubsetRandomSampler(Sampler):

@@ -1,0 +1,5 @@
+"""``torch.backends.openmp``: agdebug starts no OpenMP threads itself."""
+
+
+def is_available() -> bool:
+    return False
