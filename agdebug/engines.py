@@ -35,6 +35,7 @@ __all__ = ["engine_context", "torch_on_agdebug"]
 MIRRORED = ("nn", "optim", "autograd", "linalg", "cuda", "utils", "distributions",
             "serialization", "accelerator", "amp", "backends", "distributed", "onnx")
 ADVICE = "run the script with --engine torch to use PyTorch"
+_MISSING = object()
 
 
 def engine_context(engine: str):
@@ -105,14 +106,15 @@ class TorchAlias(types.ModuleType):
 
     def __getattr__(self, name: str):
         module = self.__dict__["_agdebug_module"]
-        try:
-            value = getattr(module, name)
-        except AttributeError:
+        value = getattr(module, name, _MISSING)
+        submodule = isinstance(value, types.ModuleType) and \
+            value.__name__ == f"{module.__name__}.{name}"
+        if submodule and agdebug_name(f"{self.__name__}.{name}") is not None:
+            return importlib.import_module(f"{self.__name__}.{name}")   # its alias
+        if value is _MISSING or submodule:   # (agdebug's own modules are not torch's)
             raise AttributeError(
                 f"module '{self.__name__}' has no attribute '{name}': agdebug's engine does "
-                f"not have {self.__name__}.{name} ({ADVICE})") from None
-        if isinstance(value, types.ModuleType) and value.__name__ == f"{module.__name__}.{name}":
-            return importlib.import_module(f"{self.__name__}.{name}")   # its alias
+                f"not have {self.__name__}.{name} ({ADVICE})")
         return value
 
     def __dir__(self):

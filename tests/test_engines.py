@@ -132,3 +132,11 @@ def test_the_same_numbers_as_torch(tmp_path, torch):
                    + textwrap.dedent(source))
     assert type(real["loss"]) is torch.Tensor
     np.testing.assert_allclose(ours["w"].grad.numpy(), real["w"].grad.numpy(), rtol=1e-5)
+
+
+def test_agdebugs_own_modules_are_not_torch_names():
+    # ``torch.debug`` or ``torch.ops`` would be agdebug's internals: hasattr says no
+    with torch_on_agdebug():
+        import torch
+        assert not hasattr(torch, "debug") and not hasattr(torch, "events")
+        assert hasattr(torch, "nn") and torch.nn.Linear is agdebug.nn.Linear
