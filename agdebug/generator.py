@@ -33,6 +33,7 @@ import numpy as np
 __all__ = ["Generator", "default_generator"]
 
 _F32 = np.float32
+_STATE_SIZE = 628
 _MASK11, _MASK24, _MASK53 = (np.uint64(2 ** bits - 1) for bits in (11, 24, 53))
 
 
@@ -58,20 +59,24 @@ class Generator:
         return self._seed
 
     def get_state(self) -> np.ndarray:
+        """The state, for ``set_state`` (agdebug's layout: the twister's 624 words and
+        position, the kept Box-Muller value, the seed's two 32-bit halves; all exact)."""
         state = self._bits.state["state"]
         cached = math.nan if self._next_normal is None else self._next_normal
-        return np.concatenate([state["key"].astype(np.float64), [state["pos"], cached,
-                                                                  float(self._seed)]])
+        halves = [float(self._seed >> 32), float(self._seed & 0xFFFFFFFF)]
+        return np.concatenate([state["key"].astype(np.float64), [state["pos"], cached],
+                               halves])
 
     def set_state(self, state) -> Generator:
         values = np.asarray(state, dtype=np.float64)
-        if values.shape != (627,):
-            raise RuntimeError("Expected a state of 627 values from Generator.get_state()")
+        if values.shape != (_STATE_SIZE,):
+            raise RuntimeError(f"Expected a state of {_STATE_SIZE} values from "
+                               "Generator.get_state()")
         self._bits.state = {"bit_generator": "MT19937",
                             "state": {"key": values[:624].astype(np.uint32),
                                       "pos": int(values[624])}}
         self._next_normal = None if math.isnan(values[625]) else float(values[625])
-        self._seed = int(values[626])
+        self._seed = (int(values[626]) << 32) | int(values[627])
         return self
 
     # ---- raw draws ----

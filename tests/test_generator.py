@@ -85,6 +85,8 @@ def test_state_round_trips_and_seeds_are_kept():
     again = generator.normal(40, "float32"), generator.randperm(10)
     assert all(np.array_equal(a, b) for a, b in zip(first, again))
     assert Generator().initial_seed() != Generator().initial_seed()   # random by default
+    big = Generator().manual_seed(2 ** 64 - 5)
+    assert Generator().set_state(big.get_state()).initial_seed() == 2 ** 64 - 5
 
 
 PUBLIC_DRAWS = {
