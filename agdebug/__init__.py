@@ -14,6 +14,7 @@ __version__ = "0.1.0"
 
 from . import ops as _ops  # noqa: F401 - registers ops and Tensor methods first
 from . import autograd, cuda, debug, distributions, nn, optim, utils
+from . import special
 from . import accelerator, amp, backends, distributed, onnx
 from .amp import autocast
 from .backend import (Device, bfloat16, bool_, complex64, complex128, device, dtype, float16,
@@ -53,7 +54,7 @@ __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator
            "distributed", "onnx", "inf", "nan", "pi", "e", "newaxis", "FloatTensor",
            "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
            "ByteTensor", "BoolTensor", "distributions", "nn",
-           "optim", "utils", "serialization", "save", "load", "no_grad",
+           "optim", "special", "utils", "serialization", "save", "load", "no_grad",
            "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "device", "Device",
            "dtype", "bfloat16", "complex64", "complex128", "cfloat", "cdouble", "float16",

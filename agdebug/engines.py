@@ -33,7 +33,7 @@ __all__ = ["engine_context", "torch_on_agdebug"]
 # torch's packages that agdebug mirrors; torch.<package>.<sub> maps to agdebug.<package>.<sub>
 # where agdebug has it. Anything else under ``torch`` is refused by name.
 MIRRORED = ("nn", "optim", "autograd", "linalg", "cuda", "utils", "distributions",
-            "serialization", "accelerator", "amp", "backends", "distributed", "onnx")
+            "serialization", "accelerator", "amp", "backends", "distributed", "onnx", "special")
 ADVICE = "run the script with --engine torch to use PyTorch"
 _MISSING = object()
 
