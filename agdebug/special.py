@@ -16,10 +16,11 @@ from __future__ import annotations
 from .functions import (digamma, erf, erfc, erfinv, exp2, expm1, i0, lgamma, log1p,
                         log_softmax, logit, logsumexp, mvlgamma, polygamma, sigmoid, sinc,
                         softmax, xlogy)
+from .ops.pointwise.special import special_i1 as i1
 from .ops.pointwise.unary import round_decimals
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0",
-           "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "polygamma", "psi",
+           "i1", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "polygamma", "psi",
            "round", "sinc", "softmax", "xlogy"]
 
 expit = sigmoid

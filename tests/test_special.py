@@ -10,7 +10,7 @@ from agdebug import special
 
 CALLS = {
     "digamma": "f(x)", "erf": "f(x)", "erfc": "f(x)", "erfinv": "f(x * 0.5)", "exp2": "f(x)",
-    "expit": "f(x)", "expm1": "f(x)", "gammaln": "f(x)", "i0": "f(x)", "log1p": "f(x)",
+    "expit": "f(x)", "expm1": "f(x)", "gammaln": "f(x)", "i0": "f(x)", "i1": "f(x)", "log1p": "f(x)",
     "log_softmax": "f(x, 0)", "logit": "f(x * 0.5)", "logsumexp": "f(x, 0)",
     "multigammaln": "f(x + 1, 2)", "polygamma": "f(1, x)", "psi": "f(x)", "round": "f(x)",
     "sinc": "f(x)", "softmax": "f(x, 0)", "xlogy": "f(x, x + 1)",
