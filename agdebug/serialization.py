@@ -159,7 +159,9 @@ class _Decoder:
         if kind in ("$list", "$tuple", "$set"):
             items = [self.decode(v, depth + 1) for v in _listed(payload)]
             return {"$list": list, "$tuple": tuple, "$set": set}[kind](items)
-        if kind == "$function":
+        if kind == "$function":   # agdebug's own functions only, as save stores them: a
+            if not str(payload).startswith("agdebug."):   # file never names code to call
+                raise ValueError(f"a function outside agdebug ({str(payload)[:60]!r})")
             return _find_global(payload, "function", self.weights_only)
         if "$module" in data:
             return self._module(data, depth)

@@ -187,6 +187,7 @@ HOSTILE = {
     "bad index": zip_of({"data.json": ours({"$tensor": "../../etc/passwd"})}),
     "unknown dtype": zip_of({"data.json": ours({"$dtype": "__class__"})}),
     "unknown entry": zip_of({"data.json": ours({"$eval": "print(1)"})}),
+    "foreign function": zip_of({"data.json": ours({"$function": "os:system"})}),
     "digits": zip_of({"data.json": b'{"format": "agdebug-save", "version": 1, "object": '
                                    + b"9" * 5000 + b"}"}),
 }
@@ -208,3 +209,10 @@ def test_a_torch_checkpoint_is_refused_not_unpickled(tmp_path, torch):
     torch.save({"w": torch.ones(2)}, path)
     with pytest.raises(RuntimeError, match="agdebug reads no pickles"):
         ag.load(path)
+
+
+def test_a_file_never_names_code_even_for_a_trusting_load(tmp_path):
+    path = tmp_path / "call.pt"
+    path.write_bytes(HOSTILE["foreign function"])
+    with pytest.raises(RuntimeError, match=r"a function outside agdebug \('os:system'\)"):
+        ag.load(str(path), weights_only=False)
