@@ -31,11 +31,14 @@ from .serialization import load, save
 from . import serialization
 from .functions import *  # noqa: F403 - torch-level functions (agdebug.exp, agdebug.cat...)
 from .functions import __all__ as _function_names
+from .nn.torch_level import FUNCTIONS as _nn_functions   # torch.conv2d, torch.dropout...
+from .ops import _checked
 from .graph.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                               is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .tensor import Size, Tensor
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 
+globals().update({name: _checked(fn, name) for name, fn in _nn_functions.items()})
 cuda.amp = amp.cuda_amp   # torch.cuda.amp (cuda sits below amp, so it cannot import it)
 
 # torch's constants (math's values; ``newaxis`` indexes as None does)
@@ -64,4 +67,4 @@ __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator
            "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
            "full_like", "empty_like", "rand_like", "randn_like", "manual_seed", "initial_seed",
            "seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
-           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", *_function_names]
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", *_function_names, *_nn_functions]
