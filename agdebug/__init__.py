@@ -27,6 +27,7 @@ from .generator import Generator, default_generator
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                      IntTensor, LongTensor, ShortTensor)
 from .dtype_info import finfo, iinfo
+from .printing import set_printoptions
 from .serialization import load, save
 from . import serialization
 from .functions import *  # noqa: F403 - torch-level functions (agdebug.exp, agdebug.cat...)
@@ -67,4 +68,5 @@ __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator
            "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
            "full_like", "empty_like", "rand_like", "randn_like", "manual_seed", "initial_seed",
            "seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
-           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", *_function_names, *_nn_functions]
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_printoptions",
+           *_function_names, *_nn_functions]
