@@ -28,6 +28,8 @@ from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTens
                      IntTensor, LongTensor, ShortTensor)
 from .dtype_info import finfo, iinfo
 from .printing import set_printoptions
+from .threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
+                      set_num_threads)
 from .serialization import load, save
 from . import serialization
 from .functions import *  # noqa: F403 - torch-level functions (agdebug.exp, agdebug.cat...)
@@ -69,4 +71,5 @@ __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator
            "full_like", "empty_like", "rand_like", "randn_like", "manual_seed", "initial_seed",
            "seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_printoptions",
-           *_function_names, *_nn_functions]
+           "get_num_threads", "set_num_threads", "get_num_interop_threads",
+           "set_num_interop_threads", *_function_names, *_nn_functions]
