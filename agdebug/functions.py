@@ -107,6 +107,42 @@ def get_float32_matmul_precision() -> str:
     return _SETTINGS["matmul_precision"]
 
 
+def set_warn_always(b: bool) -> None:
+    """Remembered: agdebug's once-per-process warnings are Python's, filtered as Python's."""
+    _SETTINGS["warn_always"] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    return _SETTINGS.get("warn_always", False)
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """False: NumPy gives agdebug no way to flush denormal numbers to zero (torch answers
+    False too where the CPU cannot), so denormals stay as they are."""
+    return False
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Anomaly mode on or off for the rest of the program (``set_detect_anomaly`` without
+    its block)."""
+    from .graph.anomaly_flag import ANOMALY
+    ANOMALY.enabled, ANOMALY.check_nan = bool(enabled), bool(check_nan)
+
+
+def get_default_device():
+    """``device(type='cpu')``: agdebug's factories make CPU tensors unless told otherwise."""
+    from .backend import device
+    return device("cpu")
+
+
+def set_default_device(device) -> None:
+    """Only the CPU (or None) is accepted: agdebug's factories cannot default to a GPU."""
+    from .backend import device as as_device
+    if device is not None and as_device(device).type != "cpu":
+        raise RuntimeError(f"set_default_device({str(device)!r}): agdebug's factories make CPU "
+                           "tensors by default; pass device= to each one instead")
+
+
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None,
             options=None, name=None, disable=False, **kwargs):
     """``torch.compile``: agdebug runs every program eagerly, so the model (or function) is
@@ -125,4 +161,6 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
 __all__ += ["get_default_dtype", "promote_types", "result_type", "use_deterministic_algorithms",
             "are_deterministic_algorithms_enabled",
             "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
-            "get_float32_matmul_precision", "compile"]
+            "get_float32_matmul_precision", "compile", "set_warn_always",
+            "is_warn_always_enabled", "set_flush_denormal", "set_anomaly_enabled",
+            "get_default_device", "set_default_device"]
