@@ -32,6 +32,7 @@ from .conv_transpose import conv_transpose1d, conv_transpose2d
 from .fold import fold, unfold
 from .pooling import (avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d,
                       max_unpool1d, max_unpool2d)
+from .lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d
 from .adaptive_pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                                adaptive_max_pool1d, adaptive_max_pool2d)
 from .normalization import (batch_norm, group_norm, instance_norm, layer_norm, local_response_norm,
@@ -53,7 +54,8 @@ __all__ = [
     "gaussian_nll_loss", "gelu", "glu", "grid_sample", "group_norm", "gumbel_softmax",
     "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "hinge_embedding_loss",
     "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
-    "leaky_relu", "leaky_relu_", "linear", "local_response_norm", "log_softmax", "logsigmoid",
+    "leaky_relu", "leaky_relu_", "linear", "local_response_norm", "lp_pool1d", "lp_pool2d",
+    "lp_pool3d", "log_softmax", "logsigmoid",
     "margin_ranking_loss", "max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d",
     "max_unpool2d", "mish", "mse_loss", "multi_head_attention_forward", "multi_margin_loss",
     "multilabel_margin_loss", "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot",
@@ -71,7 +73,8 @@ _WORDED_HERE = [
     "alpha_dropout", "avg_pool3d", "bilinear", "conv3d", "conv_transpose1d", "conv_transpose2d",
     "conv_transpose3d", "ctc_loss", "dropout1d", "dropout2d", "dropout3d", "embedding_bag",
     "feature_alpha_dropout", "fold", "grid_sample", "gumbel_softmax", "interpolate",
-    "local_response_norm", "max_pool3d", "max_unpool1d", "max_unpool2d",
+    "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool3d", "max_unpool1d",
+    "max_unpool2d",
     "multi_head_attention_forward", "multi_margin_loss", "multilabel_margin_loss",
     "pixel_shuffle", "pixel_unshuffle", "rms_norm", "scaled_dot_product_attention", "unfold",
 ]

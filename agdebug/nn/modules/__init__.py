@@ -13,12 +13,13 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .linear import Bilinear, Identity, Linear
 from .activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
                          LeakyReLU, LogSigmoid, LogSoftmax, Mish, MultiheadAttention, PReLU, RReLU,
-                         ReLU, ReLU6, SELU, SiLU, Sigmoid, Softmax, Softmin, Softplus, Softshrink,
+                         ReLU, ReLU6, SELU, SiLU, Sigmoid, Softmax, Softmax2d, Softmin, Softplus,
+                         Softshrink,
                          Softsign, Tanh, Tanhshrink, Threshold)
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
-                      AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d,
-                      MaxPool3d, MaxUnpool1d, MaxUnpool2d)
+                      AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, AvgPool3d, LPPool1d, LPPool2d,
+                      LPPool3d, MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
@@ -44,7 +45,8 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d", "AlphaDropout", "AvgPool1d", "AvgPool2d", "AvgPool3d", "BCELoss",
+    "AdaptiveMaxPool2d", "AlphaDropout", "LPPool1d", "LPPool2d", "LPPool3d", "Softmax2d",
+    "AvgPool1d", "AvgPool2d", "AvgPool3d", "BCELoss",
     "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "CELU",
     "CTCLoss", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d",
     "ConstantPad2d", "ConstantPad3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",

@@ -18,7 +18,8 @@ from .module import Module
 
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
            "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "MultiheadAttention", "PReLU",
-           "RReLU", "ReLU", "ReLU6", "SELU", "SiLU", "Sigmoid", "Softmax", "Softmin", "Softplus",
+           "RReLU", "ReLU", "ReLU6", "SELU", "SiLU", "Sigmoid", "Softmax", "Softmax2d", "Softmin",
+           "Softplus",
            "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold"]
 
 
@@ -129,6 +130,16 @@ class Softmax(_AlongDim):
 
 class LogSoftmax(_AlongDim):
     _function = staticmethod(F.log_softmax)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of (N, C, H, W) or (C, H, W) inputs: at each position."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3)
 
 
 # ============================================================================= more activations

@@ -15,7 +15,8 @@ from .conv import _single
 from .module import Module
 
 __all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "MaxPool1d", "MaxPool2d",
+           "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d",
+           "LPPool3d", "MaxPool1d", "MaxPool2d",
            "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d"]
 
 
@@ -207,3 +208,41 @@ class MaxUnpool2d(_MaxUnpoolNd):
     """The partial inverse of ``MaxPool2d``."""
 
     _unpool, _n = staticmethod(max_unpool2d), 2
+
+
+class _LPPoolNd(Module):
+    """Power-average pooling: the ``norm_type``-norm of each window."""
+
+    _pool = None
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+    def forward(self, input):
+        return self._pool(input, float(self.norm_type), self.kernel_size, self.stride,
+                          self.ceil_mode)
+
+
+class LPPool1d(_LPPoolNd):
+    """>>> import agdebug as ag
+    >>> ag.nn.LPPool1d(2, 2)(ag.ones(1, 1, 4))
+    tensor([[[1.4142, 1.4142]]])
+    """
+
+    _pool = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    _pool = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    _pool = staticmethod(F.lp_pool3d)
