@@ -29,7 +29,7 @@ from ..tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
-           "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",
+           "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "CyclicLR",
            "ReduceLROnPlateau", "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR",
            "LRScheduler"]
 
@@ -809,3 +809,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold,
                              threshold_mode=self.threshold_mode)
+
+
+# CyclicLR is a module of its own (this one is long enough); torch's path is this one.
+from .cyclic_lr import CyclicLR  # noqa: E402 - it subclasses LRScheduler, defined above

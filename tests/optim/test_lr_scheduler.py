@@ -50,6 +50,15 @@ SCHEDULES = {
             m.CosineAnnealingLR(o, T_max=6)], milestones=[5, 12]),
     "ChainedScheduler": lambda m, o: m.ChainedScheduler(
         [m.ConstantLR(o, factor=0.5, total_iters=4), m.ExponentialLR(o, gamma=0.9)]),
+    "CyclicLR": lambda m, o: m.CyclicLR(o, base_lr=0.01, max_lr=[0.1, 0.3], step_size_up=4),
+    "CyclicLR-triangular2": lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=3,
+                                                      step_size_down=5, mode="triangular2"),
+    "CyclicLR-exp_range": lambda m, o: m.CyclicLR(o, [0.01, 0.02], 0.1, step_size_up=2,
+                                                    mode="exp_range", gamma=0.9,
+                                                    base_momentum=0.7, max_momentum=0.95),
+    "CyclicLR-scale_fn": lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=3,
+                                                   scale_fn=Halve(), scale_mode="iterations",
+                                                   cycle_momentum=False),
 }
 
 
@@ -74,8 +83,9 @@ def test_sequence_matches_torch(torch, name):
     assert _sequence(ag, SCHEDULES[name]) == _sequence(torch, SCHEDULES[name])
 
 
-def test_one_cycle_cycles_adams_beta1(torch):
-    make = SCHEDULES["OneCycleLR"]
+@pytest.mark.parametrize("name", ["OneCycleLR", "CyclicLR"])
+def test_cycles_adams_beta1(torch, name):
+    make = SCHEDULES[name]
     assert _sequence(ag, make, "Adam") == _sequence(torch, make, "Adam")
 
 
@@ -178,7 +188,8 @@ def test_initial_lr_and_base_lrs(lib):
 
 
 def test_state_dict_keys_match_torch(torch):
-    for name in ["StepLR", "LambdaLR", "OneCycleLR", "SequentialLR", "WarmRestarts"]:
+    for name in ["StepLR", "LambdaLR", "OneCycleLR", "SequentialLR", "WarmRestarts",
+                 "CyclicLR", "CyclicLR-scale_fn"]:
         ours = SCHEDULES[name](lr_scheduler, _optimizer(ag)).state_dict()
         theirs = SCHEDULES[name](torch.optim.lr_scheduler, _optimizer(torch)).state_dict()
         assert sorted(ours) == sorted(theirs), name
@@ -232,6 +243,9 @@ BAD = [
     lambda lib: lib.optim.lr_scheduler.ReduceLROnPlateau(_optimizer(lib), mode="up"),
     lambda lib: lib.optim.lr_scheduler.ReduceLROnPlateau(_optimizer(lib), min_lr=[0.1]),
     lambda lib: lib.optim.lr_scheduler.SequentialLR(_optimizer(lib), [], milestones=[]),
+    lambda lib: lib.optim.lr_scheduler.CyclicLR(_optimizer(lib), 0.01, 0.1, mode="sine"),
+    lambda lib: lib.optim.lr_scheduler.CyclicLR(_optimizer(lib, "Adagrad"), 0.01, 0.1),
+    lambda lib: lib.optim.lr_scheduler.CyclicLR(_optimizer(lib), [0.01], 0.1),
     lambda lib: lib.optim.lr_scheduler.ChainedScheduler([
         lib.optim.lr_scheduler.ReduceLROnPlateau(_optimizer(lib))]),
 ]
@@ -242,3 +256,16 @@ def test_errors_match_torch(torch, index):
     theirs = _error(torch, BAD[index])
     assert theirs is not None
     assert _error(ag, BAD[index]) == theirs
+
+
+def test_cyclic_state_dict_keeps_a_callable_objects_attributes(torch):
+    for lib in (ag, torch):
+        opt = _optimizer(lib)
+        sched = lib.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, scale_fn=Halve())
+        saved = sched.state_dict()
+        assert saved["_scale_fn_custom"] == {"rate": 0.9}
+        halve = Halve()
+        fresh = lib.optim.lr_scheduler.CyclicLR(_optimizer(lib), 0.01, 0.1, scale_fn=halve)
+        saved["_scale_fn_custom"] = {"rate": 0.5}
+        fresh.load_state_dict(saved)
+        assert halve.rate == 0.5
