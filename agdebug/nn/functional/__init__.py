@@ -22,7 +22,8 @@ from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross
                    poisson_nll_loss, smooth_l1_loss)
 from .margin_loss import (cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss,
                           multilabel_soft_margin_loss, soft_margin_loss, triplet_margin_loss,
-                          multi_margin_loss, multilabel_margin_loss)
+                          triplet_margin_with_distance_loss, multi_margin_loss,
+                          multilabel_margin_loss)
 from .ctc import ctc_loss
 from .distance import cosine_similarity, pairwise_distance
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
@@ -63,7 +64,7 @@ __all__ = [
     "relu", "relu6", "rms_norm", "rrelu", "rrelu_", "scaled_dot_product_attention", "selu",
     "selu_", "sigmoid", "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin",
     "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_",
-    "triplet_margin_loss", "unfold",
+    "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold",
 ]
 
 # Written outside the single functional.py this package was, and called bare by their own

@@ -26,6 +26,7 @@ from .distance import pairwise_distance
 from .loss import _apply_reduction, _constant, _reduction
 
 __all__ = ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+           "triplet_margin_with_distance_loss",
            "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_loss",
            "multi_margin_loss", "multilabel_margin_loss"]
 
@@ -120,6 +121,27 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         dist_neg = ew.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
     loss = loss_ops.add_scalar(dist_pos, other=margin) - dist_neg
     return _apply_reduction(binary_math.clamp_min(loss, min=0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """``triplet_margin_loss`` with any distance (default: ``pairwise_distance``); torch's
+    Python composite, op for op."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    distance = distance_function or pairwise_distance
+    dist_pos, dist_neg = distance(anchor, positive), distance(anchor, negative)
+    if swap:
+        dist_neg = ew.minimum(dist_neg, distance(positive, negative))
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    return loss.sum() if reduction == "sum" else loss.mean() if reduction == "mean" else loss
 
 
 def _check_samples(input) -> None:

@@ -1,5 +1,6 @@
-"""Power-average pooling (F.lp_pool1d/2d/3d, nn.LPPool*) and nn.Softmax2d against torch:
-values, node names and gradients (finite and infinite norms, strides, ceil mode)."""
+"""Power-average pooling (F.lp_pool1d/2d/3d, nn.LPPool*), nn.Softmax2d and the triplet loss with
+any distance against torch: values, node names and gradients (finite and infinite norms, strides,
+ceil mode), errors and reprs."""
 
 from __future__ import annotations
 
@@ -38,3 +39,31 @@ def test_lp_pool_module_reprs_match_torch(torch):
                  "Softmax2d()"):
         assert repr(eval(f"lib.nn.{make}", {"lib": ag})) == \
             repr(eval(f"lib.nn.{make}", {"lib": torch}))
+
+
+# ----------------------------------------------------------------------------- triplet + distance
+
+TRIPLET = {"a": leaf(4, 5), "p": leaf(4, 5, step=0.29), "n": leaf(4, 5, step=0.53)}
+TRIPLET_CASES = [
+    "F.triplet_margin_with_distance_loss(a, p, n)",
+    "F.triplet_margin_with_distance_loss(a, p, n, margin=0.3, swap=True, reduction='sum')",
+    "F.triplet_margin_with_distance_loss(a, p, n, reduction='none', "
+    "distance_function=lambda x, y: 1 - F.cosine_similarity(x, y))",
+    "lib.nn.TripletMarginWithDistanceLoss()(a, p, n)",
+    "lib.nn.TripletMarginWithDistanceLoss(distance_function=lib.nn.PairwiseDistance(p=1), "
+    "swap=True)(a, p, n)",
+    "F.triplet_margin_with_distance_loss(a, p, n, reduction='avg')",
+    "F.triplet_margin_with_distance_loss(a, p, n, margin=0)",
+    "F.triplet_margin_with_distance_loss(a, p, n[0])",
+    "lib.nn.TripletMarginWithDistanceLoss(margin=-1.0)",
+]
+
+
+@pytest.mark.parametrize("expr", TRIPLET_CASES)
+def test_triplet_margin_with_distance_loss_matches_torch(torch, expr):
+    assert_same_with_grads(torch, expr, TRIPLET)
+
+
+def test_triplet_with_distance_module_repr_matches_torch(torch):
+    assert repr(ag.nn.TripletMarginWithDistanceLoss()) == \
+        repr(torch.nn.TripletMarginWithDistanceLoss())
