@@ -110,8 +110,9 @@ def test_device_objects_and_repr(fake_cuda):
     assert repr(x) == "tensor([1., 2.], device='cuda:0')"
     x.requires_grad_()
     assert repr(x) == "tensor([1., 2.], device='cuda:0', requires_grad=True)"
-    assert repr(x.double()) == ("tensor([1., 2.], device='cuda:0', dtype=torch.float64, "
-                                "grad_fn=<ToCopyBackward0>)")
+    # torch wraps a suffix that would pass its linewidth (80) onto a new line
+    assert repr(x.double()) == ("tensor([1., 2.], device='cuda:0', dtype=torch.float64,\n"
+                                "       grad_fn=<ToCopyBackward0>)")
 
 
 def test_host_conversions(fake_cuda):
