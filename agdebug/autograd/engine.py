@@ -31,7 +31,7 @@ from ..backend import xp_of
 from ..events import WATCH, probe
 from ..graph.anomaly_flag import ANOMALY
 from ..graph.grad_mode import MODE
-from ..graph.node import AccumulateGrad, GraphRoot, OpNode, materialized
+from ..graph.node import LEAVES, AccumulateGrad, GraphRoot, OpNode, materialized
 from ..graph.saved import SAVED_FREED_MESSAGE, hooks_state, restore_hooks
 from ..ops.pointwise.copying import to_dtype
 from ..ops.reduction.sum_prod import sum_to_size
@@ -244,6 +244,14 @@ def _execute(task: GraphTask, graph_root) -> None:
                 node.release_variables()
             if watched:
                 probe.node_finished(node, outputs)
+        elif (type(node) is AccumulateGrad and node._hooks is None and every_node
+              and not WATCH.on and not ANOMALY.enabled and not LEAVES[node._id]._backward_hooks):
+            # A leaf with no hooks of either kind (every parameter of a training step):
+            # ``_evaluate``'s work without its three calls; it has no edges to send on.
+            accumulate_grad(task, node, grads[0])
+            if not keep_graph:
+                node._released = True   # ``release_variables``: an accumulator saves nothing
+            continue
         else:
             outputs = _evaluate(task, node, grads, captures, needed)
             if outputs is None:

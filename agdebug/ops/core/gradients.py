@@ -43,7 +43,11 @@ def unrecorded_host(*tensors) -> bool:
     if MODE.grad_enabled:
         return False
     dtype = tensors[0]._data.dtype
-    return all(type(t._data) is np.ndarray and t._data.dtype == dtype for t in tensors)
+    for t in tensors:   # (a loop, not all() of a generator: every derivative asks this)
+        data = t._data
+        if type(data) is not np.ndarray or (data.dtype is not dtype and data.dtype != dtype):
+            return False
+    return True
 
 
 def attr_array(value):

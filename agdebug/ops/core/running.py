@@ -305,11 +305,19 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
     saved = {}
     edges = node._next
     for name, kind, index, needed_by in op.save_specs:
-        if needed_by is not None and all(edges[i] is None for i in needed_by):
+        if needed_by is not None and not _needed(edges, needed_by):
             if kind == "array" and node._attrs is not None:
                 node._attrs.pop(name, None)   # not kept: torch's _saved_<name> is None
             continue
-        if kind == "result":
+        # The kinds in the order ops declare them most (an input, the result): every
+        # recorded op with saved state runs this loop.
+        if kind == "arg":
+            value = args[index]
+            if isinstance(value, Tensor):
+                saved[name] = SavedTensor(value, False)
+            else:
+                saved[name] = value   # a number, or None for an absent optional input
+        elif kind == "result":
             saved[name] = SavedTensor(wrapped[index], True)
         elif kind == "strides":
             array = args[index]._data
@@ -318,19 +326,21 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
             saved[name] = args[index]._data.shape
         elif kind == "extra":
             saved[name] = SavedTensor(Tensor._wrap(extras[index]), False)
-        elif kind == "attr" or kind == "array":
+        else:   # "attr" or "array": a keyword
             value = None if node._attrs is None else node._attrs.get(name)
             if isinstance(value, Tensor):   # a tensor keyword: saved as it is
                 saved[name] = SavedTensor(node._attrs.pop(name), False)
             elif value is not None and (type(value) is _NDARRAY or backend.is_array(value)):
                 saved[name] = SavedTensor(_wrap(node._attrs.pop(name)), False)
-        else:
-            value = args[index]
-            if isinstance(value, Tensor):
-                saved[name] = SavedTensor(value, False)
-            else:
-                saved[name] = value   # a number, or None for an absent optional input
     return saved
+
+
+def _needed(edges: tuple, needed_by: tuple) -> bool:
+    """Whether any of the inputs ``needed_by`` lists gets a gradient (has an edge)."""
+    for i in needed_by:
+        if edges[i] is not None:
+            return True
+    return False
 
 
 def _share_view_state(base: Tensor, outs: list, op: Op) -> None:

@@ -253,16 +253,19 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """
     # (Every Linear layer calls this: the checks read the arrays, not Tensor properties.)
     a, b = mat1._data, mat2._data
-    for name, m in (("mat1", a), ("mat2", b)):
-        if m.ndim != 2:
-            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
-    # torch compares the dtypes (self first) before the shapes, in words of its own
-    for name, m in (("self", input), ("mat1", mat1)):
-        if m._data.dtype != b.dtype:
-            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {_name(m)} "
-                               f"and {_name(mat2)}")
-    _check_mm_shapes(mat1, mat2)
-    _check_expandable(input._data.shape, (a.shape[0], b.shape[1]))
+    if a.ndim != 2 or b.ndim != 2:
+        name, m = ("mat1", a) if a.ndim != 2 else ("mat2", b)
+        raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    dtype = b.dtype
+    if input._data.dtype != dtype or a.dtype != dtype:
+        # torch compares the dtypes (self first) before the shapes, in words of its own
+        name, m = ("self", input) if input._data.dtype != dtype else ("mat1", mat1)
+        raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {_name(m)} "
+                           f"and {_name(mat2)}")
+    if a.shape[1] != b.shape[0]:
+        _check_mm_shapes(mat1, mat2)
+    if input._data.shape != (b.shape[1],):   # (a Linear layer's bias is known good)
+        _check_expandable(input._data.shape, (a.shape[0], b.shape[1]))
     # The defaults (int 1, as torch gives them back), read by the node without a keyword dict;
     # ``beta=1.0`` or ``alpha=True`` are kept as given (``grad_fn._saved_beta``).
     if type(beta) is int and type(alpha) is int and beta == alpha == 1:
