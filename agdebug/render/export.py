@@ -150,43 +150,26 @@ def _caption(timeline, step: int) -> str:
 
 
 def gif_bytes(timeline, steps, options: DotOptions | None = None, ms: int = 600) -> bytes:
-    """An animated GIF, one frame per step (needs Pillow), each frame at most 4 megapixels."""
+    """An animated GIF, one frame per step (needs Pillow), each frame at most 4 megapixels.
+
+    Graphviz lays the diagram out once; ``render.gif`` draws and writes each frame."""
     try:
         from PIL import Image
     except ImportError:
         raise RenderError("GIF export needs Pillow: pip install Pillow") from None
+    from .gif import write_gif
+    from .raster import LayoutError
+    out = io.BytesIO()
+    captions = [_caption(timeline, step) for step in steps]
     try:
-        frames, size = [], None
-        for dot_text, step in zip(frame_dots(timeline, steps, options), steps):
-            frame = Image.open(io.BytesIO(render(dot_text, "png"))).convert("RGB")
-            size = size or frame.size   # one layout: every frame has the first one's size
-            # Palette frames take a byte a pixel, a third of RGB's: all are held until saved.
-            frames.append(_captioned(_pad(frame, size, Image), _caption(timeline, step))
-                          .convert("P", palette=Image.Palette.ADAPTIVE))
-        out = io.BytesIO()
-        frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:],
-                       duration=ms, loop=0)
+        write_gif(out, timeline, steps, layout_options(timeline, options), render, captions,
+                  FRAME_SIDE, ms)
     except (MemoryError, Image.DecompressionBombError) as exc:
         raise RenderError(f"the GIF is too large to make here ({type(exc).__name__}): "
                           "try --focus, or fewer steps with --step") from None
+    except LayoutError as exc:
+        raise RenderError(f"cannot draw the GIF: {exc}") from None
     return out.getvalue()
-
-
-def _captioned(frame, text: str):
-    from PIL import Image, ImageDraw
-    canvas = Image.new("RGB", (max(frame.width, 400), frame.height + 18), "white")
-    canvas.paste(frame, (0, 18))
-    ImageDraw.Draw(canvas).text((4, 3), text, fill="black")
-    return canvas
-
-
-def _pad(frame, size, image_module):
-    """``frame`` on a white canvas of ``size`` (cropped if larger)."""
-    if frame.size == size:
-        return frame
-    canvas = image_module.new("RGB", size, "white")
-    canvas.paste(frame, (0, 0))
-    return canvas
 
 
 def html_bytes(timeline, steps, options: DotOptions | None = None) -> bytes:
