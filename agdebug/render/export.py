@@ -115,13 +115,14 @@ def telling_step(timeline) -> int:
     return ends[-1] if ends else len(timeline)
 
 
-def frame_steps(timeline, all_steps: bool = False, max_frames: int = 400) -> list[int]:
+def frame_steps(timeline, all_steps: bool = False, max_frames: int | None = 400) -> list[int]:
     """Steps to draw: every step, or from the first backward's start to the end of the trace
-    (what happens after a backward, a cycle broken or nodes freed, is part of the story)."""
+    (what happens after a backward, a cycle broken or nodes freed, is part of the story);
+    sampled down to ``max_frames`` (None: never)."""
     n = len(timeline)
     starts = [step - 1 for step in timeline.steps_of("backward_started")]
     steps = list(range(0 if all_steps or not starts else starts[0], n + 1))
-    if len(steps) > max_frames:
+    if max_frames is not None and len(steps) > max_frames:
         stride = len(steps) / max_frames
         steps = sorted({steps[int(i * stride)] for i in range(max_frames)} | {steps[-1]})
     return steps
@@ -198,7 +199,9 @@ def export(timeline, fmt: str, path, step: int | None = None, all_steps: bool = 
         raise ValueError(f"step {step} is out of range: the trace has steps 0 to {len(timeline)}")
     path = Path(path)
     if fmt in ("gif", "html"):
-        steps = frame_steps(timeline, all_steps)
+        # The player gets every step (a step is a small style diff); a GIF frame is a picture.
+        steps = (frame_steps(timeline, all_steps, max_frames=None) if fmt == "html"
+                 else frame_steps(timeline, all_steps))
         if step is not None:
             steps = [step]
         dots = [to_dot(timeline.state(steps[-1]), layout_options(timeline, options))]

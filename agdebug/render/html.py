@@ -1,8 +1,9 @@
 """A self-contained, offline HTML player: one SVG layout, restyled step by step.
 
 The page embeds the diagram once (laid out from the final state, everything
-visible) and, per step, only the styles that changed plus the event's text;
-a small script applies them. Play, step, a slider, and node details on hover.
+visible) and, per step, only the styles that changed, the node the event is
+about and the step's sentence; a small script (``player_assets``) applies them,
+both ways, and pans, zooms, fits and follows. Every step is there: no sampling.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import json
 import re
 
 from ..debug.narration import caption
-from .dot import SAVED_COLORS, SAVED_ROW, dot_elements, to_dot
+from .dot import SAVED_ROW, _build, _html, _q, _stats_text, _Writer, dot_elements
+from .player_assets import BODY, END, HEAD, SCRIPT
+from .player_steps import StepStyles
 
-__all__ = ["html_page", "step_styles"]
+__all__ = ["html_page", "script_json", "step_styles"]
 
 _STYLE_KEYS = ("fillcolor", "color", "fontcolor", "style", "penwidth")
 
@@ -33,7 +36,8 @@ _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
 
 # Our own markup (trace text in a label is escaped, so it cannot hold these): 1 per struck row.
-_SAVED_ROW = re.compile(re.escape(SAVED_ROW.split("{}")[0]) + r"[^\"]*\">(<S>)?")
+_SAVED_START = SAVED_ROW.split("{}")[0]
+_SAVED_ROW = re.compile(re.escape(_SAVED_START) + r"[^\"]*\">(<S>)?")
 
 
 def _struck(label: str) -> list:
@@ -42,9 +46,11 @@ def _struck(label: str) -> list:
 
 
 def step_styles(state, options) -> dict:
-    """Element key -> [fill, stroke, fontcolor, style, penwidth, struck rows, tooltip]."""
+    """Element key -> [fill, stroke, fontcolor, style, penwidth, struck rows, tooltip], and
+    with ``options.values`` the text of its gradient-statistics rows."""
     out = {}
     counts: dict = {}
+    universe = options.layout.nodes if options.layout is not None else state.nodes
     for key, attrs in dot_elements(state, options):
         key = key.replace(" ", "")
         if key == "legend":
@@ -54,7 +60,31 @@ def step_styles(state, options) -> dict:
             key = f"{key}#{n}"
         out[key] = [_unq(attrs.get(k, "")) for k in _STYLE_KEYS] + [
             _struck(str(attrs.get("label", ""))), _unq(attrs.get("tooltip", ""))]
+        if options.values:
+            out[key].append(_value_rows(state, universe, key))
     return out
+
+
+_EDGE_KEY = re.compile(r"n(\d+)->n(\d+)(?:#(\d+))?\Z")
+
+
+def _stats(summaries) -> list:
+    return [text for text in map(_stats_text, summaries) if text]
+
+
+def _value_rows(state, universe, key: str) -> list:
+    """The rows ``--values`` adds to element ``key``'s label at ``state`` (as ``dot`` words
+    them outside frames): a node's incoming gradients, an edge's gradient."""
+    if key[:1] == "n" and key[1:].isdigit():
+        live = state.nodes.get(int(key[1:]))
+        return [f"grad {t}" for t in _stats(g for g in live.grads_in if g)] if live else []
+    match = _EDGE_KEY.match(key)
+    live = match and state.nodes.get(int(match[1]))
+    if not live:
+        return []
+    child, nth = int(match[2]), int(match[3] or 1)
+    slots = [i for i, (c, _) in enumerate(universe[live.id].edges) if c == child]
+    return _stats(live.grads_out[slots[nth - 1]:slots[nth - 1] + 1])
 
 
 # JSON inside <script>: nothing in it may close the element or start markup, and U+2028/9
@@ -68,111 +98,84 @@ def script_json(value) -> str:
     return json.dumps(value, separators=(",", ":")).translate(_SCRIPT_SAFE)
 
 
+def _about(builder, layout) -> str:
+    """The element a step is about: the event's node, else the current (running) one."""
+    node = getattr(builder.event, "node", 0)
+    node = node if isinstance(node, int) and node in layout else builder.current
+    return f"n{node}" if node in layout else ""
+
+
+def _frames(timeline, steps, options) -> list[dict]:
+    """Per step: number, sentence, changed styles, and the node it is about when it changes."""
+    stepper = StepStyles(timeline, steps[0], options, step_styles)
+    shown = step_styles(stepper.state(), options)
+    frames, about = [], None
+    for n, step in enumerate(steps):
+        diff = dict(shown) if n == 0 else {
+            k: v for k, v in stepper.styles(step).items() if k in shown and shown[k] != v}
+        shown.update(diff)
+        frame = {"s": step, "e": caption(timeline, step), "d": diff}
+        node = _about(stepper.builder, options.layout.nodes)
+        if node != about:
+            frame["c"] = about = node
+        frames.append(frame)
+    return frames
+
+
+def _widest_rows(frames) -> dict:
+    """Key -> its value rows as wide as any step's (the layout makes room for those); every
+    step's rows are padded to that many, so the page sets the same text elements each time."""
+    widest: dict = {}
+    for frame in frames:
+        for key, style in frame["d"].items():
+            rows = widest.setdefault(key, [])
+            for i, text in enumerate(style[7]):
+                if i == len(rows):
+                    rows.append(text)
+                elif len(text) > len(rows[i]):
+                    rows[i] = text
+    for frame in frames:
+        for key, style in frame["d"].items():
+            style[7] = style[7] + [""] * (len(widest[key]) - len(style[7]))
+    return {key: rows for key, rows in widest.items() if rows}
+
+
+class _RowsWriter(_Writer):
+    """The player's layout: each label ends with room for its widest value rows."""
+
+    def __init__(self, widest: dict):
+        super().__init__(reveal=True)
+        self.widest, self.seen = widest, {}
+
+    def element(self, key: str, *attrs: str) -> None:
+        plain = key.replace(" ", "")
+        n = self.seen[plain] = self.seen.get(plain, 0) + 1
+        rows = self.widest.get(plain if n == 1 else f"{plain}#{n}")
+        if rows and attrs and attrs[0].startswith("label="):
+            attrs = (_label_with(attrs[0], rows), *attrs[1:])
+        super().element(key, *attrs)
+
+
+def _label_with(fragment: str, rows: list) -> str:
+    """A ``label=`` fragment with ``rows`` added below its text (above any saved rows)."""
+    if fragment.startswith("label=<"):
+        cells = "".join(f"<TR><TD>{_html(row)}</TD></TR>" for row in rows)
+        at = fragment.find(_SAVED_START)
+        at = at if at >= 0 else fragment.rindex("</TABLE>")
+        return fragment[:at] + cells + fragment[at:]
+    text, extra = fragment[len('label="'):-1], _q("\n".join(rows))[1:-1]
+    return f'label="{text}\\n{extra}"' if text else f'label="{extra}"'
+
+
 def html_page(timeline, steps, options, render) -> str:
     """The page for ``steps`` of ``timeline``; ``render(dot, "svg")`` lays out the diagram."""
-    base = to_dot(timeline.final, dataclasses.replace(options, reveal=True))
-    svg = render(base, "svg").decode("utf-8")
-    svg = re.sub(r"^.*?(<svg\b)", r"\1", svg, flags=re.DOTALL)   # drop the XML prolog/doctype
-    frames, previous = [], {}
-    for step in steps:
-        styles = step_styles(timeline.state(step), options)
-        diff = {k: v for k, v in styles.items() if previous.get(k) != v}
-        previous = styles
-        frames.append({"s": step, "e": caption(timeline, step), "d": diff})
+    frames = _frames(timeline, steps, options)
+    widest = _widest_rows(frames) if options.values else {}
+    # Drawn at its natural size (not a frame's capped one): the page zooms a vector.
+    layout = dataclasses.replace(options, reveal=True, fit=None)
+    svg = render(_build(timeline.final, layout, _RowsWriter(widest)).text(), "svg")
+    svg = re.sub(r"^.*?(<svg\b)", r"\1", svg.decode("utf-8"), flags=re.DOTALL)   # no prolog
     # Pieces joined in order, never a marker replaced over text that holds data: the SVG
     # (escaped by Graphviz) and the JSON (escaped above) land only where they are meant to.
     title = html.escape(f"agdebug: {len(timeline)} events")
-    return "".join((_DOCTYPE, title, _HEAD, svg, _MIDDLE, script_json(frames), _TAIL))
-
-
-_DOCTYPE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>"""
-_HEAD = """</title>
-<style>
-body{font-family:Helvetica,Arial,sans-serif;margin:0;display:flex;flex-direction:column;height:100vh}
-#bar{padding:8px;background:#f4f4f4;border-bottom:1px solid #ccc;display:flex;gap:8px;
-align-items:center}
-#bar input[type=range]{flex:1}
-#event{padding:6px 8px;font-family:monospace;font-size:12px;background:#fffbe6;white-space:pre-wrap}
-#main{flex:1;display:flex;overflow:hidden}
-#graph{flex:1;overflow:auto;padding:8px}
-#details{width:320px;border-left:1px solid #ccc;padding:8px;font-family:monospace;font-size:12px;
-white-space:pre-wrap;overflow:auto}
-</style></head><body>
-<div id="bar"><button id="play">play</button><button id="prev">&lt;</button>
-<button id="next">&gt;</button><input id="slider" type="range" min="0" value="0">
-<span id="label"></span></div>
-<div id="event"></div>
-<div id="main"><div id="graph">"""
-_MIDDLE = """</div><div id="details">hover a node for details</div></div>
-<script>
-const SAVED = @SAVED@;
-const FRAMES = """
-_TAIL = """;
-const full = [];
-let acc = {};
-for (const f of FRAMES) { acc = Object.assign({}, acc, f.d); full.push(acc); }
-const groups = {};
-const seen = {};
-for (const g of document.querySelectorAll('#graph g.node, #graph g.edge')) {
-  const t = g.querySelector('title'); if (!t) continue;
-  let key = t.textContent.replace(/\\s/g, '');
-  seen[key] = (seen[key] || 0) + 1;
-  if (seen[key] > 1) key = key + '#' + seen[key];
-  groups[key] = g;
-  for (const s of g.querySelectorAll('polygon,ellipse,path,polyline,text'))
-    s.dataset.fill0 = s.getAttribute('fill') || '';
-  g.addEventListener('mouseenter', () => {
-    const st = full[cur][key];
-    document.getElementById('details').textContent = st ? (st[6] || key) : key;
-  });
-}
-function restyle(g, s) {
-  const [fill, color, fontcolor, style, pw, struck] = s;
-  g.style.display = style.includes('invis') ? 'none' : '';
-  const edge = g.classList.contains('edge');
-  for (const el of g.querySelectorAll('polygon,ellipse,path,polyline')) {
-    el.setAttribute('stroke', color || 'black');
-    if (edge && el.tagName === 'polygon') el.setAttribute('fill', color || 'black');
-    else if (!edge && fill && el.dataset.fill0 && el.dataset.fill0 !== 'none')
-      el.setAttribute('fill', fill);
-    el.setAttribute('stroke-width', pw || '1');
-    el.setAttribute('stroke-dasharray', style.includes('dashed') ? '5,2' :
-                    (style.includes('dotted') ? '1,3' : ''));
-  }
-  const texts = g.querySelectorAll('text');
-  const rows = texts.length - struck.length;   // a node's saved tensors: its last rows
-  texts.forEach((tx, i) => {
-    const gone = i >= rows ? struck[i - rows] : -1;
-    tx.setAttribute('fill', gone >= 0 ? SAVED[gone] : (fontcolor || (edge && color) || 'black'));
-    tx.setAttribute('text-decoration', gone === 1 ? 'line-through' : '');
-  });
-}
-let cur = 0, timer = null;
-const slider = document.getElementById('slider');
-slider.max = FRAMES.length - 1;
-function show(i) {
-  cur = Math.max(0, Math.min(FRAMES.length - 1, i));
-  const st = full[cur];
-  for (const key in groups) if (st[key]) restyle(groups[key], st[key]);
-  slider.value = cur;
-  document.getElementById('label').textContent =
-    'step ' + FRAMES[cur].s + ' (' + (cur + 1) + '/' + FRAMES.length + ')';
-  document.getElementById('event').textContent = FRAMES[cur].e;
-}
-slider.addEventListener('input', () => show(+slider.value));
-document.getElementById('prev').onclick = () => show(cur - 1);
-document.getElementById('next').onclick = () => show(cur + 1);
-document.getElementById('play').onclick = (ev) => {
-  if (timer) { clearInterval(timer); timer = null; ev.target.textContent = 'play'; return; }
-  ev.target.textContent = 'pause';
-  timer = setInterval(() => { if (cur >= FRAMES.length - 1) show(0); else show(cur + 1); }, 600);
-};
-document.addEventListener('keydown', (e) => {
-  if (e.key === 'ArrowRight') show(cur + 1); if (e.key === 'ArrowLeft') show(cur - 1);
-});
-show(0);
-</script></body></html>
-"""
-# Filled in once at import, from constants only (no trace text): the saved rows' colours.
-_MIDDLE = _MIDDLE.replace("@SAVED@", json.dumps([SAVED_COLORS[False], SAVED_COLORS[True]]))
+    return "".join((HEAD, title, BODY, svg, SCRIPT, script_json(frames), END))

@@ -77,7 +77,7 @@ def test_html_player(timeline, tmp_path):
                                         "value": "0"}) in parser.tags
     assert "http" not in re.sub(r'xmlns(:\w+)?="[^"]*"|"-//W3C[^"]*"|"http://www.w3.org[^"]*"',
                                 "", page)   # offline: nothing fetched
-    data = re.search(r"const FRAMES = (\[.*?\]);\n", page).group(1)
+    data = re.search(r'<script type="application/json" id="frames">(.*?)</script>', page).group(1)
     frames = json.loads(data)
     assert len(frames) == len(timeline) + 1
     assert frames[1]["e"].startswith("The forward pass uses leaf x")   # the narration, named
