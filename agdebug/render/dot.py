@@ -181,13 +181,20 @@ def _visible(universe, opts: DotOptions) -> set:
 def _boxes(universe, keep: set, base, opts: DotOptions) -> dict:
     """Node id -> the box standing for it. Computed from ``base`` (a frame's layout), so
     frames share their boxes; errored nodes and the focus stay outside any."""
+    key = (opts.focus, opts.radius, opts.max_nodes, opts.boxes, opts.expand)
+    if _LAST and _LAST[0] is base and _LAST[1] == key:
+        return _LAST[2]   # every frame of an animation: the same layout, the same boxes
     protected = {n.id for n in base.nodes.values() if n.status == "errored"}
     protected.add(opts.focus if opts.focus is not None else base.current)
     boxes = {}
     if len(keep) > opts.max_nodes or opts.expand:
         boxes = summarise(universe, keep, protected, opts.boxes, opts.max_nodes, opts.expand)
-    check_size(keep, boxes)
+    check_size(universe, keep, boxes)
+    _LAST[:] = [base, key, boxes]
     return boxes
+
+
+_LAST: list = []   # [state, options key, boxes] of the last summary (plain data: no graph)
 
 
 # ----------------------------------------------------------------------------- nodes
