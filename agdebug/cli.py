@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("--dpi", type=int, help="PNG resolution (default 96)")
     exp.add_argument("--focus", type=int, help="only the neighbourhood of this node id")
     exp.add_argument("--radius", type=int, default=2, help="neighbourhood radius for --focus")
+    exp.add_argument("--expand", action="append", default=[], metavar="PATH",
+                     help="draw this group of a big graph open: a module path (layers.0), "
+                     "a source line number, or 'all' (repeatable)")
     exp.add_argument("-o", "--output", required=True)
     _engine_option(exp)
     _debugger_commands(sub)
@@ -299,6 +302,7 @@ def _export(args) -> int:
     from .debug.recorder import TraceError
     from .render.dot import DotOptions
     from .render.export import RenderError, export
+    from .render.summary import TooLarge
     try:
         trace = _load(args.source, args.values, args.engine)
     except TraceError as exc:
@@ -309,11 +313,12 @@ def _export(args) -> int:
     if args.dpi is not None and not 1 <= args.dpi <= 1200:
         return _fail(f"--dpi {args.dpi} is out of range: choose 1 to 1200")
     options = DotOptions(values=args.values, saved=not args.no_saved, attrs=args.attrs,
-                         focus=args.focus, radius=args.radius, dpi=args.dpi)
+                         focus=args.focus, radius=args.radius, dpi=args.dpi,
+                         expand=tuple(args.expand))
     try:
         written = export(trace.timeline(), args.format, args.output, step=args.step,
                          all_steps=args.all, options=options)
-    except RenderError as exc:
+    except (RenderError, TooLarge) as exc:
         return _fail(str(exc), 1)
     except TraceError as exc:   # a long trace's line read late, changed since it was indexed
         return _fail(str(exc))

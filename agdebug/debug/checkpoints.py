@@ -72,13 +72,13 @@ _SUMMARIES = {"inputs", "outputs", "buffer", "grads_in", "grads_out"}   # stored
 # What a node's versions share (the forward's record of it), stored once per node: a
 # version stores the rest, the number of its shared part, and which saved tensors are gone.
 _SHARED = ("id", "name", "op", "edges", "inputs", "outputs", "saved", "attrs", "leaf",
-           "created_step")
+           "created_step", "source", "module", "module_type")
 _OWN = tuple(name for name in NodeView._fields if name not in _SHARED)
 _HINT = dict(zip(NodeView._fields, _NODE_HINTS))
 if NodeView._fields != ("id", "name", "op", "edges", "inputs", "outputs", "saved", "attrs",
                         "leaf", "status", "created_step", "remaining", "buffer",
                         "contributions", "grads_in", "grads_out", "hooks", "runs", "freed_by",
-                        "error"):
+                        "error", "source", "module", "module_type"):
     raise ImportError("NodeReader.node builds node views in their fields' order: update it")
 
 
@@ -139,15 +139,15 @@ class NodeReader:
                 and _listed(str, hooks)):
             raise ValueError("node view: a field of the wrong type")
         try:
-            i, name, op, edges, inputs, outputs, saved, attrs, leaf, created = \
-                self._item("shared", number)
+            i, name, op, edges, inputs, outputs, saved, attrs, leaf, created, source, module, \
+                module_type = self._item("shared", number)
         except records.RecordError as exc:
             raise ValueError(str(exc)) from None
         refs = self._refs
         return tuple.__new__(NodeView, (   # NodeView(...), its fields in order, quicker
             i, name, op, edges, inputs, outputs, _released(saved, flags), attrs, leaf, status,
             created, remaining, refs(buffer), tuple(counts), refs(grads_in), refs(grads_out),
-            tuple(hooks), runs, freed_by, error))
+            tuple(hooks), runs, freed_by, error, source, module, module_type))
 
     def _refs(self, numbers, optional: bool = True) -> tuple:
         if type(numbers) is not list:

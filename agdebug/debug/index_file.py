@@ -32,7 +32,7 @@ from .checkpoints import NodeReader, NodeWriter, state_from_json, state_json
 
 __all__ = ["FORMAT", "SECTIONS", "StoredCheckpoints", "read_index", "write_index"]
 
-FORMAT, VERSION = "agdebug-index", 2
+FORMAT, VERSION = "agdebug-index", 3   # 3: node views name their line and module
 SECTIONS = (("offsets", "<i8"), ("kinds", "u1"), ("steps", "<i8"), ("states", "<i8"),
             ("lists", "<i8"), ("page_ids", "<i4"), ("pages", "<i8"), ("node_ids", "<i4"),
             ("summaries", "<i8"), ("shared", "<i8"), ("nodes", "<i8"), ("blobs", "u1"))

@@ -82,6 +82,9 @@ class NodeView(NamedTuple):
     runs: int = 0                           # how many times it ran
     freed_by: str = ""
     error: str = ""
+    source: str = ""                        # the user's line making it (NodeCreated.source)
+    module: str = ""                        # the module call making it: "layers.0.self_attn"
+    module_type: str = ""                   # its class: "MultiheadAttention"
 
     @property
     def is_accumulator(self) -> bool:
@@ -224,7 +227,8 @@ def reduce(state: GraphState, event) -> GraphState:
 def _node_created(b: _Builder, e) -> None:
     saved = tuple(SavedView(s.name, s.tensor, s.shape, s.dtype, s.nbytes) for s in e.saved)
     b.nodes[e.node] = NodeView(e.node, e.name, e.op, e.edges, e.inputs, e.outputs, saved,
-                               e.attrs, e.leaf, created_step=b.step)
+                               e.attrs, e.leaf, created_step=b.step, source=e.source,
+                               module=e.module, module_type=e.module_type)
     if e.leaf is not None:
         old = b.leaves.get(e.leaf.id)
         b.leaves[e.leaf.id] = (LeafView(e.leaf, e.node) if old is None

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..backend import device_of_array, get_dtype, is_array
 from . import bus as _bus
+from . import modules as _modules
 from . import names as _names
 from . import records as r
 from .bus import WATCH, on_change, publish
@@ -357,10 +358,11 @@ def node_created(node, args: tuple, outputs, engine_frames: int = 0) -> None:
     _watch_lifetime(node, node_id, name, edges)
     op, saved, attrs = getattr(node, "op", None), node._saved, node._attrs
     saved = _saved(saved, getattr(node, "saved_as", _NO_RENAMES)) if saved else ()
-    # seq, node, name, op, edges, inputs, outputs, saved, attrs, leaf, source
+    # seq, node, name, op, edges, inputs, outputs, saved, attrs, leaf, source, module, type
     _send(_NodeCreated(0, node_id, name, getattr(op, "name", "") or "", edges,
                        _summaries(args), _summaries(outputs), saved,
-                       _attrs(attrs) if attrs else (), None, _line_of(frame)))
+                       _attrs(attrs) if attrs else (), None, _line_of(frame),
+                       *_modules.current()))
 
 
 _PACKAGE = __file__.rsplit("events", 1)[0]   # ".../agdebug/", with its separator
@@ -465,7 +467,8 @@ def accumulator_created(acc, leaf) -> None:
         _name_parameters(sys._getframe(1))
     node_id, name = acc._id, acc.name()
     _watch_lifetime(acc, node_id, name, ())
-    _send(_NodeCreated(0, node_id, name, "", (), (), (), (), (), summarize(leaf)))
+    _send(_NodeCreated(0, node_id, name, "", (), (), (), (), (), summarize(leaf), "",
+                       *_modules.current()))
 
 
 # ----------------------------------------------------------------------------- names

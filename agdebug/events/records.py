@@ -221,6 +221,10 @@ class NodeCreated(Event):
     attrs: tuple[tuple[str, str], ...]     # (name, repr) of non-tensor attributes
     leaf: TensorSummary | None = None   # the leaf of an AccumulateGrad
     source: str = ""                       # "file.py:12: y = x * w", the user's line making it
+    # The innermost nn.Module call making it ("" outside any; "" in older traces too): its
+    # dotted path as named_modules() names it under the outermost module called, and class.
+    module: str = ""                       # "layers.0.self_attn"
+    module_type: str = ""                  # "MultiheadAttention"
 
 
 @_frozen

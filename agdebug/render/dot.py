@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..debug.cycles import cycle_edges
+from .summary import check_size, neighbourhood, summarise
 
 __all__ = ["STATUS_COLORS", "DotOptions", "dot_elements", "to_dot"]
 
@@ -40,15 +41,19 @@ OUTPUT_COLOR = "#d8f3dc"
 
 @dataclass(frozen=True)
 class DotOptions:
-    """What to draw. ``focus``/``radius`` keep a node's neighbourhood; past ``max_nodes``
-    linear chains are collapsed into one box."""
+    """What to draw. ``focus``/``radius`` keep a node's neighbourhood. Past ``max_nodes``
+    the graph is summarised in about ``boxes`` elements (see ``render.summary``): groups of
+    nodes from one module call or one source line become one box, then linear chains;
+    ``expand`` names groups to draw open (a module path, a line number, or "all")."""
 
     values: bool = False
     saved: bool = True
     attrs: bool = False
     focus: int | None = None
     radius: int = 2
-    max_nodes: int = 200
+    max_nodes: int = 60
+    boxes: int = 40
+    expand: tuple[str, ...] = ()
     layout: object = None           # a GraphState giving nodes and labels (fixed layout)
     layout_links: frozenset = frozenset()   # (leaf id, node id) .grad links to reserve
     title: str = ""
@@ -72,8 +77,8 @@ def dot_elements(state, options: DotOptions | None = None) -> list[tuple[str, di
 def _build(state, opts: DotOptions, out: _Writer) -> _Writer:
     frame = opts.layout is not None
     universe = opts.layout.nodes if frame else state.nodes
-    keep = _visible(universe, state, opts)
-    chains = _chains(universe, keep, state) if len(keep) > opts.max_nodes and not frame else {}
+    keep = _visible(universe, opts)
+    boxes = _boxes(universe, keep, opts.layout if frame else state, opts)
     out.line("digraph agdebug {")
     out.line('  graph [rankdir=TB, fontname="Helvetica", fontsize=11, nodesep=0.3, ranksep=0.35'
              + (f", label={_q(opts.title)}, labelloc=t" if opts.title else "")
@@ -83,13 +88,13 @@ def _build(state, opts: DotOptions, out: _Writer) -> _Writer:
     out.line('  edge [fontname="Helvetica", fontsize=9, arrowsize=0.6];')
     order = sorted(keep)
     for node_id in order:
-        if node_id in chains:
+        if node_id in boxes:
             continue
         _draw_node(out, universe[node_id], state, opts, frame)
-    _draw_chains(out, chains, universe)
-    _draw_outputs(out, universe, keep, chains, state)
-    _draw_edges(out, universe, order, keep, chains, state, opts, frame)
-    _draw_leaf_links(out, state, keep, opts, frame)
+    _draw_boxes(out, boxes, state)
+    _draw_outputs(out, universe, keep, boxes, state)
+    _draw_edges(out, universe, order, keep, boxes, state, opts, frame)
+    _draw_leaf_links(out, state, keep, boxes, opts, frame)
     if opts.legend:
         out.line(_LEGEND)
     out.line("}")
@@ -167,54 +172,29 @@ _INVISIBLE = _style(style="invis")
 
 # ----------------------------------------------------------------------------- selection
 
-def _visible(universe, state, opts: DotOptions) -> set:
-    keep = set(universe)
+def _visible(universe, opts: DotOptions) -> set:
     if opts.focus is None or opts.focus not in universe:
-        return keep
-    adjacent: dict = {}
-    for node in universe.values():
-        for child, _ in node.edges:
-            if child in universe:
-                adjacent.setdefault(node.id, set()).add(child)
-                adjacent.setdefault(child, set()).add(node.id)
-    seen = {opts.focus}
-    frontier = [opts.focus]
-    for _ in range(opts.radius):
-        frontier = sorted({n for f in frontier for n in adjacent.get(f, ()) if n not in seen})
-        seen.update(frontier)
-    return seen
+        return set(universe)
+    return neighbourhood(universe, opts.focus, opts.radius)
 
 
-def _chains(universe, keep: set, state) -> dict:
-    """Node id -> chain key, for runs of 3+ single-parent single-child op nodes."""
-    parents: dict = {}
-    for node_id in keep:
-        for child, _ in universe[node_id].edges:
-            if child in keep:
-                parents.setdefault(child, []).append(node_id)
-    protected = {state.current} | {n.id for n in state.nodes.values() if n.status == "errored"}
+def _boxes(universe, keep: set, base, opts: DotOptions) -> dict:
+    """Node id -> the box standing for it. Computed from ``base`` (a frame's layout), so
+    frames share their boxes; errored nodes and the focus stay outside any."""
+    key = (opts.focus, opts.radius, opts.max_nodes, opts.boxes, opts.expand)
+    if _LAST and _LAST[0] is base and _LAST[1] == key:
+        return _LAST[2]   # every frame of an animation: the same layout, the same boxes
+    protected = {n.id for n in base.nodes.values() if n.status == "errored"}
+    protected.add(opts.focus if opts.focus is not None else base.current)
+    boxes = {}
+    if len(keep) > opts.max_nodes or opts.expand:
+        boxes = summarise(universe, keep, protected, opts.boxes, opts.max_nodes, opts.expand)
+    check_size(universe, keep, boxes)
+    _LAST[:] = [base, key, boxes]
+    return boxes
 
-    def linear(node_id) -> bool:
-        node = universe[node_id]
-        children = [c for c, _ in node.edges if c in keep]
-        return (not node.is_accumulator and node_id not in protected and len(children) == 1
-                and len(parents.get(node_id, ())) == 1)
 
-    chains: dict = {}
-    for node_id in sorted(keep):
-        if not linear(node_id) or linear(parents[node_id][0]):
-            continue   # not linear, or not the head of its chain
-        run, members = [node_id], {node_id}
-        nxt = next(c for c, _ in universe[node_id].edges if c in keep)
-        while linear(nxt) and nxt not in members:
-            run.append(nxt)
-            members.add(nxt)
-            nxt = next(c for c, _ in universe[nxt].edges if c in keep)
-        if len(run) >= 3:
-            key = tuple(run)   # one tuple shared by the whole run: linear, not quadratic
-            for member in run:
-                chains[member] = key
-    return chains
+_LAST: list = []   # [state, options key, boxes] of the last summary (plain data: no graph)
 
 
 # ----------------------------------------------------------------------------- nodes
@@ -380,33 +360,48 @@ def _table_label(text: str, saved: tuple) -> str:
     return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{rows}</TABLE>>'
 
 
-_CHAIN = _style(shape="box3d", fillcolor=_q("#f5f5f5"), style="filled")
+# Box status: the most telling one inside (an error, then what is running or due, then
+# what ran, then what is gone; "created" only when nothing inside has done anything).
+_BOX_RANK = {status: i for i, status in enumerate(
+    ("created", "freed", "released", "done", "waiting", "ready", "running", "errored"))}
 
 
-def _draw_chains(out: _Writer, chains: dict, universe) -> None:
-    runs = {run[0]: run for run in chains.values()}   # keyed by head: hashing runs is O(n)
-    for _, run in sorted(runs.items()):
-        first, last = universe[run[0]], universe[run[-1]]
-        label = f"{len(run)} nodes\n{short_name(first.name)} ... {short_name(last.name)}"
-        out.element(f"c{run[0]}", f"label={_q(label)}", *_CHAIN)
+def _draw_boxes(out: _Writer, boxes: dict, state) -> None:
+    """A box per collapsed group or chain, coloured by its members' statuses now."""
+    for box in sorted(set(boxes.values()), key=lambda b: b.members[0]):
+        live = [state.nodes[m] for m in box.members if m in state.nodes]
+        counts: dict = {}
+        for node in live:
+            counts[node.status] = counts.get(node.status, 0) + 1
+        tip = box.label + "".join(f"\n{s}: {c}" for s, c in sorted(counts.items()))
+        if not live:
+            style = _INVISIBLE
+        else:
+            status = max(counts, key=_BOX_RANK.get)
+            style = _status_style(STATUS_COLORS.get(status, "#ffffff"), status == "freed",
+                                  any(n.hooks for n in live), state.current in box.members)
+        out.element(box.key, f"label={_q(box.label)}", "shape=box3d", f"tooltip={_q(tip)}",
+                    *style)
 
 
 _OUTPUTS = {False: _style(shape="oval", fillcolor=_q(OUTPUT_COLOR), style="filled"),
             True: _style(shape="oval", style="invis")}   # by ``hidden``
 
 
-def _draw_outputs(out: _Writer, universe, keep, chains, state) -> None:
+def _draw_outputs(out: _Writer, universe, keep, boxes, state) -> None:
     """The tensors of op nodes nothing else consumes: where gradients enter."""
     consumed = {child for n in universe.values() for child, _ in n.edges}
     for node_id in sorted(keep - consumed):
         node = universe[node_id]
-        if node.is_accumulator or node_id in chains or not node.outputs:
+        if node.is_accumulator or not node.outputs:
             continue
         summary = node.outputs[0]
         hidden = node_id not in state.nodes
         label = _q(f"output t{summary.id}\n{summary.describe()}")
         out.element(f"o{summary.id}", f"label={label}", *_OUTPUTS[hidden])
-        out.element(f"o{summary.id} -> n{node_id}", *(_INVISIBLE if hidden else ()))
+        box = boxes.get(node_id)
+        out.element(f"o{summary.id} -> {box.key if box else f'n{node_id}'}",
+                    *(_INVISIBLE if hidden else ()))
 
 
 # ----------------------------------------------------------------------------- edges
@@ -428,29 +423,36 @@ def _edge_label(universe, child: int, nr: int) -> str:
     return ""
 
 
-def _draw_edges(out: _Writer, universe, order, keep, chains, state, opts, frame: bool) -> None:
+def _draw_edges(out: _Writer, universe, order, keep, boxes, state, opts, frame: bool) -> None:
     red = cycle_edges(state.cycles)
     values = opts.values and not frame
-    drawn = set()
+    merged: dict = {}   # (src, dst) -> [labels, all hidden, any on a cycle], boxes' edges
     for node_id in order:
-        src = f"c{chains[node_id][0]}" if node_id in chains else f"n{node_id}"
+        box = boxes.get(node_id)
+        src = box.key if box else f"n{node_id}"
         live = state.nodes.get(node_id)
         for i, (child, nr) in enumerate(universe[node_id].edges):
             if child == 0 or child not in keep:
                 continue
-            dst = f"c{chains[child][0]}" if child in chains else f"n{child}"
-            # One edge per input (h * h: two), but one per collapsed chain's members.
-            key = (src, dst, nr) if node_id in chains or child in chains else (src, dst, nr, i)
-            if src == dst or key in drawn:
+            target = boxes.get(child)
+            dst = target.key if target else f"n{child}"
+            if src == dst:
                 continue
-            drawn.add(key)
             label = _edge_label(universe, child, nr)
+            hidden, on_cycle = live is None or child not in state.nodes, (node_id, child) in red
+            if box or target:   # one edge per pair of ends, counted (h * h: two, as nodes)
+                seen = merged.setdefault((src, dst), [[], True, False])
+                seen[0].append(label)
+                seen[1], seen[2] = seen[1] and hidden, seen[2] or on_cycle
+                continue
             if values and live is not None and i < len(live.grads_out):
                 stats = _stats_text(live.grads_out[i])
                 label = f"{label}\n{stats}" if stats else label
-            hidden = live is None or child not in state.nodes
-            out.element(f"{src} -> {dst}", f"label={_q_label(label)}",
-                        *_EDGES[hidden, (node_id, child) in red])
+            out.element(f"{src} -> {dst}", f"label={_q_label(label)}", *_EDGES[hidden, on_cycle])
+    for (src, dst), (labels, hidden, on_cycle) in merged.items():
+        text = labels[0] if len(set(labels)) == 1 else "mixed shapes"
+        text = f"{text} ×{len(labels)}" if len(labels) > 1 else text
+        out.element(f"{src} -> {dst}", f"label={_q_label(text)}", *_EDGES[hidden, on_cycle])
 
 
 def _edge_style(hidden: bool, on_cycle: bool) -> tuple[str, ...]:
@@ -464,8 +466,9 @@ _EDGES = {(hidden, on_cycle): _edge_style(hidden, on_cycle)      # by (hidden, o
           for hidden in (False, True) for on_cycle in (False, True)}
 
 
-def _draw_leaf_links(out: _Writer, state, keep, opts, frame: bool) -> None:
-    """leaf -> .grad's grad_fn (create_graph=True): the edge that closes a cycle."""
+def _draw_leaf_links(out: _Writer, state, keep, boxes, opts, frame: bool) -> None:
+    """leaf -> .grad's grad_fn (create_graph=True): the edge that closes a cycle (to the
+    grad_fn's box when it is in one; none when the leaf itself is inside a box)."""
     links = {}
     for leaf_id, leaf in state.leaves.items():
         if leaf.grad_fn and leaf.node in keep and leaf.grad_fn in keep:
@@ -473,10 +476,17 @@ def _draw_leaf_links(out: _Writer, state, keep, opts, frame: bool) -> None:
     if frame:
         for pair in opts.layout_links:
             links.setdefault(pair, None)
-    for (leaf_id, fn), on_cycle in sorted(links.items()):
-        if fn not in (opts.layout.nodes if frame else state.nodes):
+    universe = opts.layout.nodes if frame else state.nodes
+    drawn = set()
+    for (leaf_id, fn), on_cycle in sorted(links.items(), key=lambda item: item[0]):
+        leaf = (opts.layout if frame else state).leaves.get(leaf_id)
+        if fn not in universe or (leaf is not None and leaf.node in boxes):
             continue
-        out.element(f"t{leaf_id} -> n{fn}", *_LEAF_LINKS[on_cycle])
+        box = boxes.get(fn)
+        key = f"t{leaf_id} -> {box.key if box else f'n{fn}'}"
+        if key not in drawn:
+            drawn.add(key)
+            out.element(key, *_LEAF_LINKS[on_cycle])
 
 
 # .grad links by ``on_cycle``; None: reserved for a later frame (invisible)

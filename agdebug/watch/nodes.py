@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 
-from ..events import probe
+from ..events import modules, probe
 from ..events import records as r
 from ..events.bus import WATCH
 from ..graph.node import next_id
@@ -129,7 +129,8 @@ def created(fn, source: str, op: str, inputs, outputs) -> int:
     saved, attrs = saved_of(fn, tag.node) if leaf is None else ((), ())
     if WATCH.on:
         probe.send(_NodeCreated(0, tag.node, name, op, edges, summaries(inputs),
-                                 summaries(outputs), saved, attrs, leaf, source))
+                                 summaries(outputs), saved, attrs, leaf, source,
+                                 *modules.current()))
     return tag.node
 
 

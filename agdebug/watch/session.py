@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
-from ..events import probe
+from ..events import modules, probe
 from ..events import records as r
 from ..events.bus import WATCH
 from . import backward as _backward
@@ -112,15 +112,34 @@ def watching():
     STATE.session, STATE.thread = next(_sessions), threading.current_thread()
     hooks = torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack)
     mode = _mode_class(torch)()
-    patches = []
+    patches, calls = [], []
     try:
         with hooks, mode:   # (entered before the program's hooks are wrapped)
             patches = _patches(torch)
             for owner, attr, value in patches:
                 setattr(owner, attr, value)
+            calls = _module_hooks(torch)
             yield
     finally:
+        for handle in calls:
+            handle.remove()
         _switch_off(patches)
+
+
+def _enter_module(module, args) -> None:
+    modules.enter(module)   # returns None: the call's arguments stay as they are
+
+
+def _leave_module(module, args, output) -> None:
+    modules.leave(module)   # returns None: the output stays as it is
+
+
+def _module_hooks(torch) -> list:
+    """torch's global module hooks keep the module-call stack that names each node's module
+    (``always_call``: a forward that raises leaves its call too)."""
+    hooks = torch.nn.modules.module
+    return [hooks.register_module_forward_pre_hook(_enter_module),
+            hooks.register_module_forward_hook(_leave_module, always_call=True)]
 
 
 def _patches(torch) -> list:

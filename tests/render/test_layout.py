@@ -33,8 +33,10 @@ def _svg_width(path) -> float:
 @needs_dot
 def test_saved_tensors_keep_a_chain_upright(tmp_path):
     timeline = chain_timeline(100)
-    with_saved = ex.export(timeline, "svg", tmp_path / "a.svg")[0]
-    without = ex.export(timeline, "svg", tmp_path / "b.svg", options=DotOptions(saved=False))[0]
+    every = DotOptions(expand=("all",))   # drawn whole, not summarised into one box
+    with_saved = ex.export(timeline, "svg", tmp_path / "a.svg", options=every)[0]
+    without = ex.export(timeline, "svg", tmp_path / "b.svg",
+                        options=DotOptions(saved=False, expand=("all",)))[0]
     assert with_saved.read_text(encoding="utf-8").count(">self: [2] float32<") == 50   # drawn
     assert _svg_width(with_saved) <= 2 * _svg_width(without)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from ...events import modules as _calls
+from ...events.bus import WATCH
 from ...graph.grad_mode import no_grad
 from ...ops.tensor_methods.torch_functions import typename
 from ...tensor import Tensor
@@ -23,6 +25,20 @@ _HOOK_TABLES = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
                 "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
                 "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
                 "_load_state_dict_post_hooks")
+
+
+def _watched_call(module, args: tuple, kwargs: dict):
+    """A call while events are watched: on this thread's module-call stack throughout.
+    Each call returns its callee's value (``return``): the probe names outputs by that."""
+    _calls.enter(module)
+    try:
+        d = module.__dict__
+        if not (d.get("_forward_hooks") or d.get("_forward_pre_hooks")
+                or d.get("_backward_hooks") or d.get("_backward_pre_hooks") or _Globals.any()):
+            return module.forward(*args, **kwargs)
+        return call_with_hooks(module, args, kwargs)
+    finally:
+        _calls.leave(module)
 
 
 class Module(StateDictMixin):
@@ -57,6 +73,8 @@ class Module(StateDictMixin):
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        if WATCH.on:   # events name the module call making each node
+            return _watched_call(self, args, kwargs)
         d = self.__dict__
         if not (d.get("_forward_hooks") or d.get("_forward_pre_hooks")
                 or d.get("_backward_hooks") or d.get("_backward_pre_hooks") or _Globals.any()):
