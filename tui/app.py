@@ -29,6 +29,7 @@ from . import export, session, stepping
 from .commands import agdebug_commands
 from .graphview import GraphView
 from .inspector import Inspector
+from .layout import LEVELS
 from .layouts import Layouts, followed_nodes
 from .lines import LineList
 from .live import LiveSession
@@ -65,6 +66,11 @@ class AgDebugApp(App):
         Binding("b", "toggle_breakpoint", "break"),
         Binding("slash", "search", "search"),
         Binding("e", "export", "export"),
+        Binding("z", "fit", "fit"),
+        Binding("plus,equals_sign", "zoom(-1)", "zoom in", show=False),
+        Binding("minus", "zoom(1)", "zoom out", show=False),
+        Binding("F", "follow", "follow", show=False),
+        Binding("x", "chains", "chains", show=False),
         Binding("f", "focus_view", "focus", show=False),
         Binding("h", "hide_freed", "hide freed", show=False),
         Binding("left_square_bracket", "select(-1)", "prev node", show=False),
@@ -107,6 +113,9 @@ class AgDebugApp(App):
         self.legend = False              # the inspector shows the legend
         self.focus_mode = False
         self.hide_freed = False          # the graph leaves freed nodes out (h)
+        self.zoom = "full"               # the graph's level of detail (+, -, z: a LEVELS name)
+        self.follow = True               # each step scrolls its node into view (F)
+        self.collapse_chains = True      # long linear chains drawn as one box (x)
         self.live: LiveSession | None = None
         self.paused_reason = ""
         self.outcome = None
@@ -174,15 +183,17 @@ class AgDebugApp(App):
             return
         state = self.state
         graph = self.query_one("#graph", GraphView)
-        self.layouts.ensure(state)
         chosen, shown = followed_nodes(state, self.events, self.step, self.selected)
-        graph.show(state, chosen, self.breakpoints.nodes, cycle_edges(state.cycles))
-        if shown != self.shown_node:
+        self.layouts.ensure(state, shown)
+        graph.show(state, chosen, self.breakpoints.nodes, cycle_edges(state.cycles),
+                   self.index.versions.stale_nodes(state))
+        if self.follow:   # every step: the user may have scrolled away (a no-op in view)
             graph.reveal(shown)
         self.current_node, self.shown_node = state.current, shown
         show_inspector(self, state, shown)
         show_narration(self)
-        self.query_one(SourceView).show(step_source(self))
+        source = step_source(self)
+        self.query_one(SourceView).show(source, self.index.paths.get(source, ""))
         self.query_one(EventsTab).show(self.step)
         show_order(self, state)
         self.query_one(OutputLog).show(self.events, self.index.prints, self.step)
@@ -234,6 +245,30 @@ class AgDebugApp(App):
     def action_hide_freed(self) -> None:
         self.hide_freed = not self.hide_freed
         self.notify("freed nodes: hidden" if self.hide_freed else "freed nodes: shown",
+                    timeout=2)
+        self.refresh_view()
+
+    def action_fit(self) -> None:
+        """The most detailed level at which the whole graph fits the view, centred."""
+        self.layouts.fit()
+
+    def action_zoom(self, delta: int) -> None:
+        """One level more detailed (-1) or less (+1): full boxes, compact boxes, dots."""
+        names = [level.name for level in LEVELS]
+        at = max(0, min(len(names) - 1, names.index(self.zoom) + delta))
+        if names[at] != self.zoom:
+            self.zoom = names[at]
+            self.notify(f"zoom: {self.zoom} boxes", timeout=2)
+            self.refresh_view()
+
+    def action_follow(self) -> None:
+        self.follow = not self.follow
+        self.notify("follow: on" if self.follow else "follow: off (the view stays)", timeout=2)
+        self.refresh_view()
+
+    def action_chains(self) -> None:
+        self.collapse_chains = not self.collapse_chains
+        self.notify("long chains: collapsed" if self.collapse_chains else "long chains: open",
                     timeout=2)
         self.refresh_view()
 

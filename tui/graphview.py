@@ -3,7 +3,10 @@
 A step only restyles: ``show(state, ...)`` stores the state and refreshes;
 ``render_line`` colours the layout's runs by each node's status. The current
 node is drawn with a double border, the selected one in blue, breakpoints
-with a red dot, edges on a live reference cycle in red.
+with a red dot, edges on a live reference cycle in red. At the overview level a
+node is one coloured dot (◉ when current or selected); a collapsed chain's box is
+coloured as its tail (the last of it a backward runs). A graph smaller than the
+view is drawn centred in it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .layout import BOX_HEIGHT, Layout
+from .layout import Layout
 
 __all__ = ["STATUS_STYLES", "GraphView", "live_text"]
 
@@ -40,8 +43,12 @@ _DOUBLE = str.maketrans("┌┐└┘─│", "╔╗╚╝═║")
 _HEAVY = str.maketrans("┌┐└┘─│", "┏┓┗┛━┃")
 
 
-def live_text(node, state) -> str:
-    """The box's live line: a leaf's ``.grad``, or what the node's saved tensors hold."""
+def live_text(node, state, stale=()) -> str:
+    """The box's live line: a leaf's ``.grad``, or what the node's saved tensors hold (and
+    their versions, when one changed in place since: ``stale``, ``Versions.stale``'s)."""
+    if stale:
+        _, saved, now = stale[0]
+        return f"v{now}, saved v{saved}"   # (the box's colour says whether it failed)
     if node.leaf is not None:
         leaf = state.leaves.get(node.leaf.id)
         grad = leaf.grad if leaf is not None else None
@@ -81,14 +88,16 @@ class GraphView(ScrollView, can_focus=True):
         self.selected = 0
         self.breakpoints: frozenset = frozenset()
         self.cycle_edges: set = set()
+        self.stale: dict = {}            # node -> its saved tensors changed in place
 
     def set_layout(self, graph: Layout) -> None:
         self.graph = graph
         self.virtual_size = Size(graph.width, graph.height)
         self.refresh()
 
-    def show(self, state, selected: int, breakpoints, cycle_edges) -> None:
+    def show(self, state, selected: int, breakpoints, cycle_edges, stale=None) -> None:
         self.state = state
+        self.stale = stale or {}
         self.selected = selected
         self.breakpoints = frozenset(breakpoints)
         self.cycle_edges = cycle_edges
@@ -104,9 +113,30 @@ class GraphView(ScrollView, can_focus=True):
             return
         # A node without a box (freed: hidden, or older than the freed ones kept) shows the
         # newest box: the last layout's scroll offset may be blank in this one.
-        box = boxes.get(node) or boxes[max(boxes)]
-        self.scroll_to_region(Region(box.x, box.y, box.w, BOX_HEIGHT), animate=False,
+        box = boxes.get(node) or self._chain_box(node) or boxes[max(boxes)]
+        self.scroll_to_region(Region(box.x, box.y, box.w, box.h), animate=False,
                               force=True, immediate=True)
+
+    def _chain_box(self, node: int):
+        """The box of the collapsed chain ``node`` is in, if any."""
+        for head, members in self.graph.chains.items():
+            if node in members:
+                return self.graph.boxes.get(head)
+        return None
+
+    def centre(self) -> None:
+        """Scroll so the middle of the graph is in the middle of the view."""
+        if self.graph is not None:
+            self.scroll_to(max(0, (self.graph.width - self.size.width) // 2),
+                           max(0, (self.graph.height - self.size.height) // 2),
+                           animate=False, force=True, immediate=True)
+
+    def padding(self) -> tuple[int, int]:
+        """Cells left blank left of and above a graph smaller than the view (centring it)."""
+        if self.graph is None:
+            return 0, 0
+        width, height = self.size
+        return max(0, (width - self.graph.width) // 2), max(0, (height - self.graph.height) // 2)
 
     def box_after(self, node: int, delta: int) -> int:
         """The box ``delta`` boxes after ``node``'s in reading order (wrapping round; from
@@ -120,16 +150,19 @@ class GraphView(ScrollView, can_focus=True):
 
     def render_lines(self, crop):
         self._base = self.rich_style     # once per repaint, not once per line
+        self._pad = self.padding()
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         scroll_x, scroll_y = self.scroll_offset
-        row = scroll_y + y
+        pad_x, pad_y = self._pad
+        row = scroll_y + y - pad_y
         base = self._base
-        if self.graph is None or self.state is None or row >= self.graph.height:
+        if self.graph is None or self.state is None or not 0 <= row < self.graph.height:
             return Strip.blank(width, base)
-        left, right = scroll_x, scroll_x + width
+        left = scroll_x - pad_x
+        right = left + width
         segments, cursor = [], left
         for run in self.graph.rows[row]:
             end = run.x + len(run.text)
@@ -149,22 +182,25 @@ class GraphView(ScrollView, can_focus=True):
     def _styled(self, run):
         if run.role == "edge":
             return [(run.text, self._edge_style(run.owner))]
-        node = self.state.nodes.get(run.owner)
+        chain = self.graph.chains.get(run.owner)
+        node = self.state.nodes.get(chain[-1] if chain else run.owner)
         if node is None:
             return [(" " * len(run.text), Style())]
         fill = STATUS_STYLES.get(node.status, STATUS_STYLES["created"])
         text = run.text
-        edge = self._frame(node.id)
+        edge = self._frame(run.owner)
+        if run.role == "dot":
+            return [self._dot(run, fill, edge)]
         if edge is not None:
-            text = text.translate(_DOUBLE if node.id == self.state.current else _HEAVY)
+            text = text.translate(_DOUBLE if run.owner == self.state.current else _HEAVY)
         if run.role == "live":
             inner = len(text) - 2
-            live = live_text(node, self.state)[:inner]
+            live = live_text(node, self.state, self.stale.get(node.id))[:inner]
             side = fill + (edge or Style())
             return [(text[0], side), (live.center(inner), fill + Style(dim=True)),
                     (text[-1], side)]
         if run.role == "border" or run.role == "label":
-            if run.role == "border" and node.id in self.breakpoints and text[0] in "┌╔┏":
+            if run.role == "border" and run.owner in self.breakpoints and text[0] in "┌╔┏":
                 return [(text[0], fill + (edge or Style())), ("●", fill + _BREAK),
                         (text[2:], fill + (edge or Style()))]
             if run.role == "label":
@@ -172,6 +208,14 @@ class GraphView(ScrollView, can_focus=True):
                         (text[-1], fill + (edge or Style()))]
             return [(text, fill + (edge or Style()))]
         return [(text, fill)]
+
+    def _dot(self, run, fill: Style, edge):
+        """An overview node: its status colour, ◉ in the frame's colour when marked."""
+        if run.owner in self.breakpoints:
+            return "●", _BREAK
+        if edge is not None:
+            return "◉", edge
+        return run.text, Style(color=fill.bgcolor, bold=True)
 
     def _frame(self, node: int):
         if node == self.state.current:
@@ -193,8 +237,12 @@ class GraphView(ScrollView, can_focus=True):
     def on_click(self, event) -> None:
         if self.graph is None:
             return
-        x = event.x + int(self.scroll_offset.x)
-        y = event.y + int(self.scroll_offset.y)
+        at = event.get_content_offset(self)   # (inside the border: the graph's cells)
+        if at is None:
+            return
+        pad_x, pad_y = self.padding()
+        x = at.x + int(self.scroll_offset.x) - pad_x
+        y = at.y + int(self.scroll_offset.y) - pad_y
         node = self.graph.node_at(x, y)
         if node is not None:
             self.post_message(self.NodeClicked(node))

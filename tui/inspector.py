@@ -41,8 +41,11 @@ def _tensors(out: Text, title: str, summaries) -> None:
         out.append(f"  {i}: {stats_line(s)}\n", style=style)
 
 
-def describe_node(state, node_id: int, source: str = "") -> Text:
-    """The inspector's text for ``node_id`` in ``state``; ``source``: the forward line."""
+def describe_node(state, node_id: int, source: str = "", saved_versions=None,
+                  stale=()) -> Text:
+    """The inspector's text for ``node_id`` in ``state``; ``source``: the forward line;
+    ``saved_versions``: saved name -> (tensor, version when saved); ``stale``: the saved
+    tensors changed in place since (``Versions.stale``)."""
     node = state.nodes.get(node_id)
     out = PlainText()
     if node is None:
@@ -62,7 +65,7 @@ def describe_node(state, node_id: int, source: str = "") -> Text:
         _leaf(out, state, node)
     _tensors(out, "inputs", node.inputs)
     _tensors(out, "outputs", node.outputs)
-    _saved(out, node)
+    _saved(out, node, saved_versions or {}, stale)
     if node.attrs:
         out.append("attrs " + ", ".join(f"{k}={v}" for k, v in node.attrs) + "\n")
     if node.hooks:
@@ -87,20 +90,27 @@ def _leaf(out: Text, state, node) -> None:
         out.append("on a live reference cycle\n", style="bold red")
 
 
-def _saved(out: Text, node) -> None:
+def _saved(out: Text, node, versions: dict, stale) -> None:
     if not node.saved:
         return
     gone_all = node.status == "freed"
+    changed = {name: (saved, now) for name, saved, now in stale}
     out.append(f"saved ({_bytes(node.saved_bytes)} held)\n", style="bold")
     for s in node.saved:
         gone = s.released or gone_all
         tag = "released" if gone else "held"
-        out.append(f"  {s.name}: {list(s.shape)} {s.dtype} {_bytes(s.nbytes)} {tag}\n",
+        version = f", version {versions[s.name][1]}" if s.name in versions else ""
+        out.append(f"  {s.name}: {list(s.shape)} {s.dtype} {_bytes(s.nbytes)} {tag}{version}\n",
                    style="strike dim" if gone else "")
+        if s.name in changed:   # torch's words, as its error will say them
+            saved, now = changed[s.name]
+            out.append(f"    modified in place: t{s.tensor} is at version {now}; expected "
+                       f"version {saved}\n", style="bold red")
 
 
 class Inspector(TextView):
     """Shows ``describe_node`` for the selected (or current) node."""
 
-    def show(self, state, node_id: int, source: str = "") -> None:
-        self.update(describe_node(state, node_id, source))
+    def show(self, state, node_id: int, source: str = "", saved_versions=None,
+             stale=()) -> None:
+        self.update(describe_node(state, node_id, source, saved_versions, stale))

@@ -6,6 +6,10 @@ cross, ranks are ordered by barycentre sweeps, and boxes are centred over
 their parents. The result is plain data: boxes, and for every row the runs
 of text to draw there, so a widget only restyles them per step.
 
+Terminal cells cannot scale text, so zooming is a choice of ``LEVELS`` of detail:
+full boxes (name, tensor, live line), compact ones (the name only) and dots (an
+overview). A linear chain may be drawn as one box (``chains=``: head first).
+
 >>> from agdebug.debug.state import NodeView
 >>> nodes = {1: NodeView(1, "AccumulateGrad"), 2: NodeView(2, "MulBackward0", edges=((1, 0),))}
 >>> lay = layout(nodes)
@@ -17,11 +21,12 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .text import printable
 
-__all__ = ["BOX_HEIGHT", "Box", "Layout", "Run", "layout", "short_name", "topology"]
+__all__ = ["BOX_HEIGHT", "LEVELS", "Box", "Layout", "Level", "Run", "fitting_level", "layout",
+           "short_name", "topology"]
 
 BOX_HEIGHT = 5            # border, name, id + shape, a live line (saved / .grad), border
 GAP_ROWS = 3              # rows between ranks, where edges turn
@@ -38,13 +43,31 @@ _LINES = {
 
 
 @dataclass(frozen=True, slots=True)
+class Level:
+    """A level of detail: rows of a box, its width bounds, the cells around its label and
+    the rows between ranks (3: down, across, the arrow; 2: across, the arrow)."""
+
+    name: str
+    height: int
+    min_width: int
+    max_width: int
+    padding: int
+    gap: int
+
+
+LEVELS = (Level("full", BOX_HEIGHT, MIN_WIDTH, MAX_WIDTH, 4, GAP_ROWS),
+          Level("compact", 3, 6, 20, 2, 2), Level("dot", 1, 1, 1, 0, 2))
+
+
+@dataclass(frozen=True, slots=True)
 class Box:
-    """Where a node is drawn: top-left ``x, y`` and ``w`` cells wide, ``BOX_HEIGHT`` high."""
+    """Where a node is drawn: top-left ``x, y``, ``w`` cells wide and ``h`` high."""
 
     node: int
     x: int
     y: int
     w: int
+    h: int = BOX_HEIGHT
 
     @property
     def center(self) -> int:
@@ -69,11 +92,13 @@ class Layout:
     height: int
     boxes: dict
     rows: tuple            # one tuple of Runs per row, sorted by x
+    level: str = "full"
+    chains: dict = field(default_factory=dict)   # a collapsed chain's head -> its members
 
     def node_at(self, x: int, y: int) -> int | None:
-        """The node whose box covers cell ``(x, y)``, if any."""
+        """The node whose box covers cell ``(x, y)``, if any (a chain's: its head)."""
         for box in self.boxes.values():
-            if box.x <= x < box.x + box.w and box.y <= y < box.y + BOX_HEIGHT:
+            if box.x <= x < box.x + box.w and box.y <= y < box.y + box.h:
                 return box.node
         return None
 
@@ -97,6 +122,22 @@ def _label(node) -> tuple[str, str]:
         name = name[:15] + "…"
     prefix = f"t{node.leaf.id}" if node.leaf is not None else f"n{node.id}"
     return short_name(node.name), f"{printable(name) or prefix}{shape}"
+
+
+def _chain_label(nodes, chain: tuple) -> tuple[str, str]:
+    """``12 nodes:`` and the first names, head first (the order a backward runs them)."""
+    names = " → ".join(short_name(nodes[n].name) for n in chain[:3])
+    return f"{len(chain)} nodes:", names + " …"
+
+
+def collapse(nodes: dict, chains) -> dict:
+    """``nodes`` with each chain drawn as its head, whose edges are then the tail's."""
+    out = dict(nodes)
+    for chain in chains:
+        for member in chain[1:]:
+            del out[member]
+        out[chain[0]] = nodes[chain[0]]._replace(edges=nodes[chain[-1]].edges)
+    return out
 
 
 # ----------------------------------------------------------------------------- ranks
@@ -185,53 +226,107 @@ def _place(layers, up, down, widths) -> dict:
                 want = int(centre) - widths[k] // 2
             x[k] = max(cursor, want)
             cursor = x[k] + widths[k] + GAP_COLS
-    return x
+    left = min(x.values(), default=0)   # (centring can leave every rank indented)
+    return {k: v - left for k, v in x.items()}
 
 
-def layout(nodes) -> Layout:
-    """Lay out ``nodes`` (node id -> NodeView); edges to nodes not given are dropped."""
-    ids = set(nodes)
-    children = {n: [c for c, _ in nodes[n].edges if c in ids and c != n] for n in ids}
+def layout(nodes, level: str = "full", chains=()) -> Layout:
+    """Lay out ``nodes`` (node id -> NodeView) at ``level`` (a ``LEVELS`` name), each of
+    ``chains`` as one box; edges to nodes not given are dropped."""
+    plan = _plan(nodes, chains)
+    return _draw(plan, _level(level), _widths(plan, _level(level)))
+
+
+def fitting_level(nodes, width: int, height: int, chains=()) -> tuple[Layout, bool]:
+    """The most detailed level's layout that fits ``width`` x ``height`` cells (else the
+    least detailed one's), and whether it fits. Ranks and order are worked out once."""
+    plan = _plan(nodes, chains)
+    for level in LEVELS:
+        widths = _widths(plan, level)
+        xs = _place(plan.layers, plan.up, plan.down, widths)
+        fits = (_extent(xs, widths) <= width
+                and len(plan.layers) * (level.height + level.gap) - level.gap <= height)
+        if fits or level is LEVELS[-1]:
+            return _draw(plan, level, widths, xs), fits
+    raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    nodes: dict            # what is drawn (chains collapsed to their heads)
+    key: frozenset
+    layers: list
+    up: dict
+    down: dict
+    labels: dict
+    chains: dict
+
+
+def _plan(nodes, chains) -> _Plan:
+    """Ranks and order: what every level shares."""
+    chains = {c[0]: tuple(c) for c in chains}
+    drawn = collapse(nodes, chains.values()) if chains else nodes
+    ids = set(drawn)
+    children = {n: [c for c, _ in drawn[n].edges if c in ids and c != n] for n in ids}
     for n in ids:   # one drawn edge per pair, in next_functions order
         children[n] = list(dict.fromkeys(children[n]))
     rank = _ranks(ids, children)
     layers, up, down = _chains(ids, children, rank)
     _order(layers, up, down)
-    labels = {n: _label(nodes[n]) for n in ids}
+    labels = {n: _chain_label(nodes, chains[n]) if n in chains else _label(drawn[n])
+              for n in ids}
+    key = topology(drawn) | {("chain", c) for c in chains.values()}
+    return _Plan(drawn, key, layers, up, down, labels, chains)
+
+
+def _level(name: str) -> Level:
+    return next(level for level in LEVELS if level.name == name)
+
+
+def _widths(plan: _Plan, level: Level) -> dict:
     widths = {}
-    for layer in layers:
+    for layer in plan.layers:
         for k in layer:
-            widths[k] = 1 if isinstance(k, tuple) else min(MAX_WIDTH, max(
-                MIN_WIDTH, max(len(t) for t in labels[k]) + 4))
-    xs = _place(layers, up, down, widths)
-    return _draw(nodes, layers, up, xs, widths, labels)
+            if isinstance(k, tuple):   # an edge's column through a rank
+                widths[k] = 1
+                continue
+            # (compact boxes show the name alone, a chain's "12 nodes: Sin → …" on one line)
+            text = plan.labels[k] if level.name == "full" else (
+                (" ".join(plan.labels[k]),) if k in plan.chains else plan.labels[k][:1])
+            widest = MAX_WIDTH if k in plan.chains else level.max_width
+            widths[k] = min(widest, max(level.min_width, max(len(t) for t in text)
+                                        + level.padding))
+    return widths
 
 
-def _draw(nodes, layers, up, xs, widths, labels) -> Layout:
-    stride = BOX_HEIGHT + GAP_ROWS
-    height = max(1, len(layers) * stride - GAP_ROWS)
-    width = max([xs[k] + widths[k] for k in xs] or [1]) + 1
+def _extent(xs: dict, widths: dict) -> int:
+    return max([xs[k] + widths[k] for k in xs] or [1]) + 1
+
+
+def _draw(plan: _Plan, level: Level, widths: dict, xs: dict | None = None) -> Layout:
+    xs = xs if xs is not None else _place(plan.layers, plan.up, plan.down, widths)
+    stride = level.height + level.gap
+    height = max(1, len(plan.layers) * stride - level.gap)
     rows: list[list[Run]] = [[] for _ in range(height)]
     masks: dict = {}
     boxes = {}
-    for r, layer in enumerate(layers):
+    for r, layer in enumerate(plan.layers):
         top = r * stride
         for k in layer:
             if isinstance(k, tuple):
-                for y in range(top, top + BOX_HEIGHT):
+                for y in range(top, top + level.height):
                     _mask(masks, xs[k], y, UP | DOWN, (k[1], k[2]))
             else:
-                boxes[k] = Box(k, xs[k], top, widths[k])
-                _box_runs(rows, boxes[k], labels[k])
-            for p in up[k]:
-                _route(masks, xs[p] + widths[p] // 2, xs[k] + widths[k] // 2, top - GAP_ROWS,
-                       _edge_key(p, k), isinstance(k, tuple))
+                boxes[k] = Box(k, xs[k], top, widths[k], level.height)
+                _box_runs(rows, boxes[k], plan.labels[k], level.name, k in plan.chains)
+            for p in plan.up[k]:
+                _route(masks, xs[p] + widths[p] // 2, xs[k] + widths[k] // 2, top - level.gap,
+                       _edge_key(p, k), isinstance(k, tuple), level.gap)
     for (x, y), (mask, owners) in masks.items():
         text = "▼" if mask == -1 else _LINES.get(mask, "┼")
         rows[y].append(Run(x, text, "edge", tuple(sorted(owners))))
     frozen = tuple(tuple(sorted(row, key=lambda run: run.x)) for row in rows)
-    return Layout(frozenset((n.id, n.edges) for n in nodes.values()), width, height, boxes,
-                  frozen)
+    return Layout(plan.key, _extent(xs, widths), height, boxes, frozen, level.name, plan.chains)
 
 
 def _edge_key(p, k) -> tuple:
@@ -246,28 +341,36 @@ def _mask(masks: dict, x: int, y: int, bits: int, owner) -> None:
     masks[(x, y)] = (-1 if -1 in (mask, bits) else mask | bits, owners)
 
 
-def _route(masks, cu: int, cv: int, top: int, owner, to_dummy: bool) -> None:
-    """An edge through the gap rows ``top .. top+2``: down, across, down into the box."""
-    _mask(masks, cu, top, UP | DOWN, owner)
+def _route(masks, cu: int, cv: int, top: int, owner, to_dummy: bool, gap: int) -> None:
+    """An edge through the ``gap`` rows from ``top``: down, across, down into the box."""
+    across = top + gap - 2
+    for y in range(top, across):
+        _mask(masks, cu, y, UP | DOWN, owner)
     if cu == cv:
-        _mask(masks, cu, top + 1, UP | DOWN, owner)
+        _mask(masks, cu, across, UP | DOWN, owner)
     else:
         step = 1 if cv > cu else -1
-        _mask(masks, cu, top + 1, UP | (RIGHT if step > 0 else LEFT), owner)
+        _mask(masks, cu, across, UP | (RIGHT if step > 0 else LEFT), owner)
         for x in range(cu + step, cv, step):
-            _mask(masks, x, top + 1, LEFT | RIGHT, owner)
-        _mask(masks, cv, top + 1, DOWN | (LEFT if step > 0 else RIGHT), owner)
-    _mask(masks, cv, top + 2, UP | DOWN if to_dummy else -1, owner)
+            _mask(masks, x, across, LEFT | RIGHT, owner)
+        _mask(masks, cv, across, DOWN | (LEFT if step > 0 else RIGHT), owner)
+    _mask(masks, cv, across + 1, UP | DOWN if to_dummy else -1, owner)
 
 
-def _box_runs(rows, box: Box, label: tuple[str, str]) -> None:
+def _box_runs(rows, box: Box, label: tuple[str, str], level: str, chain: bool) -> None:
+    if level == "dot":   # a chain's dot says it stands for several
+        rows[box.y].append(Run(box.x, "◆" if chain else "●", "dot", box.node))
+        return
     inner = box.w - 2
-    name, sub = (_fit(t, inner) for t in label)
+    lines = label if level == "full" else (" ".join(label) if chain else label[0],)
     rows[box.y].append(Run(box.x, "┌" + "─" * inner + "┐", "border", box.node))
-    rows[box.y + 1].append(Run(box.x, "│" + name.center(inner) + "│", "label", box.node))
-    rows[box.y + 2].append(Run(box.x, "│" + sub.center(inner) + "│", "label", box.node))
-    rows[box.y + 3].append(Run(box.x, "│" + " " * inner + "│", "live", box.node))
-    rows[box.y + 4].append(Run(box.x, "└" + "─" * inner + "┘", "border", box.node))
+    for i, text in enumerate(lines, 1):
+        rows[box.y + i].append(Run(box.x, "│" + _fit(text, inner).center(inner) + "│", "label",
+                                   box.node))
+    if level == "full":   # (a chain has no one live line: its box stands for many)
+        rows[box.y + 3].append(Run(box.x, "│" + " " * inner + "│", "label" if chain else "live",
+                                   box.node))
+    rows[box.y + box.h - 1].append(Run(box.x, "└" + "─" * inner + "┘", "border", box.node))
 
 
 def _fit(text: str, width: int) -> str:

@@ -2,21 +2,27 @@
 topology, kept for later.
 
 A step that changes no topology (most of a backward) only restyles the graph; a
-new topology is laid out on the spot when small, off the UI thread when big.
+new topology is laid out on the spot when small, off the UI thread when big. What
+is drawn also depends on the zoom level (``app.zoom``) and on the linear chains
+drawn as one box: every chain of ``CHAIN_MIN`` or more nodes (while
+``app.collapse_chains``) but the one holding the node the step shows.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from .graphview import GraphView
-from .layout import layout, topology
+from agdebug.debug.chains import linear_chains
 
-__all__ = ["FREED_SHOWN", "SYNC_LAYOUT", "Layouts", "followed_nodes", "neighbourhood",
-           "visible_nodes"]
+from .graphview import GraphView
+from .layout import fitting_level, layout, topology
+
+__all__ = ["CHAIN_MIN", "FREED_SHOWN", "SYNC_LAYOUT", "Layouts", "followed_nodes",
+           "neighbourhood", "visible_nodes"]
 
 SYNC_LAYOUT = 300          # graphs up to this many nodes are laid out on the spot
 FREED_SHOWN = 64           # freed nodes kept on screen (the most recent ones)
+CHAIN_MIN = 4              # shorter linear runs are drawn node by node
 _TOPOLOGY = {"node_created", "node_freed", "backward_planned"}
 
 
@@ -71,24 +77,34 @@ def _newest(state) -> int:
 
 
 class Layouts:
-    """The app's graph layouts: ``ensure(state)`` gives the graph view the one it needs."""
+    """The app's graph layouts: ``ensure(state, shown)`` gives the graph view the one it
+    needs; ``fit()`` picks the zoom level at which the graph fits the view."""
 
     def __init__(self, app):
         self.app = app
         self._layouts: dict = {}
         self._key = None
-        self._checked = None         # (step, focus mode, selected, hide freed) last checked
+        self._checked = None         # (step, what the drawing depends on) last checked
+        self._chains: dict = {}      # topology -> (its chains, member -> its chain's head)
+        self._found: list = []       # the drawn topology's chains
+        self._members: dict = {}     # and each member's chain's head
+        self._drawn = ({}, ())       # the nodes and collapsed chains last asked for
         self.hidden = 0              # freed nodes the graph leaves out
 
-    def ensure(self, state) -> None:
-        if self._topology_same(state):
+    def ensure(self, state, shown: int = 0) -> None:
+        if self._topology_same(state, self._wanted(state, shown)):
             return
         app = self.app
-        self._checked = (state.step, app.focus_mode, app.selected, app.hide_freed)
-        shown = visible_nodes(state, app.hide_freed)
-        self.hidden = len(state.nodes) - len(shown)
-        nodes = self._wanted_nodes(state, shown)
-        key = topology(nodes)
+        visible = visible_nodes(state, app.hide_freed)
+        self.hidden = len(state.nodes) - len(visible)
+        nodes = self._wanted_nodes(state, visible)
+        topo = topology(nodes)
+        self._find_chains(topo, nodes)
+        wanted = self._wanted(state, shown)    # (with this topology's chains)
+        self._checked = (state.step, wanted)
+        chains = self._collapsed(wanted[-1])
+        self._drawn = (nodes, chains)
+        key = (topo, chains, app.zoom)
         if key == self._key:
             if key in self._layouts:     # (else it is being laid out: its title says so)
                 self._title()
@@ -97,13 +113,47 @@ class Layouts:
         if key in self._layouts:
             self._show(self._layouts[key])
         elif len(nodes) <= SYNC_LAYOUT:
-            self._ready(key, layout(nodes))
+            self._ready(key, layout(nodes, app.zoom, chains))
         else:
-            app.query_one("#graph", GraphView).border_title = (
-                f"graph: laying out {len(nodes)} nodes...")
-            app.run_worker(partial(self._lay_out, key, nodes), name="layout", group="layout",
-                           description=f"layout of {len(nodes)} nodes", exclusive=True,
-                           thread=True)
+            self._in_worker(nodes, partial(self._lay_out, key, nodes, app.zoom, chains))
+
+    def fit(self) -> None:
+        """Lay the graph out at the most detailed level that fits the view, and centre it."""
+        nodes, chains = self._drawn
+        if not nodes:
+            return
+        size = self.app.query_one("#graph", GraphView).size
+        if len(nodes) <= SYNC_LAYOUT:
+            self._fitted(nodes, chains, *fitting_level(nodes, *size, chains))
+        else:
+            self._in_worker(nodes, partial(self._fit_off_thread, nodes, chains, size))
+
+    # ----------------------------------------------------------------- what is drawn
+
+    def _wanted(self, state, shown: int) -> tuple:
+        """What the drawing depends on besides the topology; last, the chains shown open."""
+        app = self.app
+        error = state.last_error.node if state.last_error is not None else 0
+        marked = (shown, app.selected, state.current, error)
+        opened = frozenset(self._members[n] for n in marked if n in self._members)
+        return (app.focus_mode, app.selected, app.hide_freed, app.zoom, app.collapse_chains,
+                opened)
+
+    def _find_chains(self, topo, nodes: dict) -> None:
+        found = self._chains.get(topo)
+        if found is None:
+            chains = linear_chains(nodes, CHAIN_MIN)
+            found = (chains, {m: c[0] for c in chains for m in c})
+            if len(self._chains) > 64:
+                self._chains.clear()
+            self._chains[topo] = found
+        self._found, self._members = found
+
+    def _collapsed(self, opened: frozenset) -> tuple:
+        """The chains drawn as one box: all but those ``opened`` (none when not collapsing)."""
+        if not self.app.collapse_chains:
+            return ()
+        return tuple(c for c in self._found if c[0] not in opened)
 
     def _wanted_nodes(self, state, nodes: dict) -> dict:
         app = self.app
@@ -112,18 +162,39 @@ class Layouts:
             return neighbourhood(nodes, centre)
         return nodes
 
-    def _topology_same(self, state) -> bool:
+    def _topology_same(self, state, wanted: tuple) -> bool:
         """Whether no event between the last check's step and this one changes the drawing."""
-        app = self.app
-        if self._checked is None or self._checked[1:] != (app.focus_mode, app.selected,
-                                                          app.hide_freed):
+        if self._checked is None or self._checked[1] != wanted:
             return False
         lo, hi = sorted((self._checked[0], state.step))
-        return hi - lo <= 256 and not any(e.kind in _TOPOLOGY for e in app.events[lo:hi])
+        return hi - lo <= 256 and not any(e.kind in _TOPOLOGY for e in self.app.events[lo:hi])
 
-    def _lay_out(self, key, nodes) -> None:
+    # ----------------------------------------------------------------- laying out
+
+    def _in_worker(self, nodes: dict, work) -> None:
+        self.app.query_one("#graph", GraphView).border_title = (
+            f"graph: laying out {len(nodes)} nodes...")
+        self.app.run_worker(work, name="layout", group="layout", thread=True, exclusive=True,
+                            description=f"layout of {len(nodes)} nodes")
+
+    def _lay_out(self, key, nodes, level, chains) -> None:
         # (in a thread worker)
-        self.app.call_from_thread(self._ready, key, layout(nodes))
+        self.app.call_from_thread(self._ready, key, layout(nodes, level, chains))
+
+    def _fit_off_thread(self, nodes, chains, size) -> None:
+        # (in a thread worker)
+        graph_layout, fits = fitting_level(nodes, *size, chains)
+        self.app.call_from_thread(self._fitted, nodes, chains, graph_layout, fits)
+
+    def _fitted(self, nodes, chains, graph_layout, fits: bool) -> None:
+        app = self.app
+        app.zoom = graph_layout.level
+        key = self._key = (topology(nodes), chains, app.zoom)
+        self._ready(key, graph_layout)
+        app.query_one("#graph", GraphView).centre()
+        app.notify(f"fit: {app.zoom} boxes" if fits else
+                   f"too big to fit: {app.zoom} boxes, centred", timeout=2)
+        app.refresh_view()
 
     def _ready(self, key, graph_layout) -> None:
         if len(self._layouts) > 64:
@@ -136,9 +207,14 @@ class Layouts:
         graph = self.app.query_one("#graph", GraphView)
         graph.set_layout(graph_layout)
         self._title()
-        graph.reveal(self.app.shown_node)
+        if self.app.follow:
+            graph.reveal(self.app.shown_node)
 
     def _title(self) -> None:
         graph = self.app.query_one("#graph", GraphView)
+        drawn = graph.graph
+        members = sum(len(c) - 1 for c in drawn.chains.values())
         hidden = f", {self.hidden} freed hidden" if self.hidden else ""
-        graph.border_title = f"graph ({len(graph.graph.boxes)} nodes{hidden})"
+        chains = f", {len(drawn.chains)} chains collapsed" if drawn.chains else ""
+        zoom = "" if drawn.level == "full" else f", {drawn.level}"
+        graph.border_title = f"graph ({len(drawn.boxes) + members} nodes{hidden}{chains}{zoom})"

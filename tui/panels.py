@@ -24,7 +24,11 @@ def show_inspector(app, state, node: int) -> None:
     if app.legend:
         inspector.update(legend_text())
     else:
-        inspector.show(state, node, app.index.sources.get(node, ""))
+        versions = app.index.versions
+        view = state.nodes.get(node)
+        stale = versions.stale(node, view.error) if view is not None else ()
+        inspector.show(state, node, app.index.sources.get(node, ""),
+                       versions.saved.get(node), stale)
 
 
 def show_order(app, state) -> None:

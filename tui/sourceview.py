@@ -3,11 +3,11 @@
 The step's line is its event's own (the line creating a node, the line an error
 names, a hook's ``def``), else, inside a backward, the line that called
 ``backward()``/``grad()``, else the line that created the node the view follows.
-Events name a file by its base name (``mlp.py:12: h = x @ w``): it is looked for
-beside the script or the trace, in the current folder and in the folders the app
-was given (the demos', for ``agdebug demo``), and the first whose line still reads
-as recorded wins. Files are read once, bounded,
-and shown as plain text (a file's text is data, never markup).
+Events name a file by its base name (``mlp.py:12: h = x @ w``) and, since they
+record it, by its absolute path: it is looked for there, then beside the script or
+the trace, in the current folder and in the folders the app was given (the demos',
+for ``agdebug demo``), and the first whose line still reads as recorded wins. Files
+are read once, bounded, and shown as plain text (a file's text is data, never markup).
 """
 
 from __future__ import annotations
@@ -104,8 +104,9 @@ class SourceView(LineList, can_focus=False):
         self.path: Path | None = None    # the file shown; None while a note is
         self._files: dict = {}           # path -> lines or a note (read once)
 
-    def show(self, source: str) -> None:
-        """Show the line of ``source`` (``file.py:12: text``), or say why it cannot."""
+    def show(self, source: str, recorded: str = "") -> None:
+        """Show the line of ``source`` (``file.py:12: text``), or say why it cannot;
+        ``recorded``: the file's absolute path when the events gave it."""
         if source == self.source:
             return
         self.source = source
@@ -115,10 +116,14 @@ class SourceView(LineList, can_focus=False):
             return
         name, number = match.group(1), int(match.group(2))
         text = source[match.end():].strip()
-        path, same = find_file(name, number, text, self.folders, self._read)
+        folders = self.folders
+        if recorded and Path(recorded).name == name:   # (the base name must agree)
+            folders = [Path(recorded).parent, *folders]
+        path, same = find_file(name, number, text, folders, self._read)
         if path is None:
-            self._note(name, f"{name} is not on this machine (looked beside the script or "
-                             "trace and here)")
+            self._note(name, f"{name} is not on this machine (looked "
+                             f"{'where it was recorded, ' if recorded else ''}beside the "
+                             "script or trace and here)")
             return
         self._show_file(path, number, same)
 

@@ -19,6 +19,7 @@ import collections
 import gc
 import itertools
 import linecache
+import os
 import sys
 import sysconfig
 import threading
@@ -305,7 +306,8 @@ def _saved_tensor_summary(name: str, s) -> r.SavedSummary:
     else:                # packed by saved-tensor hooks, or released
         shape, dtype = (), "NoneType"
     tid = tensor_id(tensor) if tensor is not None else _weak_id(s)
-    return _SavedSummary(name, tid, shape, dtype, int(s.nbytes))
+    return _SavedSummary(name, tid, shape, dtype, int(s.nbytes),
+                         getattr(s, "_saved_version", -1))
 
 
 _NUMBERS = frozenset((bool, int, float, complex))
@@ -358,10 +360,12 @@ def node_created(node, args: tuple, outputs, engine_frames: int = 0) -> None:
     _watch_lifetime(node, node_id, name, edges)
     op, saved, attrs = getattr(node, "op", None), node._saved, node._attrs
     saved = _saved(saved, getattr(node, "saved_as", _NO_RENAMES)) if saved else ()
-    # seq, node, name, op, edges, inputs, outputs, saved, attrs, leaf, source, module, type
+    # seq, node, name, op, edges, inputs, outputs, saved, attrs, leaf, source, source_path,
+    # module, module_type
+    line = _line_of(frame)
     _send(_NodeCreated(0, node_id, name, getattr(op, "name", "") or "", edges,
                        _summaries(args), _summaries(outputs), saved,
-                       _attrs(attrs) if attrs else (), None, _line_of(frame),
+                       _attrs(attrs) if attrs else (), None, line, _PATHS.get(line, ""),
                        *_modules.current()))
 
 
@@ -458,7 +462,22 @@ def _is_user_file(name: str) -> bool:
 def _format_line(name: str, number: int) -> str:
     text = linecache.getline(name, number).strip()
     short = name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
-    return f"{short}:{number}: {text}" if text else f"{short}:{number}"
+    line = f"{short}:{number}: {text}" if text else f"{short}:{number}"
+    if len(_PATHS) >= 8192:   # (with the lines cached: each cached line keeps its path)
+        _PATHS.clear()
+        _LINES.clear()
+    if not name.startswith("<"):   # (``<stdin>``, ``<string>``: no file to find again)
+        _PATHS[line] = os.path.abspath(name)
+    return line
+
+
+def source_path(line: str) -> str:
+    """The absolute path of the file a line ``user_line`` (or ``raised_at``) gave is in
+    ("" when unknown): events show the short name, a replay finds the file by this."""
+    return _PATHS.get(line, "") if line else ""
+
+
+_PATHS: dict[str, str] = {}   # a formatted line -> its file's absolute path
 
 
 def accumulator_created(acc, leaf) -> None:
@@ -468,7 +487,7 @@ def accumulator_created(acc, leaf) -> None:
     node_id, name = acc._id, acc.name()
     _watch_lifetime(acc, node_id, name, ())
     _send(_NodeCreated(0, node_id, name, "", (), (), (), (), (), summarize(leaf), "",
-                       *_modules.current()))
+                       "", *_modules.current()))
 
 
 # ----------------------------------------------------------------------------- names
@@ -630,6 +649,7 @@ def _watching_changed(on: bool) -> None:
     _CYCLES.clear()
     _LIFE.refs = {}     # dead references never call back
     _LINES.clear()      # a later recording rereads source lines that may have changed
+    _PATHS.clear()
     _SHARED.clear()
     _TENSOR_NAMES.clear()
     _PARAMETERS.clear()
@@ -679,9 +699,10 @@ def backward_started(graph_root, input_edges, keep_graph: bool, create_graph: bo
     if input_edges is not None:
         inputs = tuple(fn._id if fn is not None else 0 for fn, _ in input_edges)
     roots = tuple(fn._id for fn in graph_root._next if fn is not None)
-    # seq, api, roots, grads, inputs, retain_graph, create_graph
+    # seq, api, roots, grads, inputs, retain_graph, create_graph, source, source_path
+    line = user_line()
     _send(r.BackwardStarted(0, api, roots, _summaries(graph_root._grads), inputs,
-                            bool(keep_graph), bool(create_graph), user_line()))
+                            bool(keep_graph), bool(create_graph), line, source_path(line)))
 
 
 def backward_planned(task, nodes: list) -> None:
@@ -753,9 +774,10 @@ def grad_set(tensor, value) -> None:
 def hook_called(kind: str, node, hook, result) -> None:
     """A hook ran; ``node`` None means the node now running (tensor hooks)."""
     node_id = node._id if node is not None else _run().current
+    line = _hook_line(hook)
     _emit(r.HookCalled, node=node_id, hook=kind,
           name=str(getattr(hook, "__name__", type(hook).__name__)),
-          replaced=result is not None, source=_hook_line(hook))
+          replaced=result is not None, source=line, source_path=source_path(line))
 
 
 def _hook_line(hook) -> str:
@@ -786,16 +808,18 @@ def saved_released(node) -> None:
 
 def failed_at(node, exc: BaseException) -> None:
     """A check before the run raised ``exc`` (at ``node`` if not None): the backward ends."""
+    line = raised_at(exc) or user_line()
     _emit(r.Error, type=type(exc).__name__, message=str(exc),
-          node=node._id if node is not None else 0, source=raised_at(exc) or user_line())
+          node=node._id if node is not None else 0, source=line, source_path=source_path(line))
     _finish(ok=False)
 
 
 def backward_failed(exc: BaseException) -> None:
     """The run raised ``exc`` at the node that was running."""
     run = _run()
+    line = raised_at(exc) or user_line()
     _emit(r.Error, type=type(exc).__name__, message=str(exc), node=run.current,
-          source=raised_at(exc) or user_line())
+          source=line, source_path=source_path(line))
     _finish(ok=False)
 
 
@@ -810,7 +834,9 @@ def _finish(ok: bool) -> None:
 
 def script_error(exc: BaseException) -> None:
     """An exception escaped the watched program (not tied to a node)."""
-    _emit(r.Error, type=type(exc).__name__, message=str(exc), node=0, source=raised_at(exc))
+    line = raised_at(exc)
+    _emit(r.Error, type=type(exc).__name__, message=str(exc), node=0, source=line,
+          source_path=source_path(line))
 
 
 def raised_at(exc: BaseException) -> str:

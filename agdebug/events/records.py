@@ -173,6 +173,7 @@ class SavedSummary:
     shape: tuple[int, ...]
     dtype: str
     nbytes: int
+    version: int = -1    # the tensor's version when saved (-1: a scalar, or an older trace)
 
 
 @_frozen
@@ -221,6 +222,7 @@ class NodeCreated(Event):
     attrs: tuple[tuple[str, str], ...]     # (name, repr) of non-tensor attributes
     leaf: TensorSummary | None = None   # the leaf of an AccumulateGrad
     source: str = ""                       # "file.py:12: y = x * w", the user's line making it
+    source_path: str = ""   # the absolute path of ``source``'s file ("": unknown, older traces)
     # The innermost nn.Module call making it ("" outside any; "" in older traces too): its
     # dotted path as named_modules() names it under the outermost module called, and class.
     module: str = ""                       # "layers.0.self_attn"
@@ -239,6 +241,7 @@ class BackwardStarted(Event):
     retain_graph: bool
     create_graph: bool
     source: str = ""                         # the user's line calling it ("" in older traces)
+    source_path: str = ""   # the absolute path of ``source``'s file ("": unknown, older traces)
 
 
 @_frozen
@@ -314,6 +317,7 @@ class HookCalled(Event):
     name: str            # the hook function's __name__
     replaced: bool
     source: str = ""     # the line defining the hook, when it is the user's ("": unknown)
+    source_path: str = ""   # the absolute path of ``source``'s file ("": unknown, older traces)
 
 
 @_frozen
@@ -374,6 +378,7 @@ class Error(Event):
     message: str
     node: int
     source: str = ""     # the user's line the error names: where it was raised ("": unknown)
+    source_path: str = ""   # the absolute path of ``source``'s file ("": unknown, older traces)
 
 
 @_frozen

@@ -130,7 +130,7 @@ def created(fn, source: str, op: str, inputs, outputs) -> int:
     if WATCH.on:
         probe.send(_NodeCreated(0, tag.node, name, op, edges, summaries(inputs),
                                  summaries(outputs), saved, attrs, leaf, source,
-                                 *modules.current()))
+                                 probe.source_path(source), *modules.current()))
     return tag.node
 
 

@@ -105,8 +105,9 @@ def test_selecting_nodes_by_keys_and_mouse_and_escape():
             box = graph.graph.boxes[min(graph.graph.boxes)]
             graph.reveal(box.node)                    # (below the fold at this size)
             await pilot.pause()
-            offset = graph.scroll_offset
-            await pilot.click(GraphView, offset=(box.x - offset.x + 1, box.y - offset.y + 1))
+            offset, (pad_x, pad_y) = graph.scroll_offset, graph.padding()   # (centred)
+            await pilot.click(GraphView, offset=(box.x - offset.x + pad_x + 1,
+                                                 box.y - offset.y + pad_y + 1))
             assert app.selected == box.node
     run(go())
 

@@ -1,4 +1,6 @@
-"""SVG snapshots of every demo at its key steps, from committed traces (80x24, pinned theme).
+"""SVG snapshots of every demo at its key steps, from committed traces (pinned theme): at
+80x24 its first node running, its first release of saved tensors, error and cycle, and its
+end; at 120x40 the release, error and cycle (its first node running when it has none).
 
 Goldens live in ``tests/tui/goldens/``. After a deliberate change to the screen, rewrite them:
 
@@ -24,7 +26,7 @@ from agdebug.demos import demos
 from .helpers import TRACES, load, run
 
 GOLDENS = Path(__file__).resolve().parent / "goldens"
-SIZE = (80, 24)
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 UPDATE = os.environ.get("AGDEBUG_UPDATE_GOLDENS") == "1"
 
 
@@ -40,31 +42,38 @@ if os.environ.get("AGDEBUG_UPDATE_TRACES") == "1":
     _record_traces()
 
 
-def key_steps(events) -> dict:
-    """Where a demo is worth a look: its first node running, first error and cycle, the end."""
+_KEY_KINDS = {"saved_released": "release", "error": "error", "cycle_detected": "cycle"}
+
+
+def key_steps(events, size: str = "80x24") -> dict:
+    """Where a demo is worth a look: its first node running, first release of saved tensors,
+    error and cycle, the end (at 120x40 only the release, error and cycle, else running)."""
     steps = {}
     kinds = [e.kind for e in events]
     if "node_started" in kinds:
         steps["running"] = kinds.index("node_started") + 1
-    for kind in ("error", "cycle_detected"):
+    for kind, key in _KEY_KINDS.items():
         if kind in kinds:
-            steps[kind] = kinds.index(kind) + 1
+            steps[key] = kinds.index(kind) + 1
     steps["end"] = len(events)
+    if size != "80x24":
+        kept = {k: v for k, v in steps.items() if k in _KEY_KINDS.values()}
+        steps = kept or {"running": steps["running"]}
     return steps
 
 
-CASES = [(name, key) for name in sorted(demos()) if (TRACES / f"{name}.agtrace").exists()
-         for key in key_steps(load(name).events)]
+CASES = [(name, size, key) for name in sorted(demos()) if (TRACES / f"{name}.agtrace").exists()
+         for size in SIZES for key in key_steps(load(name).events, size)]
 
 
-def screenshots(name: str) -> dict:
+def screenshots(name: str, size: str) -> dict:
     async def go():
         trace = load(name)
         app = AgDebugApp(trace=trace, title=f"demo {name}")
         shots = {}
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SIZES[size]) as pilot:
             app.theme = "textual-dark"
-            for key, step in key_steps(trace.events).items():
+            for key, step in key_steps(trace.events, size).items():
                 app.goto(step)
                 shots[key] = await settled_screenshot(app, pilot, f"{name} {key}")
         return shots
@@ -87,12 +96,12 @@ async def settled_screenshot(app, pilot, title: str) -> str:
 _CACHE: dict = {}
 
 
-@pytest.mark.parametrize(("name", "key"), CASES)
-def test_demo_snapshot(name, key):
-    if name not in _CACHE:
-        _CACHE[name] = screenshots(name)
-    svg = _CACHE[name][key]
-    golden = GOLDENS / f"{name}-{key}.svg"
+@pytest.mark.parametrize(("name", "size", "key"), CASES)
+def test_demo_snapshot(name, size, key):
+    if (name, size) not in _CACHE:
+        _CACHE[name, size] = screenshots(name, size)
+    svg = _CACHE[name, size][key]
+    golden = GOLDENS / f"{name}-{size}-{key}.svg"
     if UPDATE or not golden.exists():
         if not UPDATE:
             pytest.fail(f"no golden {golden.name}: run with AGDEBUG_UPDATE_GOLDENS=1")
