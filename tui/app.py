@@ -42,6 +42,7 @@ from .sources import EventIndex, MemorySeries
 from .status import show_narration, show_status
 from .text import printable
 from .timeline import EventsTab
+from .versions import stale_nodes
 
 __all__ = ["MIN_SIZE", "AgDebugApp"]
 
@@ -186,7 +187,7 @@ class AgDebugApp(App):
         chosen, shown = followed_nodes(state, self.events, self.step, self.selected)
         self.layouts.ensure(state, shown)
         graph.show(state, chosen, self.breakpoints.nodes, cycle_edges(state.cycles),
-                   self.index.versions.stale_nodes(state))
+                   stale_nodes(state))
         if self.follow:   # every step: the user may have scrolled away (a no-op in view)
             graph.reveal(shown)
         self.current_node, self.shown_node = state.current, shown

@@ -45,7 +45,7 @@ _HEAVY = str.maketrans("┌┐└┘─│", "┏┓┗┛━┃")
 
 def live_text(node, state, stale=()) -> str:
     """The box's live line: a leaf's ``.grad``, or what the node's saved tensors hold (and
-    their versions, when one changed in place since: ``stale``, ``Versions.stale``'s)."""
+    their versions, when one changed in place since: ``stale``, ``versions.stale_saved``'s)."""
     if stale:
         _, saved, now = stale[0]
         return f"v{now}, saved v{saved}"   # (the box's colour says whether it failed)

@@ -41,11 +41,9 @@ def _tensors(out: Text, title: str, summaries) -> None:
         out.append(f"  {i}: {stats_line(s)}\n", style=style)
 
 
-def describe_node(state, node_id: int, source: str = "", saved_versions=None,
-                  stale=()) -> Text:
+def describe_node(state, node_id: int, source: str = "", stale=()) -> Text:
     """The inspector's text for ``node_id`` in ``state``; ``source``: the forward line;
-    ``saved_versions``: saved name -> (tensor, version when saved); ``stale``: the saved
-    tensors changed in place since (``Versions.stale``)."""
+    ``stale``: the saved tensors changed in place since (``versions.stale``)."""
     node = state.nodes.get(node_id)
     out = PlainText()
     if node is None:
@@ -65,7 +63,7 @@ def describe_node(state, node_id: int, source: str = "", saved_versions=None,
         _leaf(out, state, node)
     _tensors(out, "inputs", node.inputs)
     _tensors(out, "outputs", node.outputs)
-    _saved(out, node, saved_versions or {}, stale)
+    _saved(out, node, stale)
     if node.attrs:
         out.append("attrs " + ", ".join(f"{k}={v}" for k, v in node.attrs) + "\n")
     if node.hooks:
@@ -90,7 +88,7 @@ def _leaf(out: Text, state, node) -> None:
         out.append("on a live reference cycle\n", style="bold red")
 
 
-def _saved(out: Text, node, versions: dict, stale) -> None:
+def _saved(out: Text, node, stale) -> None:
     if not node.saved:
         return
     gone_all = node.status == "freed"
@@ -99,7 +97,7 @@ def _saved(out: Text, node, versions: dict, stale) -> None:
     for s in node.saved:
         gone = s.released or gone_all
         tag = "released" if gone else "held"
-        version = f", version {versions[s.name][1]}" if s.name in versions else ""
+        version = f", version {s.version}" if s.version >= 0 else ""
         out.append(f"  {s.name}: {list(s.shape)} {s.dtype} {_bytes(s.nbytes)} {tag}{version}\n",
                    style="strike dim" if gone else "")
         if s.name in changed:   # torch's words, as its error will say them
@@ -111,6 +109,5 @@ def _saved(out: Text, node, versions: dict, stale) -> None:
 class Inspector(TextView):
     """Shows ``describe_node`` for the selected (or current) node."""
 
-    def show(self, state, node_id: int, source: str = "", saved_versions=None,
-             stale=()) -> None:
-        self.update(describe_node(state, node_id, source, saved_versions, stale))
+    def show(self, state, node_id: int, source: str = "", stale=()) -> None:
+        self.update(describe_node(state, node_id, source, stale))

@@ -13,6 +13,7 @@ from .layout import short_name
 from .legend import legend_text
 from .lines import LineList
 from .text import printable
+from .versions import stale_saved
 
 __all__ = ["OutputLog", "order_start", "show_inspector", "show_order"]
 
@@ -24,11 +25,9 @@ def show_inspector(app, state, node: int) -> None:
     if app.legend:
         inspector.update(legend_text())
     else:
-        versions = app.index.versions
         view = state.nodes.get(node)
-        stale = versions.stale(node, view.error) if view is not None else ()
         inspector.show(state, node, app.index.sources.get(node, ""),
-                       versions.saved.get(node), stale)
+                       stale_saved(view) if view is not None else ())
 
 
 def show_order(app, state) -> None:

@@ -23,7 +23,6 @@ import bisect
 
 from agdebug.debug.state import EMPTY, Timeline, reduce
 
-from .versions import Versions
 
 __all__ = ["EventIndex", "LiveHistory", "MemorySeries", "NodeFacts", "memory_series"]
 
@@ -78,7 +77,6 @@ class EventIndex:
         self.finishes: list[int] = []    # indices of backward_finished events
         self.prints: list[int] = []      # indices of printed events (the script's output)
         self.kinds: set[str] = set()     # the kinds of event there are
-        self.versions = Versions()       # saved tensors' versions (a long trace's: none)
         self.paths: dict[str, str] = {}  # a source line -> its file's absolute path, if known
 
     @classmethod
@@ -97,7 +95,6 @@ class EventIndex:
 
     def extend(self, events, first: int) -> None:
         """Index ``events``, the first of which is event number ``first``."""
-        self.versions.extend(events, first)
         for i, e in enumerate(events, first):
             self.kinds.add(e.kind)
             path = getattr(e, "source_path", "")

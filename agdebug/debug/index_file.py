@@ -32,7 +32,8 @@ from .checkpoints import NodeReader, NodeWriter, state_from_json, state_json
 
 __all__ = ["FORMAT", "SECTIONS", "StoredCheckpoints", "read_index", "write_index"]
 
-FORMAT, VERSION = "agdebug-index", 3   # 3: node views name their line and module
+FORMAT, VERSION = "agdebug-index", 4   # 3: node views name their line and module;
+# 4: saved tensors keep their version when saved
 SECTIONS = (("offsets", "<i8"), ("kinds", "u1"), ("steps", "<i8"), ("states", "<i8"),
             ("lists", "<i8"), ("page_ids", "<i4"), ("pages", "<i8"), ("node_ids", "<i4"),
             ("summaries", "<i8"), ("shared", "<i8"), ("nodes", "<i8"), ("blobs", "u1"))

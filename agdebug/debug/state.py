@@ -57,6 +57,7 @@ class SavedView:
     dtype: str
     nbytes: int
     released: bool = False
+    version: int = -1    # the tensor's version when saved (-1: a scalar, or an older trace)
 
 
 class NodeView(NamedTuple):
@@ -225,7 +226,8 @@ def reduce(state: GraphState, event) -> GraphState:
 
 
 def _node_created(b: _Builder, e) -> None:
-    saved = tuple(SavedView(s.name, s.tensor, s.shape, s.dtype, s.nbytes) for s in e.saved)
+    saved = tuple(SavedView(s.name, s.tensor, s.shape, s.dtype, s.nbytes, version=s.version)
+                  for s in e.saved)
     b.nodes[e.node] = NodeView(e.node, e.name, e.op, e.edges, e.inputs, e.outputs, saved,
                                e.attrs, e.leaf, created_step=b.step, source=e.source,
                                module=e.module, module_type=e.module_type)

@@ -29,7 +29,7 @@ from functools import lru_cache
 from ..debug.cycles import cycle_edges
 from .summary import check_size, neighbourhood, summarise
 
-__all__ = ["STATUS_COLORS", "DotOptions", "dot_elements", "to_dot"]
+__all__ = ["STATUS_COLORS", "DotOptions", "dot_elements", "layout_boxes", "to_dot"]
 
 STATUS_COLORS = {
     "created": "#ffffff", "waiting": "#fff3b0", "ready": "#ffd166", "running": "#ff9f1c",
@@ -61,6 +61,9 @@ class DotOptions:
     dpi: int | None = None          # PNG resolution (Graphviz's default: 96)
     legend: bool = True
     fit: float | None = None        # scale the drawing down to at most fit x fit inches
+    # Node id -> Box of a whole layout, for a cut of it (the player's steps) to draw the
+    # whole's boxes (None: computed from the nodes drawn)
+    summary: dict | None = None
 
 
 def to_dot(state, options: DotOptions | None = None) -> str:
@@ -181,6 +184,8 @@ def _visible(universe, opts: DotOptions) -> set:
 def _boxes(universe, keep: set, base, opts: DotOptions) -> dict:
     """Node id -> the box standing for it. Computed from ``base`` (a frame's layout), so
     frames share their boxes; errored nodes and the focus stay outside any."""
+    if opts.summary is not None:
+        return {n: box for n, box in opts.summary.items() if n in keep}
     key = (opts.focus, opts.radius, opts.max_nodes, opts.boxes, opts.expand)
     if _LAST and _LAST[0] is base and _LAST[1] == key:
         return _LAST[2]   # every frame of an animation: the same layout, the same boxes
@@ -195,6 +200,12 @@ def _boxes(universe, keep: set, base, opts: DotOptions) -> dict:
 
 
 _LAST: list = []   # [state, options key, boxes] of the last summary (plain data: no graph)
+
+
+def layout_boxes(opts: DotOptions) -> dict:
+    """Node id -> the box standing for it in the frames of ``opts.layout``."""
+    universe = opts.layout.nodes
+    return _boxes(universe, _visible(universe, opts), opts.layout, opts)
 
 
 # ----------------------------------------------------------------------------- nodes

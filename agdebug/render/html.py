@@ -98,11 +98,14 @@ def script_json(value) -> str:
     return json.dumps(value, separators=(",", ":")).translate(_SCRIPT_SAFE)
 
 
-def _about(builder, layout) -> str:
-    """The element a step is about: the event's node, else the current (running) one."""
+def _about(builder, layout, boxes: dict) -> str:
+    """The element a step is about: the event's node, else the current (running) one; the
+    box drawn for it when it is inside one."""
     node = getattr(builder.event, "node", 0)
     node = node if isinstance(node, int) and node in layout else builder.current
-    return f"n{node}" if node in layout else ""
+    if node not in layout:
+        return ""
+    return boxes[node].key if node in boxes else f"n{node}"
 
 
 def _frames(timeline, steps, options) -> list[dict]:
@@ -115,7 +118,7 @@ def _frames(timeline, steps, options) -> list[dict]:
             k: v for k, v in stepper.styles(step).items() if k in shown and shown[k] != v}
         shown.update(diff)
         frame = {"s": step, "e": caption(timeline, step), "d": diff}
-        node = _about(stepper.builder, options.layout.nodes)
+        node = _about(stepper.builder, options.layout.nodes, stepper.boxes)
         if node != about:
             frame["c"] = about = node
         frames.append(frame)

@@ -4,7 +4,9 @@ Drawing every element at every step costs nodes x steps (a 3,000-node graph's 17
 half an hour). An event changes a few nodes, so each step redraws only the elements that
 can depend on them (the nodes written, their parents' edges, the current node before and
 after, a leaf's ``.grad`` link, a cycle's edges) through the same ``dot_elements``, on a
-layout cut down to those nodes and their neighbours. ``tests/render/test_player_steps.py``
+layout cut down to those nodes and their neighbours. A summarised layout's boxes are the
+whole layout's; a box with a node written is cut with every edge across its border, as
+its edges to other boxes are merged from all of those. ``tests/render/test_player_steps.py``
 checks the result equals restyling everything, step by step.
 """
 
@@ -15,6 +17,7 @@ from types import MappingProxyType
 
 from ..debug.cycles import cycle_edges
 from ..debug.state import GraphState, _Builder
+from .dot import layout_boxes
 
 __all__ = ["StepStyles"]
 
@@ -38,12 +41,15 @@ class StepStyles:
 
     def __init__(self, timeline, start: int, options, styles_of):
         """``styles_of(state, options)``: key -> style of the elements ``options`` draws."""
-        self.events, self.options, self.styles_of = timeline.events, options, styles_of
+        self.events, self.styles_of = timeline.events, styles_of
         self.layout = options.layout.nodes
+        self.boxes = layout_boxes(options)
+        self.options = dataclasses.replace(options, summary=self.boxes)
         self.parents: dict = {}
         for node in self.layout.values():
             for child, _ in node.edges:
                 self.parents.setdefault(child, set()).add(node.id)
+        self.borders = _borders(self.layout, self.boxes)
         self.siblings = _siblings(self.layout)
         self.builder = _Builder(timeline.state(start))
         self.builder.nodes = _Written(self.builder.nodes)
@@ -64,8 +70,9 @@ class StepStyles:
         touched = self._touched()
         if not touched:
             return {}
-        cut = self._cut(touched)
-        return self.styles_of(self._leaves_of(cut.layout.nodes), cut)
+        cut, exact = self._cut(touched)
+        styles = self.styles_of(self._leaves_of(cut.layout.nodes), cut)
+        return {key: style for key, style in styles.items() if _exact(key, exact)}
 
     def _leaves_of(self, near) -> GraphState:
         """The state now with only the leaves the cut draws: a graph of a thousand leaves
@@ -102,11 +109,16 @@ class StepStyles:
         return {i for i in ids if i in self.layout}
 
     def _cut(self, touched: set):
-        """Options drawing ``touched``, their parents (whose edges reach them) and children."""
+        """Options drawing ``touched``, their parents (whose edges reach them) and children,
+        and the element keys whose edges the cut draws all of (see ``_exact``)."""
         layout = self.layout
         drawn = set(touched)
         for node_id in touched:
             drawn.update(self.parents.get(node_id, ()))
+        whole = {self.boxes[n].key for n in touched if n in self.boxes}
+        for key in whole:
+            drawn.update(self.borders[key])
+        exact = whole | {f"n{n}" for n in drawn if n not in self.boxes}
         near = set(drawn)
         for node_id in drawn:
             near.update(child for child, _ in layout[node_id].edges if child in layout)
@@ -118,7 +130,32 @@ class StepStyles:
         links = frozenset(pair for pair in self.options.layout_links if pair[1] in near
                           and pair[0] in leaves and leaves[pair[0]].node in near)
         cut = GraphState(nodes=MappingProxyType({i: layout[i] for i in sorted(near)}))
-        return dataclasses.replace(self.options, layout=cut, layout_links=links, legend=False)
+        return (dataclasses.replace(self.options, layout=cut, layout_links=links, legend=False),
+                exact)
+
+
+def _exact(key: str, exact: set) -> bool:
+    """Whether the cut drew element ``key`` as the whole layout does. An edge to or from a
+    box merges every edge between its two ends: whole when one end is a box cut with all
+    its border, or a drawn node (all of whose edges, in and out, the cut has)."""
+    src, arrow, dst = key.partition("->")
+    if not arrow or src[:1] not in "ngc" or not (src[:1] in "gc" or dst[:1] in "gc"):
+        return True   # a node, a box (coloured from the whole state), any other edge
+    return src in exact or dst.split("#", 1)[0] in exact
+
+
+def _borders(layout, boxes: dict) -> dict:
+    """Box key -> the nodes at either end of an edge across its border."""
+    out: dict = {box.key: set() for box in boxes.values()}
+    for node in layout.values():
+        inside = boxes.get(node.id)
+        for child, _ in node.edges:
+            other = boxes.get(child)
+            if child in layout and inside is not other:
+                for box in (inside, other):
+                    if box is not None:
+                        out[box.key].update((node.id, child))
+    return out
 
 
 def _siblings(layout) -> dict:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from agdebug_tui import AgDebugApp
 
-from agdebug.demos import demos
+from agdebug.demos import SCRIPTS, demos
 
 from .helpers import TRACES, load, run
 
@@ -69,7 +69,9 @@ CASES = [(name, size, key) for name in sorted(demos()) if (TRACES / f"{name}.agt
 def screenshots(name: str, size: str) -> dict:
     async def go():
         trace = load(name)
-        app = AgDebugApp(trace=trace, title=f"demo {name}")
+        # The committed traces keep no absolute paths (they differ by machine): the demos'
+        # scripts are found in the folder a user would pass.
+        app = AgDebugApp(trace=trace, title=f"demo {name}", source_dirs=[SCRIPTS])
         shots = {}
         async with app.run_test(size=SIZES[size]) as pilot:
             app.theme = "textual-dark"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agdebug_tui import AgDebugApp
 from agdebug_tui.graphview import GraphView
 from agdebug_tui.sourceview import MAX_BYTES, SourceView, read_source
 
 from agdebug.cli import run_script
+from agdebug.debug import Trace
 from agdebug.demos import SCRIPTS
 
 from .helpers import load, run
@@ -114,9 +117,16 @@ def test_a_huge_or_binary_file_is_a_one_line_note(tmp_path):
     assert read_source(tmp_path / "none.py").startswith("none.py: cannot be read")
 
 
+def _without_backward_lines(trace):
+    """``trace`` as a recorder older than backward lines wrote it."""
+    return Trace([replace(e, source="", source_path="") if e.kind == "backward_started" else e
+                  for e in trace.events])
+
+
 def test_an_old_trace_without_the_backward_line_shows_the_running_nodes_line():
     async def go():
-        app = AgDebugApp(trace=load("retain-graph"), source_dirs=[SCRIPTS])   # an old trace
+        app = AgDebugApp(trace=_without_backward_lines(load("retain-graph")),
+                         source_dirs=[SCRIPTS])
         async with app.run_test(size=(120, 40)):
             app.goto(step_after(app, "node_started"))
             view = app.query_one(SourceView)
