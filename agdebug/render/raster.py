@@ -267,10 +267,21 @@ VALUE_SLOT = "grad min -8.888e+88 max -8.888e+88 mean -8.888e+88 norm 8.888e+88"
 _ANCHORS = {"l": "ls", "c": "ms", "r": "rs"}   # Pillow anchors on the baseline, as xdot's T
 
 
+# Helvetica's metrics (what Graphviz measured the labels with) and glyphs past Latin-1 ("—",
+# "×"): the system's sans fonts where installed; Pillow's own font lacks those glyphs.
+_SYSTEM_FONTS = ("LiberationSans-Regular.ttf", "DejaVuSans.ttf", "Arial.ttf")
+
+
 @functools.lru_cache(maxsize=64)
 def font(px: int):
-    """Pillow's own font (no font file needed) at ``px`` pixels."""
+    """A sans font at ``px`` pixels: the system's (see ``_SYSTEM_FONTS``), else Pillow's own
+    (no font file needed)."""
     from PIL import ImageFont
+    for name in _SYSTEM_FONTS:
+        try:
+            return ImageFont.truetype(name, px)
+        except OSError:   # not installed here
+            continue
     face = ImageFont.load_default(size=px)
     if not isinstance(face, ImageFont.FreeTypeFont):
         raise LayoutError("drawing frames needs Pillow built with FreeType")

@@ -3,6 +3,7 @@ frame by frame in bounded memory; a layout that cannot be drawn is one line."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import subprocess
@@ -197,3 +198,16 @@ def test_layouts_are_parsed_defensively(monkeypatch):
     monkeypatch.setattr(raster, "MAX_LAYOUT_BYTES", 10)
     with pytest.raises(raster.LayoutError, match="too large"):
         raster.parse_layout(b" " * 11)
+
+
+def test_frames_draw_with_the_systems_sans_font_where_one_is_installed():
+    """Pillow's own font has no "—" (box labels) or "×" (merged edges): a box it drew."""
+    from PIL import ImageFont
+    installed = []
+    for name in raster._SYSTEM_FONTS:
+        with contextlib.suppress(OSError):
+            installed.append(ImageFont.truetype(name, 14).getname()[0])
+    if not installed:
+        pytest.skip("no system sans font: frames use Pillow's own")
+    assert raster.font(14).getname()[0] == installed[0]
+    assert raster.font(14).getlength("—") > 0
