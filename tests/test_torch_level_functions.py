@@ -69,6 +69,11 @@ def test_nn_op_at_torch_level_matches_torch(torch, expr, setup):
 
 
 ERROR_CASES = [
+    "lib.channel_shuffle(lib.ones(2, 6), 2)",
+    "lib.channel_shuffle(lib.ones(2, 6, 3), 0)",
+    "lib.channel_shuffle(lib.ones(2, 5, 3), 2)",
+    "lib.channel_shuffle(lib.ones(2, 6, 3), 2.0)",
+    "lib.nn.functional.channel_shuffle(lib.ones(2, 6, 3), True)",
     "lib.dropout(x, 2.0, True)",
     "lib.alpha_dropout(x, -0.5, True)",
     "lib.feature_dropout(lib.ones(3), 0.5, True)",

@@ -1,6 +1,6 @@
 """Cases for agdebug/ops/nn/fold.py and agdebug/ops/nn/pooling_adaptive_max.py (see harness.py):
-im2col / col2im, pixel_shuffle / pixel_unshuffle, the Tensor.unfold view and its backward,
-adaptive max pooling and max unpooling, each with the op its derivative records.
+im2col / col2im, pixel_shuffle / pixel_unshuffle, channel_shuffle, the Tensor.unfold view and its
+backward, adaptive max pooling and max unpooling, each with the op its derivative records.
 """
 
 from __future__ import annotations
@@ -67,6 +67,26 @@ CASES += [
          id="pixel_unshuffle_5d"),
     Case("pixel_unshuffle", _shuffle_grad, [rng.standard_normal((2, 2, 4, 6)), SHUFFLED],
          grad_fn="PixelUnshuffleBackward0", id="pixel_unshuffle_as_shuffle_derivative"),
+]
+
+CHANNELS = rng.standard_normal((2, 6, 3))
+
+
+def _channel_shuffle_grad(t, g, x):
+    """The derivative of a shuffle in 2 groups: the shuffle in 6 / 2 (ChannelShuffleBackward0)."""
+    with t.enable_grad():
+        x = _leaf(x)
+        return t.autograd.grad(F(t).channel_shuffle(x, 2), x, g, create_graph=True)[0]
+
+
+CASES += [
+    Case("channel_shuffle", lambda t, x: F(t).channel_shuffle(x, 3), [CHANNELS]),
+    Case("channel_shuffle", lambda t, x: t.channel_shuffle(x[:, :, None], 2), [CHANNELS],
+         id="channel_shuffle_4d"),
+    Case("channel_shuffle", lambda t, x: t.nn.ChannelShuffle(6)(x), [CHANNELS],
+         id="channel_shuffle_module"),
+    Case("channel_shuffle", _channel_shuffle_grad, [CHANNELS, CHANNELS],
+         id="channel_shuffle_as_its_derivative"),
 ]
 
 ROWS = rng.standard_normal((3, 7))

@@ -40,7 +40,7 @@ from .normalization import (batch_norm, group_norm, instance_norm, layer_norm, l
                             normalize, rms_norm)
 from .sparse import embedding, embedding_bag, one_hot
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
-from .vision import interpolate, pixel_shuffle, pixel_unshuffle
+from .vision import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle
 from .sampling import affine_grid, grid_sample, gumbel_softmax
 from ._parser import torch_words
 
@@ -48,7 +48,8 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
     "adaptive_max_pool2d", "affine_grid", "alpha_dropout", "avg_pool1d", "avg_pool2d",
     "avg_pool3d", "batch_norm", "bilinear", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "celu", "celu_", "conv1d", "conv2d", "conv3d",
+    "binary_cross_entropy_with_logits", "celu", "celu_", "channel_shuffle", "conv1d", "conv2d",
+    "conv3d",
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss",
     "cosine_similarity", "cross_entropy", "ctc_loss", "dropout", "dropout1d", "dropout2d",
     "dropout3d", "elu", "elu_", "embedding", "embedding_bag", "feature_alpha_dropout", "fold",
@@ -71,7 +72,8 @@ __all__ = [
 # nn modules: they get torch's parser words here only, as they did there (see _parser.py).
 _WORDED_HERE = [
     "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "affine_grid",
-    "alpha_dropout", "avg_pool3d", "bilinear", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "alpha_dropout", "avg_pool3d", "bilinear", "channel_shuffle", "conv3d", "conv_transpose1d",
+    "conv_transpose2d",
     "conv_transpose3d", "ctc_loss", "dropout1d", "dropout2d", "dropout3d", "embedding_bag",
     "feature_alpha_dropout", "fold", "grid_sample", "gumbel_softmax", "interpolate",
     "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool3d", "max_unpool1d",

@@ -1,4 +1,5 @@
-"""Vision functions: ``F.interpolate``, ``F.pixel_shuffle`` and ``F.pixel_unshuffle``
+"""Vision functions: ``F.interpolate``, ``F.pixel_shuffle``, ``F.pixel_unshuffle`` and
+``F.channel_shuffle``
 (``F.pad`` is in ``padding``, ``F.grid_sample`` and ``F.affine_grid`` in ``sampling``; the maths
 is in :mod:`agdebug.ops.nn.upsample` and :mod:`agdebug.ops.nn.fold`).
 
@@ -14,11 +15,12 @@ import math
 import numpy as np
 
 from ...ops.nn import upsample as ops
+from ...ops.nn.fold import channel_shuffle_function as channel_shuffle
 from ...ops.nn.fold import pixel_shuffle_function as pixel_shuffle
 from ...ops.nn.fold import pixel_unshuffle_function as pixel_unshuffle
 from ...ops.core.checks import kernel_missing
 
-__all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["channel_shuffle", "interpolate", "pixel_shuffle", "pixel_unshuffle"]
 
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"

@@ -1,10 +1,11 @@
 """Sliding blocks and rearrangements: ``im2col`` / ``col2im`` (``F.unfold`` / ``F.fold``),
-``pixel_shuffle`` / ``pixel_unshuffle`` and the ``Tensor.unfold`` view.
+``pixel_shuffle`` / ``pixel_unshuffle``, ``channel_shuffle`` and the ``Tensor.unfold`` view.
 
 Each pair is its own adjoint: the derivative of ``im2col`` is ``col2im`` with the same
 geometry and the other way round, so derivatives of any order are these two ops again, as
 torch records them (Im2ColBackward0 and Col2ImBackward0, PixelShuffleBackward0 and
-PixelUnshuffleBackward0, UnfoldBackward0 and UnfoldBackwardBackward0). Arguments arrive
+PixelUnshuffleBackward0, UnfoldBackward0 and UnfoldBackwardBackward0); the derivative of a
+channel shuffle in g groups is the shuffle in C / g (ChannelShuffleBackward0). Arguments arrive
 checked and normalised (pairs of ints) from :mod:`agdebug.nn.fold`.
 """
 
@@ -160,6 +161,40 @@ def pixel_unshuffle_function(input, downscale_factor):
     return pixel_unshuffle(input, downscale_factor=r)
 
 
+@defop("channel_shuffle", node="ChannelShuffleBackward0")
+def channel_shuffle(xp, x, groups=1):
+    """(N, C, *) with its channels read as (groups, C / groups) and written transposed."""
+    n, c = x.shape[:2]
+    moved = x.reshape((n, groups, c // groups) + x.shape[2:]).swapaxes(1, 2)
+    return xp.ascontiguousarray(moved).reshape(x.shape)
+
+
+@channel_shuffle.vjp
+def channel_shuffle_vjp(ctx, grad):
+    # (no channels: any grouping is the identity, and C / g would be no group at all)
+    return (channel_shuffle(grad, groups=max(grad.shape[1] // ctx.groups, 1)),)
+
+
+def channel_shuffle_function(input, groups):
+    """Shuffle the channels of (N, C, *) in ``groups`` groups (ShuffleNet's mixing step).
+
+    >>> import agdebug as ag
+    >>> ag.channel_shuffle(ag.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    g = _factor("channel_shuffle", "groups", groups)
+    if input.ndim <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if g <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{g}")
+    if input.shape[1] % g:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got "
+                           f"{input.shape[1]} channels and {g} groups.")
+    return channel_shuffle(input, groups=g)
+
+
 # ----------------------------------------------------------------------------- Tensor.unfold
 
 @defop("unfold", node="UnfoldBackward0", view=True, sizes=SELF_SIZES)
@@ -235,5 +270,6 @@ def tensor_unfold(self, dimension=_MISSING, size=_MISSING, step=_MISSING):
 
 
 FUNCTIONS = {"pixel_shuffle": pixel_shuffle_function,
-             "pixel_unshuffle": pixel_unshuffle_function}
+             "pixel_unshuffle": pixel_unshuffle_function,
+             "channel_shuffle": channel_shuffle_function}
 METHODS = {"unfold": tensor_unfold}
