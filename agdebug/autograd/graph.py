@@ -6,9 +6,10 @@ from typing import NamedTuple
 
 from ..graph.node import Node
 from ..graph.saved import saved_tensors_hooks
+from ..tensor import Tensor
 
-__all__ = ["Node", "GradientEdge", "get_gradient_edge", "saved_tensors_hooks",
-           "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
 
 class GradientEdge(NamedTuple):
@@ -31,6 +32,21 @@ def get_gradient_edge(tensor) -> GradientEdge:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
     return GradientEdge(*tensor._gradient_edge())
+
+
+def increment_version(tensor) -> None:
+    """Record an in-place change autograd did not see (a tensor, or an iterable of them), so
+    a saved tensor's version check catches it; an inference tensor has no version to bump.
+
+    >>> import agdebug as ag
+    >>> x = ag.zeros(2)
+    >>> ag.autograd.graph.increment_version(x)
+    >>> x._version
+    1
+    """
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if not t.is_inference():
+            t._bump_version()
 
 
 class save_on_cpu(saved_tensors_hooks):

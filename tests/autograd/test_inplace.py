@@ -474,3 +474,17 @@ def _written_through_a_view(lib, y):
 def test_version_error_names_the_op_as_torch(make):
     torch = pytest.importorskip("torch")
     assert _version_error_names(ag, make) == _version_error_names(torch, make)
+
+
+def test_increment_version_bumps_a_tensor_or_each_of_a_list_as_torch(lib):
+    a, b = lib.zeros(2, requires_grad=True), lib.zeros(3, dtype=lib.int64)
+    lib.autograd.graph.increment_version(a)
+    lib.autograd.graph.increment_version([a, b])
+    assert (a._version, b._version) == (2, 1)
+    y = a * a   # saves a: a change autograd did not see is caught by backward
+    lib.autograd.graph.increment_version(a)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    with lib.inference_mode():
+        c = lib.zeros(2)
+    lib.autograd.graph.increment_version(c)   # an inference tensor has no version: no error
