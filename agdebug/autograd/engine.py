@@ -269,8 +269,7 @@ def _execute(task: GraphTask, graph_root) -> None:
                 # ``is`` first: dtypes are nearly always the same object, and ``!=`` is a
                 # rich comparison in C that costs several times more.
                 if data.shape != shape or (data.dtype is not dtype and data.dtype != dtype):
-                    grad = _conform(node, _position(node, outputs, fn, nr, grad), grad, shape,
-                                    dtype)
+                    grad = _conform(node, None, grad, shape, dtype, (outputs, fn, nr))
                     data = grad._data
                 old = buf[nr]
                 if old is None:
@@ -302,8 +301,8 @@ def _execute(task: GraphTask, graph_root) -> None:
 
 
 def _position(node, outputs, fn, nr, grad) -> int:
-    """Which of ``node``'s edges sent ``grad`` (for an error message; the loop over the edges
-    keeps no count, which costs every node). The first edge with the same node, slot and
+    """Which of ``node``'s edges sent ``grad`` (for an error message only: the loop over the
+    edges keeps no count, which costs every node). The first edge with the same node, slot and
     gradient object: any earlier one would have been reached, and failed, first."""
     for i, edge in enumerate(zip(node._next, node._next_nr, outputs)):
         if edge[0] is fn and edge[1] == nr and edge[2] is grad:
@@ -431,14 +430,18 @@ def _xp_of(t: Tensor):
     return xp_of(t._data)
 
 
-def _conform(node, i: int, grad, shape: tuple, dtype) -> Tensor:
-    """Sum a broadcast gradient back to its input's shape; cast it to the input's dtype."""
+def _conform(node, i: int | None, grad, shape: tuple, dtype, sent=None) -> Tensor:
+    """Sum a broadcast gradient back to its input's shape; cast it to the input's dtype.
+    ``i`` is the edge's index, or None with ``sent`` = ``(outputs, fn, nr)`` to find it by,
+    only for an error (every bias's gradient passes here)."""
     if not isinstance(grad, Tensor):
+        i = _position(node, *sent, grad) if i is None else i
         raise TypeError(f"function {node.name()} returned a gradient of type "
                         f"{type(grad).__name__} at index {i}; expected a Tensor or None")
     data = grad._data
     if data.shape != shape:
         if not _expandable(shape, data.shape):
+            i = _position(node, *sent, grad) if i is None else i
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {i} - got "
                 f"{list(data.shape)} but expected shape compatible with {list(shape)}")
@@ -585,7 +588,7 @@ def accumulate_grad(task: GraphTask, acc: AccumulateGrad, grad) -> None:
     """torch's AccumulateGrad: steal, clone, add in place, or add out of place."""
     if grad is None:
         return
-    leaf = acc.variable
+    leaf = LEAVES[acc._id]   # (``acc.variable``, without the property's call)
     old = leaf._grad
     if old is None:
         leaf._grad = _first_grad(task, grad)
@@ -615,7 +618,9 @@ def _first_grad(task: GraphTask, grad: Tensor) -> Tensor:
     owner = _owner_id(data)
     if getattr(data.flags, "writeable", True) and owner not in task.shared:
         task.shared.add(owner)   # stolen: no one else can see this memory (torch: use_count)
-        return grad.detach()
+        stolen = Tensor._wrap(data, None, 0, grad._version_counter())   # grad.detach()
+        stolen._inference = grad._inference
+        return stolen
     return Tensor._wrap(data.copy())
 
 

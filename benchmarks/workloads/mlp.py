@@ -58,9 +58,11 @@ def numpy_params(xp=np) -> list:
 def numpy_model(xp=np, params=None):
     """The hand-written floor, as fast as plain NumPy goes: every array a buffer made once
     and written with ``out=``, ReLU in place, its gradient a multiplied mask (boolean
-    indexing costs 10x more), the fused softmax cross-entropy gradient, an in-place SGD
-    update. ``xp`` is NumPy, or CuPy for the floor on a GPU; ``step.grads`` holds the last
-    step's gradients (a test checks them against torch's)."""
+    indexing costs 10x more; ``copyto(where=)``, ``putmask`` and ``sign`` are slower too, a
+    float mask or the forward's mask kept for the backward measured no faster), the fused softmax
+    cross-entropy gradient, an in-place SGD update. ``xp`` is NumPy, or CuPy for the floor on
+    a GPU; ``step.grads`` holds the last step's gradients (a test checks them against
+    torch's)."""
     params = numpy_params(xp) if params is None else params
     x, y = (xp.asarray(a) for a in batch())
     pick = xp.arange(BATCH) * SIZES[-1] + y     # the target's logit, flat

@@ -276,3 +276,43 @@ def test_events_of_the_direct_path_are_the_general_paths(monkeypatch):
     assert fields(direct)[1][-1] == 'y = OPS["mul"](x, 2.0)   # the line both node_created ' \
                                     'events name'
     assert [e.kind for e in direct.events] == [e.kind for e in general.events]
+
+
+def _view_state(t):
+    """What a view shares with its base, with the base and counter compared by identity."""
+    return (t._base is not None, t.is_leaf, t.requires_grad, t._made_in, t.is_inference(),
+            None if t.grad_fn is None else type(t.grad_fn).__name__)
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference"])
+@pytest.mark.parametrize("name, args", [("t", ()), ("squeeze", ()), ("alias", ())])
+def test_view_ops_share_their_base_as_the_general_path_does(name, args, mode):
+    # ``w.t()`` of every Linear layer takes the short path: its result must be the general
+    # path's view (base, version counter, creation mode, node), a view of a view included.
+    op = OPS[name]
+    context = {"grad": ag.enable_grad, "no_grad": ag.no_grad,
+               "inference": ag.inference_mode}[mode]
+    for make in (lambda: _leaf([[0.5, -1.0, 2.0]]), lambda: _leaf([[0.5, -1.0, 2.0]])[:, :2]):
+        direct_in, general_in = make(), make()
+        with context():
+            direct, general = op(direct_in, *args), op.run((general_in, *args), {})
+        _same(direct, general)
+        assert _view_state(direct) == _view_state(general)
+        root = direct_in if direct_in._base is None else direct_in._base
+        assert direct._base is root and direct._vc is direct_in._vc is not None
+        if direct.grad_fn is not None:
+            assert _node_view(direct) == _node_view(general)
+            direct.retain_grad()
+            direct.sum().backward()
+            assert direct.grad.tolist() == ag.ones_like(direct).tolist()
+
+
+def test_a_direct_view_is_modified_in_place_as_torchs():
+    w = _leaf([[1.0, 2.0], [3.0, 4.0]])
+    y = (w * 1.0).t()
+    y.mul_(2.0)   # rebases the view's history on its base's
+    assert type(y.grad_fn).__name__ == "AsStridedBackward0"
+    assert y._base.grad_fn.name() == "torch::autograd::CopySlices"
+    assert y._version == y._base._version == 1
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        w.t().mul_(2.0)

@@ -183,11 +183,11 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
 
 def run_direct(op: Op, args: tuple) -> Tensor:
     """``op(*args)`` for one or two inputs and no keywords (``y * 1.0001``, ``x.tanh()``,
-    a derivative's ``grad * 2.0``), in its commonest cases: host tensors (or a tensor and a
-    Python number), unrecorded, or recorded with no input a view or an output after the
-    first of its node. The general path's layers (two passes over the inputs, the argument
-    lists) cost as much as the rest of such an op; the forward, node, saved values and event
-    are the general path's own. Everything else takes the general path.
+    a derivative's ``grad * 2.0``, a weight's ``w.t()``), in its commonest cases: host
+    tensors (or a tensor and a Python number), unrecorded, or recorded with no input a view
+    or an output after the first of its node. The general path's layers (two passes over the
+    inputs, the argument lists) cost as much as the rest of such an op; the forward, node,
+    saved values and event are the general path's own. Everything else takes the general path.
     """
     a = args[0]
     if not isinstance(a, Tensor) or type(data := a._data) is not _NDARRAY:
@@ -230,12 +230,16 @@ def run_direct(op: Op, args: tuple) -> Tensor:
     except MemoryError as error:
         raise backend.allocation_error(error) from None
     if not recording:
-        return _as_tensor(result, np)
+        out = _as_tensor(result, np)
     # The edges after the forward, as the general path: a failed op makes no accumulator.
-    if binary:
-        return _record_one(op, args, None, result, np, (_edge(a), _edge(b) if b_grad else None),
-                           _ZERO_NRS[2])
-    return _record_one(op, args, None, result, np, (_edge(a),), _ZERO_NRS[1])
+    elif binary:
+        out = _record_one(op, args, None, result, np, (_edge(a), _edge(b) if b_grad else None),
+                          _ZERO_NRS[2])
+    else:
+        out = _record_one(op, args, None, result, np, (_edge(a),), _ZERO_NRS[1])
+    if op.view:   # (``x.t()``: every Linear layer's weight, forward and backward)
+        _share_view_state(a, (out,), op)
+    return out
 
 
 def _edge(t: Tensor):

@@ -91,6 +91,10 @@ def sum_dim_vjp(ctx, grad):
 
 @defop("sum_to_size", node="SumBackward1", sizes=SELF_SIZES)
 def sum_to_size(xp, x, size=()):
+    if size and x.shape[1:] == size and x.ndim == len(size) + 1:
+        # One leading dim summed (every Linear bias's gradient); not to (): NumPy's sum of a
+        # vector is a scalar, not a 0-d array.
+        return x.sum(axis=0)
     lead = x.ndim - len(size)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(size) if s == 1 and x.shape[lead + i] != 1)
