@@ -414,7 +414,7 @@ def _call_backward(node, grads: list) -> tuple:
         missing = [g is None for g in grads]
         if all(missing):
             return (None,) * len(nexts)
-        if any(missing) and getattr(node, "materialize_grads", True):
+        if any(missing) and not node.fills_missing_grads:
             grads = materialized(node, grads)
     # An op's node runs its derivative itself (``OpNode.apply``, without the call).
     outputs = node.op.backward(node, *grads) if op_node else node.apply(grads)

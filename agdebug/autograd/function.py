@@ -86,6 +86,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node (and ctx) of one ``Function.apply``; subclassed as ``<Name>Backward``."""
 
     _forward_cls = None
+    fills_missing_grads = True
 
     def __init__(self, edges: tuple, needs_input_grad: tuple, tensor_inputs: tuple):
         super().__init__(*split_edges(edges), ())
@@ -93,9 +94,11 @@ class BackwardCFunction(Node, FunctionCtx):
         self.dirty_tensors = ()
         self.non_differentiable = ()
         self.materialize_grads = True
+        self._materialize_non_diff_grads = True   # (torch's private switch, read at backward)
         self._needs_input_grad = needs_input_grad
         self._tensor_inputs = tensor_inputs     # per forward argument: is it a Tensor?
         self._tensor_outputs = ()               # per forward output: is it a Tensor?
+        self._differentiable_outputs = ()       # per forward output: does a gradient flow?
         self._saved_count = None                # len(to_save) once packed
 
     @property
@@ -129,10 +132,13 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _prepare_grads(self, grads) -> list:
         out = []
-        for is_tensor, g, meta in zip(self._tensor_outputs, grads, self._out_meta):
+        for is_tensor, differentiable, g, meta in zip(self._tensor_outputs,
+                                                      self._differentiable_outputs, grads,
+                                                      self._out_meta):
             if not is_tensor:
                 g = None
-            elif g is None and self.materialize_grads:
+            elif g is None and self.materialize_grads and (
+                    differentiable or self._materialize_non_diff_grads):
                 g = _zeros(meta, grads)
             out.append(g)
         return out
@@ -265,17 +271,19 @@ def _attach_outputs(ctx: BackwardCFunction, args: tuple, outs, copy_slices: list
     nondiff = {id(t) for t in ctx.non_differentiable}
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
     _check_dirty_returned(dirty, outs)
-    meta, wrapped = [], []
+    meta, wrapped, differentiable = [], [], []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             meta.append(((), _default_dtype()))
             wrapped.append(o)
+            differentiable.append(False)
             continue
         meta.append((o._data.shape, o._data.dtype))
-        wrapped.append(_output(ctx, o, i, id(o) in dirty, id(o) in inputs,
-                               id(o) not in nondiff and o._data.dtype.kind in "fc", len(outs),
-                               copy_slices))
+        differentiable.append(id(o) not in nondiff and o._data.dtype.kind in "fc")
+        wrapped.append(_output(ctx, o, i, id(o) in dirty, id(o) in inputs, differentiable[-1],
+                               len(outs), copy_slices))
     ctx._out_meta = tuple(meta)
+    ctx._differentiable_outputs = tuple(differentiable)
     ctx._tensor_outputs = tuple(isinstance(o, Tensor) for o in outs)
     return wrapped
 

@@ -70,6 +70,11 @@ class Node:
     __slots__ = ("_next", "_next_nr", "_id", "_out_meta", "_saved", "_attrs", "_hooks",
                  "_metadata", "_released", "__weakref__")
 
+    # Whether ``apply`` gives its missing gradients zeros itself (a custom Function's node,
+    # as torch's PyNode: not for its non-differentiable outputs when asked not to); else the
+    # caller fills them.
+    fills_missing_grads = False
+
     def __init__(self, next_nodes: tuple, next_nrs: tuple, out_meta: tuple):
         self._next = next_nodes        # per forward input: its node, or None (no gradient)
         self._next_nr = next_nrs       # per forward input: which output of that node
@@ -126,7 +131,7 @@ class Node:
         if expected and all(g is None for g in grads):   # torch: nothing flows, no call
             count = len(self._next)
             return None if count == 1 else (None,) * count
-        if any(g is None for g in grads) and getattr(self, "materialize_grads", True):
+        if any(g is None for g in grads) and not self.fills_missing_grads:
             grads = materialized(self, grads)
         result = self.apply(grads)
         # torch returns a one-input node's gradient itself, a tuple only for several

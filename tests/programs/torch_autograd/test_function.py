@@ -116,9 +116,6 @@ def test_function_returns_undefined_tensor(torch):
     assert torch.autograd.grad(MyFunction.apply(x), x, allow_unused=True)[0] is None
 
 
-@pytest.mark.agdebug_xfail(
-    "ctx._materialize_non_diff_grads (torch's private switch): agdebug's engine fills every "
-    "missing gradient of a custom Function with zeros before its backward runs")
 def test_set_materialize_non_diff_grads(torch):
     class Func(torch.autograd.Function):
         @staticmethod
