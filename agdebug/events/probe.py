@@ -289,6 +289,8 @@ def _saved(saved: dict, renames: dict) -> tuple:
     out = []
     for name, s in saved.items():
         name = renames.get(name, name)   # torch's name (``self``), not the forward's (``x``)
+        if "[" in name:   # an item of a list torch saves under one name (``indices[1]``)
+            name = name[:name.index("[")]
         # Asked of the value, not its type: a failed lookup on a type raises inside (slow).
         if hasattr(s, "release"):   # a SavedTensor
             out.append(_saved_tensor_summary(name, s))

@@ -202,6 +202,18 @@ def _is_engine_file(filename: str) -> bool:
         os.path.join(package, "demos") + os.sep)
 
 
+class _SavedIndex:
+    """Where an index's array was, in a key whose arrays are saved tensors."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "saved"
+
+
+SAVED_INDEX = _SavedIndex()
+
+
 class OpNode(Node):
     """The node of a registered op; ``op`` is set on each generated subclass."""
 
@@ -237,6 +249,29 @@ class OpNode(Node):
                 return value.unpack(self)._data
             return self._own(name, None)
         return property(get)
+
+    @staticmethod
+    def key_fields(name: str) -> tuple[property, property]:
+        """``ctx.key`` (an advanced index whose arrays are saved as ``name[i]``: see
+        ``SAVED_INDEX``) and torch's ``_saved_<name>``: a tensor per indexed dimension, None
+        for a sliced one."""
+        def parts(self) -> tuple:
+            basic, advanced = self._own("key", ((), None))
+            if advanced is None:
+                return basic, ()
+            return basic, tuple(self._unpack(self._saved[f"{name}[{i}]"])
+                                if part is SAVED_INDEX else part
+                                for i, part in enumerate(advanced))
+
+        def key(self):
+            basic, found = parts(self)
+            if not found:
+                return basic, None
+            return basic, tuple(p._data if type(p).__name__ == "Tensor" else p for p in found)
+
+        def saved(self):
+            return tuple(p if type(p).__name__ == "Tensor" else None for p in parts(self)[1])
+        return property(key), property(saved)
 
     @staticmethod
     def attr_field(name: str, default) -> property:

@@ -98,6 +98,9 @@ class Op:
         fields.update(torch_fields(declared, renamed, sizes or {}))
         for n in (spec[0] for spec in self.save_specs if spec[1] == "array"):
             fields[n] = OpNode.array_field(n)   # ctx.index: the array; _saved_index: a tensor
+        for n in (spec[0] for spec in self.save_specs if spec[1] == "key"):
+            # ctx.key: the key, its arrays unpacked; _saved_indices: torch's tuple of tensors
+            fields["key"], fields[f"_saved_{n}"] = OpNode.key_fields(n)
         self.node_class = type(node, (OpNode,), {"__slots__": (), "op": self,
                                                  "defaults": defaults,
                                                  "torch_names": torch_names,
@@ -190,7 +193,8 @@ def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tu
     elements, as torch's ``sym_strides``) where a gradient needs its layout, not its values
     (``"self_sym_sizes=sizes0"``: its shape, where no edge has it);
     ``"index=array"`` keeps the keyword array ``index`` (an index, mask or pivots, which are
-    no inputs of the node) as a saved tensor, torch's SavedVariable.
+    no inputs of the node) as a saved tensor, torch's SavedVariable; ``"indices=key"`` keeps
+    each array of an advanced-index keyword ``key`` as one (torch's list ``indices``).
     """
     if "result" in params:
         raise ValueError(f"op {op_name}: 'result' names the output; call the input otherwise")
@@ -205,6 +209,8 @@ def _save_spec(op_name: str, saved: str, params: list[str], extras: tuple) -> tu
         return (name, "sizes", int(output[5:]), needed_by)
     if output == "array":
         return (name, "array", 0, needed_by)
+    if output == "key":
+        return (name, "key", 0, needed_by)
     if saved == "result":
         return (saved, "result", 0, needed_by)
     if saved in extras:

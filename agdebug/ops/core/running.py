@@ -10,7 +10,7 @@ import numpy as np
 from ... import backend
 from ...events import WATCH, probe
 from ...graph.grad_mode import MODE, OPEN_BLOCKS
-from ...graph.node import shared_nrs
+from ...graph.node import SAVED_INDEX, shared_nrs
 from ...graph.saved import SavedTensor
 from ...tensor import Tensor
 
@@ -330,6 +330,8 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
             saved[name] = args[index]._data.shape
         elif kind == "extra":
             saved[name] = SavedTensor(Tensor._wrap(extras[index]), False)
+        elif kind == "key":
+            _save_index_arrays(node, name, saved)
         else:   # "attr" or "array": a keyword
             value = None if node._attrs is None else node._attrs.get(name)
             if isinstance(value, Tensor):   # a tensor keyword: saved as it is
@@ -337,6 +339,21 @@ def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
             elif value is not None and (type(value) is _NDARRAY or backend.is_array(value)):
                 saved[name] = SavedTensor(_wrap(node._attrs.pop(name)), False)
     return saved
+
+
+def _save_index_arrays(node, name: str, saved: dict) -> None:
+    """Each array of the advanced-index keyword ``key`` as a saved tensor ``name[i]``, its
+    place in the key kept as ``SAVED_INDEX``: released with the node's other saved tensors,
+    so a second backward through the index is refused, as torch refuses it."""
+    basic, advanced = node._attrs["key"]
+    if advanced is None:
+        return
+    parts = list(advanced)
+    for i, part in enumerate(advanced):
+        if type(part) is _NDARRAY or backend.is_array(part):
+            saved[f"{name}[{i}]"] = SavedTensor(_wrap(part), False)
+            parts[i] = SAVED_INDEX
+    node._attrs["key"] = (basic, tuple(parts))
 
 
 def _needed(edges: tuple, needed_by: tuple) -> bool:

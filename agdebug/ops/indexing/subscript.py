@@ -110,7 +110,8 @@ def alias_vjp(ctx, grad):
 
 # ----------------------------------------------------------------------------- advanced
 
-@defop("index", node="IndexBackward0", sizes=SELF_SIZES)
+@defop("index", node="IndexBackward0", sizes=SELF_SIZES, saves=("indices=key",),
+       saved_as={"key": None})
 def index(xp, x, key=((), None)):
     out = _take(x, key)
     return out.copy() if key[1] is None else out
@@ -138,7 +139,7 @@ def _put_vjp(ctx, grad):
     return grad_x, grad_values
 
 
-@defop("index_put", node="IndexPutBackward0")
+@defop("index_put", node="IndexPutBackward0", saves=("indices=key",), saved_as={"key": None})
 def index_put_op(xp, x, values, key=((), None), accumulate=False):
     return _put_forward(xp, x, values, key, accumulate)
 

@@ -300,9 +300,6 @@ def test_backward_no_grad(torch):
         torch.autograd.backward([b], [None])   # None is only allowed for a scalar
 
 
-@pytest.mark.agdebug_xfail(
-    "IndexBackward0 and IndexPutBackward0 keep their index as a node attribute, not as torch's "
-    "saved `indices`, so nothing of theirs is freed and a second backward runs")
 def test_backward_twice_with_saved_values(torch):
     b = torch.randn(3, requires_grad=True, dtype=torch.double)
     c = torch.zeros(3, dtype=torch.double)
