@@ -20,7 +20,7 @@ from .saved import publish_releases
 from .state import STATE, Run
 from .tensors import summaries, summarize, tensor_id, user_line
 
-__all__ = ["wrap_backward", "wrap_grad"]
+__all__ = ["accumulated_once", "flush", "start", "wrap_backward", "wrap_grad"]
 
 _PlannedNode = r.builder(r.PlannedNode)
 
@@ -244,19 +244,11 @@ class _NodeHooks:
 
     def pre(self, grad_outputs):
         run = STATE.runs[-1] if STATE.runs else None
-        if run is None or not WATCH.on:
-            return None
+        if run is None or not WATCH.on or run.current == self.node:
+            return None   # (started already: by a program's hook that ran before this one)
         STATE.busy += 1
         try:
-            flush(run)
-            made = [g.grad_fn for g in grad_outputs if g is not None and g.grad_fn is not None]
-            if made:   # create_graph: the sum of its incoming gradients, made in C++
-                nodes.walk_new(made, "")
-            run.current = self.node
-            ref = STATE.node_refs.get(self.node)
-            tag = ref() if ref is not None else None
-            name = tag.name if tag is not None else ""
-            probe.send(r.NodeStarted(0, self.node, name, summaries(grad_outputs), True))
+            start(run, self.node, grad_outputs)
         finally:
             STATE.busy -= 1
         return None
@@ -274,6 +266,24 @@ class _NodeHooks:
         finally:
             STATE.busy -= 1
         return None
+
+
+def start(run: Run, node: int, grads) -> None:
+    """Publish the last node's end, then ``node``'s node_started with ``grads``, and the
+    program's hooks that ran before the watcher knew it was ``node``'s turn."""
+    flush(run)
+    made = [g.grad_fn for g in grads if g is not None and g.grad_fn is not None]
+    if made:   # create_graph: the sum of its incoming gradients, made in C++
+        nodes.walk_new(made, "")
+    run.current = node
+    ref = STATE.node_refs.get(node)
+    tag = ref() if ref is not None else None
+    incoming, early, run.early = summaries(grads), run.early, None
+    if early is not None:
+        incoming = early.incoming(incoming)
+    probe.send(r.NodeStarted(0, node, tag.name if tag is not None else "", incoming, True))
+    for publish in early.events if early is not None else ():
+        publish(node)
 
 
 def flush(run: Run) -> None:
@@ -302,9 +312,17 @@ def _accumulated(leaf) -> None:
         return
     STATE.busy += 1
     try:
-        _grad_accumulated(run, leaf)
+        accumulated_once(run, leaf)
     finally:
         STATE.busy -= 1
+
+
+def accumulated_once(run: Run, leaf) -> None:
+    """The running AccumulateGrad's grad_accumulated, unless a program's post-accumulate-grad
+    hook that ran before the watcher's published it already."""
+    if run.accumulated != run.current:
+        run.accumulated = run.current
+        _grad_accumulated(run, leaf)
 
 
 def _grad_accumulated(run: Run, leaf) -> None:

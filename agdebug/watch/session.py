@@ -10,7 +10,7 @@ from ..events import modules, probe
 from ..events import records as r
 from ..events.bus import WATCH
 from . import backward as _backward
-from . import nodes, saved
+from . import hooks, nodes, saved
 from .state import STATE
 from .tensors import forget_lines, summarize, tensor_id, user_line
 
@@ -43,6 +43,8 @@ def _mode_class(torch):
             name = getattr(func, "__name__", "")
             if name == "__get__":
                 return func(*args, **kwargs)
+            if name in _REGISTERS and func is _REGISTERS[name][0] and not STATE.busy:
+                return hooks.register_tensor_hook(func, *args, _REGISTERS[name][1], **kwargs)
             if name == "__set__":
                 # (published before: the old .grad's graph is freed by the assignment)
                 if getattr(func.__self__, "__name__", "") == "grad":
@@ -57,6 +59,9 @@ def _mode_class(torch):
                     STATE.busy -= 1
             return out
     return _WatchMode
+
+
+_REGISTERS: dict = {}   # method name -> (torch's Tensor method, the hook's kind)
 
 
 def _tensors(values) -> list:
@@ -147,7 +152,12 @@ def _patches(torch) -> list:
     graph = torch.autograd.graph.saved_tensors_hooks
     wanted = [(torch.autograd, "backward", _backward.wrap_backward),
               (torch.autograd, "grad", _backward.wrap_grad),
-              (graph, "__enter__", saved.wrap_program_hooks)]
+              (graph, "__enter__", saved.wrap_program_hooks),
+              # (every node class's C++ register_hook/register_prehook calls this)
+              (torch.autograd.function._HookMixin, "_register_hook", _node_hooks)]
+    _REGISTERS.update(register_hook=(torch.Tensor.register_hook, "tensor"),
+                      register_post_accumulate_grad_hook=(
+                          torch.Tensor.register_post_accumulate_grad_hook, "post_accumulate"))
     out = []
     for owner, attr, wrap in wanted:
         original = owner.__dict__[attr]
@@ -156,10 +166,15 @@ def _patches(torch) -> list:
     return out
 
 
+def _node_hooks(original):
+    return hooks.register_node_hook(original.__func__)
+
+
 _ORIGINALS: dict = {}
 
 
 def _switch_off(patches) -> None:
+    hooks.restore()
     for owner, attr, _ in patches:
         setattr(owner, attr, _ORIGINALS.pop((owner, attr)))
     for handles in list(STATE.handles.values()):

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["STATE", "Run"]
+__all__ = ["STATE", "Early", "Run"]
 
 
 class Run:
     """One running backward()/grad(), as the hooks see it (ids and counts only)."""
 
-    __slots__ = ("api", "contributions", "current", "deps", "edges", "finishing",
-                 "keep_graph", "releases")
+    __slots__ = ("accumulated", "api", "contributions", "current", "deps", "early", "edges",
+                 "finishing", "keep_graph", "releases")
 
     def __init__(self, api: str, keep_graph: bool, deps: dict):
         self.api = api
@@ -29,6 +29,27 @@ class Run:
         # tensors (torch releases them after the post-hooks; agdebug before it finishes).
         self.finishing = None
         self.releases: list = []         # (name, nbytes) released since it finished
+        self.early: Early | None = None  # the program's hooks run before a node_started
+        self.accumulated = 0             # the AccumulateGrad whose grad_accumulated is out
+
+
+class Early:
+    """What the program's hooks saw before the watcher knew which node runs next."""
+
+    __slots__ = ("events", "grads", "slots")
+
+    def __init__(self):
+        self.slots: dict = {}   # slot -> the summary of its gradient before any hook ran
+        self.grads = None       # the summaries a pre-hook got (slots' hooks may have run)
+        self.events: list = []  # publish(node) of each hook that ran, in order
+
+    def incoming(self, grads: tuple) -> tuple:
+        """The node's incoming gradients as they arrived (before the hooks replaced any)."""
+        out = list(self.grads if self.grads is not None else grads)
+        for slot, summary in self.slots.items():
+            if slot < len(out):
+                out[slot] = summary
+        return tuple(out)
 
 
 class _State:
@@ -44,6 +65,7 @@ class _State:
         self.leaf_handles: list = []  # leaves' post-accumulate-grad hooks (weak handles)
         self.leaves: dict = {}        # AccumulateGrad id -> data_ptr of .grad (0: None)
         self.cycles: set = set()      # leaf tensor ids on a live cycle
+        self.program_hooks: dict = {}  # serial -> (weak ref to a torch hook dict, key)
 
 
 STATE = _State()

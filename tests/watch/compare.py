@@ -2,7 +2,8 @@
 
 ``outline(trace)`` keeps what both engines define the same way, with node ids replaced
 by their creation index: the nodes (names, edges), the execution order, the saved-tensor
-releases, the gradients accumulated, the cycles and when nodes are freed.
+releases, the gradients accumulated, the program's hooks (where each ran: after how many
+node_started and node_finished), the cycles and when nodes are freed.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 def outline(trace) -> dict:
     index: dict = {}
     out: dict = {"nodes": [], "runs": [], "released": [], "grads": [], "cycles": [],
-                 "freed": [], "errors": []}
+                 "freed": [], "errors": [], "hooks": [], "finished": []}
     freeing = None
     for e in trace.events:
         if e.kind != "node_freed":
@@ -24,6 +25,7 @@ def outline(trace) -> dict:
                 freeing = set()
                 out["freed"].append(freeing)
             freeing.add(index[e.node])
+    del out["finished"]   # (only counted, for where each hook ran)
     return out
 
 
@@ -42,6 +44,13 @@ def _started(e, index, out) -> None:
         out["runs"].append((index.get(e.node), tuple(_shape(g) for g in e.grads)))
 
 
+def _hook(e, index, out) -> None:
+    # where it ran: at which node, after how many node_started and node_finished
+    line = e.source.partition(":")[2]   # (the same line in the two engines' files)
+    out["hooks"].append((index.get(e.node), e.hook, e.name, e.replaced, line,
+                         len(out["runs"]), len(out["finished"])))
+
+
 def _shape(g):
     return None if g is None else g.shape
 
@@ -49,6 +58,8 @@ def _shape(g):
 _KEEP = {
     "node_created": _created,
     "node_started": _started,
+    "node_finished": lambda e, index, out: out["finished"].append(index.get(e.node)),
+    "hook_called": _hook,
     # (agdebug also "releases" a saved Python number: nothing torch frees, 0 bytes)
     "saved_released": lambda e, index, out: e.nbytes and out["released"].append(
         index.get(e.node)),

@@ -120,3 +120,55 @@ def raises(lib):
 
 SCENARIOS = [chain, retain_twice, retain_error, create_graph_cycle, grad_api, hooks,
              mlp_step, custom_function, raises]
+
+
+def node_hooks(lib):
+    x = leaf(lib, [1.0, -2.0, 0.5])
+    y = x.exp()
+    z = (y * 3.0).sum()
+
+    def doubled(grad_outputs):
+        return (grad_outputs[0] * 2.0,)
+
+    def seen(grad_inputs, grad_outputs):
+        return None
+    z.grad_fn.register_prehook(doubled)
+    y.grad_fn.register_hook(seen)
+    y.grad_fn.register_prehook(lambda grad_outputs: None)
+    z.backward()
+    del x, y, z
+
+
+def leaf_hooks(lib):
+    x = leaf(lib, [1.0, 2.0])
+    w = leaf(lib, [3.0, -1.0])
+    x.register_hook(lambda grad: grad * 0.5)
+
+    def stepped(t):
+        return None
+    w.register_post_accumulate_grad_hook(stepped)
+    (x * w).sum().backward()
+    (x * w).sum().backward()   # the hooks run again; .grad is summed
+    del x, w
+
+
+def several_outputs_hook(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0])
+    a, b, c = x.unbind()
+    b.register_hook(lambda grad: grad + 1.0)
+    (a * b + c).backward()
+    del x, a, b, c
+
+
+def hook_raises(lib):
+    x = leaf(lib, [1.0, 2.0])
+    y = x * x
+
+    def broken(grad):
+        raise RuntimeError("the hook fails")
+    y.register_hook(broken)
+    y.sum().backward()
+
+
+HOOKS = [hooks, node_hooks, leaf_hooks, several_outputs_hook, hook_raises]
+SCENARIOS += HOOKS[1:]
