@@ -46,7 +46,6 @@ __all__ = [
     "grad_accumulated",
     "grad_set",
     "hook_called",
-    "hook_line",
     "leaf_made",
     "node_created",
     "node_finished",
@@ -775,13 +774,13 @@ def grad_set(tensor, value) -> None:
 def hook_called(kind: str, node, hook, result) -> None:
     """A hook ran; ``node`` None means the node now running (tensor hooks)."""
     node_id = node._id if node is not None else _run().current
-    line = hook_line(hook)
+    line = _hook_line(hook)
     _emit(r.HookCalled, node=node_id, hook=kind,
           name=str(getattr(hook, "__name__", type(hook).__name__)),
           replaced=result is not None, source=line, source_path=source_path(line))
 
 
-def hook_line(hook) -> str:
+def _hook_line(hook) -> str:
     """The line defining ``hook`` (its ``def`` or lambda), when it is the user's code."""
     code = getattr(hook, "__code__", None)
     if code is None or not is_user_file(code.co_filename):
@@ -921,6 +920,7 @@ def _report_cycle(leaf, grad, end, parent: dict) -> None:
 send = _send
 stats = _stats
 format_line = _format_line
+hook_line = _hook_line
 LIFE = _LIFE
 
 

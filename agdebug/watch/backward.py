@@ -15,7 +15,7 @@ from ..events import probe
 from ..events import records as r
 from ..events.bus import WATCH
 from ..graph.node import next_id
-from . import nodes
+from . import naming, nodes
 from .saved import publish_releases
 from .state import STATE, Run
 from .tensors import summaries, summarize, tensor_id, user_line
@@ -94,6 +94,7 @@ def _edge(t):
 
 
 def _start(api, roots, grads, inputs, keep, create) -> Run:
+    naming.name_pending()   # (the user's code went on: the call's last op is its value)
     root_edges = [_edge(t) if hasattr(t, "grad_fn") else None for t in roots]
     input_edges = None if inputs is None else [_edge(t) for t in inputs]
     firsts = [e.node for e in root_edges if e is not None]

@@ -15,7 +15,8 @@ from ..events.bus import WATCH
 from ..graph.node import next_id
 from .saved import naming_end, naming_start
 from .state import STATE
-from .tensors import summaries, summarize
+from . import naming
+from .tensors import summaries, summarize, tensor_id
 
 __all__ = ["ACCUMULATE", "Tag", "created", "node_id", "tag_of", "walk_new"]
 
@@ -125,13 +126,19 @@ def created(fn, source: str, op: str, inputs, outputs) -> int:
     name = fn.name()
     tag = _tag(fn, name)
     edges = tag.edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
-    leaf = summarize(fn.variable) if name == ACCUMULATE else None
+    leaf = _leaf(fn.variable) if name == ACCUMULATE else None
     saved, attrs = saved_of(fn, tag.node) if leaf is None else ((), ())
     if WATCH.on:
         probe.send(_NodeCreated(0, tag.node, name, op, edges, summaries(inputs),
                                  summaries(outputs), saved, attrs, leaf, source,
                                  probe.source_path(source), *modules.current()))
     return tag.node
+
+
+def _leaf(t):
+    if not naming.is_parameter(tensor_id(t)):   # a module's, named by its path (``0.weight``)
+        naming.name_parameters(tensor_id)
+    return summarize(t)
 
 
 ACCUMULATE = "torch::autograd::AccumulateGrad"

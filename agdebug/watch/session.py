@@ -3,6 +3,7 @@ patched backward entry points, installed together and restored exactly."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -10,9 +11,9 @@ from ..events import modules, probe
 from ..events import records as r
 from ..events.bus import WATCH
 from . import backward as _backward
-from . import hooks, nodes, saved
+from . import hooks, naming, nodes, saved
 from .state import STATE
-from .tensors import forget_lines, summarize, tensor_id, user_line
+from .tensors import forget_lines, line_of, summarize, tensor_id, user_frame
 
 __all__ = ["watching"]
 
@@ -76,14 +77,23 @@ def _tensors(values) -> list:
 
 def _op_done(name: str, args, out) -> None:
     outputs = _tensors(out if isinstance(out, (tuple, list)) else (out,))
-    fresh = []
+    fresh, leaves = [], None
     for t in outputs:
         fn = t.grad_fn
-        if fn is not None and nodes.tag_of(fn) is None and all(fn is not f for f in fresh):
+        if fn is None:
+            if t.requires_grad:   # a leaf made to require grad (``requires_grad=True``)
+                leaves = [t] if leaves is None else [*leaves, t]
+        elif nodes.tag_of(fn) is None and all(fn is not f for f in fresh):
             fresh.append(fn)
     if not fresh:
+        if leaves and not STATE.runs:
+            naming.name_leaves(user_frame(sys._getframe(1))[0], [tensor_id(t) for t in leaves])
         return
-    source, inputs, op = user_line(), _tensors(args), name.strip("_")
+    frame, library = user_frame(sys._getframe(1))
+    if not STATE.runs:   # (a backward's nodes are not the line's value)
+        naming.name_outputs(frame, library, [tensor_id(t) for t in outputs
+                                             if t.grad_fn is not None])
+    source, inputs, op = line_of(frame), _tensors(args), name.strip("_")
     for fn in fresh:
         mine = [t for t in outputs if t.grad_fn is fn]
         nodes.walk_new([fn], source, fn, op, inputs, mine)
@@ -191,3 +201,4 @@ def _switch_off(patches) -> None:
     STATE.cycles.clear()
     STATE.session, STATE.thread = 0, None
     forget_lines()
+    naming.forget()

@@ -170,5 +170,18 @@ def hook_raises(lib):
     y.sum().backward()
 
 
+def named(lib):
+    x = lib.tensor([[1.0, 2.0], [0.5, -1.0]], requires_grad=True)
+    lin = lib.nn.Linear(2, 2)
+    with lib.no_grad():
+        lin.weight.copy_(lib.tensor([[0.5, -0.5], [1.0, 2.0]]))
+        lin.bias.fill_(0.1)
+    h = lin(x)
+    a, b = h.unbind(1)
+    loss = (a * b).sum()
+    loss.backward()
+    del x, lin, h, a, b, loss
+
+
 HOOKS = [hooks, node_hooks, leaf_hooks, several_outputs_hook, hook_raises]
-SCENARIOS += HOOKS[1:]
+SCENARIOS += [*HOOKS[1:], named]

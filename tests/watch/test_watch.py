@@ -358,3 +358,13 @@ def test_a_hook_and_what_it_holds_die_when_torch_drops_them():
     assert _dropped()() is None
     with agdebug.watch.torch():
         assert _dropped()() is None
+
+
+def test_tensors_carry_the_users_names():
+    with agdebug.watch.torch() as trace:
+        scenarios.named(torch)
+    made = [e for e in trace.events if e.kind == "node_created"]
+    outputs = [t.name for e in made for t in e.outputs]
+    leaves = [e.leaf.name for e in made if e.leaf is not None]
+    assert sorted(leaves) == ["bias", "weight", "x"]
+    assert [n for n in outputs if n] == ["h", "a", "b", "loss"]
