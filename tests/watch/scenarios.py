@@ -185,3 +185,23 @@ def named(lib):
 
 HOOKS = [hooks, node_hooks, leaf_hooks, several_outputs_hook, hook_raises]
 SCENARIOS += [*HOOKS[1:], named]
+
+
+def transformer_step(lib):
+    """One training step of a small nn.TransformerEncoderLayer with Adam: its parameters
+    after the step and the loss, as plain lists."""
+    layer = lib.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16,
+                                           dropout=0.0, batch_first=True)
+    with lib.no_grad():
+        for i, p in enumerate(layer.parameters()):
+            values = lib.arange(p.numel(), dtype=lib.float32).reshape(p.shape)
+            p.copy_(((values * 0.37 + i) % 1.0 - 0.5) * 0.4)
+    opt = lib.optim.Adam(layer.parameters(), lr=0.01)
+    x = (lib.arange(2 * 3 * 8, dtype=lib.float32).reshape(2, 3, 8) * 0.13) % 1.0 - 0.5
+    loss = layer(x).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    result = [p.detach().tolist() for p in layer.parameters()] + [loss.item()]
+    del layer, opt, x, loss
+    return result
