@@ -17,7 +17,7 @@ from ..events.bus import WATCH
 from ..graph.node import next_id
 from . import naming, nodes
 from .saved import publish_releases
-from .state import STATE, Run
+from .state import LOCAL, STATE, Run
 from .tensors import summaries, summarize, tensor_id, user_line
 
 __all__ = ["accumulated_once", "flush", "start", "wrap_backward", "wrap_grad"]
@@ -71,11 +71,11 @@ def wrap_grad(original):
 def _run(original, args, kwargs, api, roots, grads, inputs, keep, create):
     if not WATCH.on or not STATE.session:
         return original(*args, **kwargs)
-    STATE.busy += 1
+    LOCAL.busy += 1
     try:
         run = _start(api, roots, grads, inputs, keep, create)
     finally:
-        STATE.busy -= 1
+        LOCAL.busy -= 1
     try:
         result = original(*args, **kwargs)
     except BaseException as exc:
@@ -100,7 +100,7 @@ def _start(api, roots, grads, inputs, keep, create) -> Run:
     firsts = [e.node for e in root_edges if e is not None]
     nodes.walk_new(firsts, "")   # nodes made before watching, or by C++ unseen
     run = Run(api, keep, {})
-    STATE.runs.append(run)
+    LOCAL.runs.append(run)
     inputs_ids = None if input_edges is None else tuple(
         nodes.node_id(e.node) if e is not None else 0 for e in input_edges)
     root_grads = [_root_grad(t, grads[i] if i < len(grads) else None)
@@ -244,28 +244,28 @@ class _NodeHooks:
         self.node = node
 
     def pre(self, grad_outputs):
-        run = STATE.runs[-1] if STATE.runs else None
+        run = LOCAL.runs[-1] if LOCAL.runs else None
         if run is None or not WATCH.on or run.current == self.node:
             return None   # (started already: by a program's hook that ran before this one)
-        STATE.busy += 1
+        LOCAL.busy += 1
         try:
             start(run, self.node, grad_outputs)
         finally:
-            STATE.busy -= 1
+            LOCAL.busy -= 1
         return None
 
     def post(self, grad_inputs, grad_outputs):
-        run = STATE.runs[-1] if STATE.runs else None
+        run = LOCAL.runs[-1] if LOCAL.runs else None
         if run is None or not WATCH.on:
             return None
-        STATE.busy += 1
+        LOCAL.busy += 1
         try:
             made = [g.grad_fn for g in grad_inputs if g is not None and g.grad_fn is not None]
             if made:   # create_graph: the gradients' own graph, made in C++
                 nodes.walk_new(made, "")
             run.finishing = (self.node, summaries(grad_inputs))
         finally:
-            STATE.busy -= 1
+            LOCAL.busy -= 1
         return None
 
 
@@ -308,14 +308,14 @@ def _arrive(run: Run, target: int, nr: int, source: int, grad) -> None:
 
 
 def _accumulated(leaf) -> None:
-    run = STATE.runs[-1] if STATE.runs else None
+    run = LOCAL.runs[-1] if LOCAL.runs else None
     if run is None or not WATCH.on:
         return
-    STATE.busy += 1
+    LOCAL.busy += 1
     try:
         accumulated_once(run, leaf)
     finally:
-        STATE.busy -= 1
+        LOCAL.busy -= 1
 
 
 def accumulated_once(run: Run, leaf) -> None:
@@ -366,14 +366,14 @@ def _check_cycle(leaf, grad, start, acc: int) -> None:
 
 
 def _end(run: Run, exc) -> None:
-    STATE.busy += 1
+    LOCAL.busy += 1
     try:
         flush(run)
-        if STATE.runs and STATE.runs[-1] is run:
-            STATE.runs.pop()
+        if LOCAL.runs and LOCAL.runs[-1] is run:
+            LOCAL.runs.pop()
         if exc is not None:
             probe.send(r.Error(0, type(exc).__name__, str(exc), run.current,
                                source=probe.raised_at(exc) or user_line()))
         probe.send(r.BackwardFinished(0, run.api, exc is None))
     finally:
-        STATE.busy -= 1
+        LOCAL.busy -= 1

@@ -18,7 +18,6 @@ its event waits for it (see ``backward.start``).
 from __future__ import annotations
 
 import itertools
-import threading
 import weakref
 from functools import partial
 
@@ -26,7 +25,7 @@ from ..events import probe
 from ..events import records as r
 from ..events.bus import WATCH
 from . import backward, nodes
-from .state import STATE, Early
+from .state import LOCAL, STATE, Early
 from .tensors import summaries, summarize
 
 __all__ = ["ProgramHook", "register_node_hook", "register_tensor_hook", "restore"]
@@ -107,18 +106,17 @@ class ProgramHook:
 
 def _run(session: int):
     """The backward these hooks belong to (None: not watched, pass the call through)."""
-    if session != STATE.session or not STATE.runs or not WATCH.on \
-            or threading.current_thread() is not STATE.thread:
+    if session != STATE.session or not LOCAL.runs or not WATCH.on:
         return None
-    return STATE.runs[-1]
+    return LOCAL.runs[-1]
 
 
 def _busy(fn, *args):
-    STATE.busy += 1
+    LOCAL.busy += 1
     try:
         return fn(*args)
     finally:
-        STATE.busy -= 1
+        LOCAL.busy -= 1
 
 
 def _early(run) -> Early:
@@ -153,7 +151,7 @@ def register_tensor_hook(register, tensor, hook, kind: str):
 def register_node_hook(original):
     """``Function._register_hook`` while watching: the program's node hooks wrapped."""
     def _register_hook(backward_hooks, hook):
-        if STATE.busy or threading.current_thread() is not STATE.thread:
+        if LOCAL.busy or not STATE.session:
             return original(backward_hooks, hook)   # the watcher's own hooks
         wrapped = ProgramHook(hook, "node")
         hooks, handle = original(backward_hooks, wrapped)

@@ -21,7 +21,7 @@ from ..events import probe
 from ..graph.saved import version_error_text
 from ..events import records as r
 from ..events.bus import WATCH
-from .state import STATE
+from .state import LOCAL, STATE
 from .tensors import dtype_name, tensor_id
 
 __all__ = ["Holder", "naming_end", "naming_start", "pack", "unpack", "wrap_program_hooks"]
@@ -72,14 +72,14 @@ def pack(t):
 
 
 def unpack(holder):
-    if STATE.naming:   # the watcher reads a saved field to name it: the program sees nothing
+    if LOCAL.naming:   # the watcher reads a saved field to name it: the program sees nothing
         _NAMING.append(holder)
         if holder.unpack is not None:
             return _placeholder()
     value = holder.value
     if holder.unpack is not None:
         return holder.unpack(value)
-    if value._version != holder.version and not STATE.naming:
+    if value._version != holder.version and not LOCAL.naming:
         # torch checks a saved tensor's version when it unpacks it, but not under
         # saved_tensors_hooks: the watcher's pair would let a changed tensor through (and
         # the gradient be wrong), so it checks as torch's own unpacking does, in its words.
@@ -106,14 +106,14 @@ def _placeholder():
 def naming_start() -> None:
     """Holders unpacked from now until ``naming_end`` are named (see ``nodes.saved_of``)."""
     _NAMING.clear()
-    STATE.busy += 1
-    STATE.naming = True
+    LOCAL.busy += 1
+    LOCAL.naming = True
 
 
 def naming_end(node: int, name: str) -> list:
     """Tie the holders unpacked since ``naming_start`` to saved field ``name`` of ``node``."""
-    STATE.busy -= 1
-    STATE.naming = False
+    LOCAL.busy -= 1
+    LOCAL.naming = False
     holders: list = []
     for holder in _NAMING:
         ref = STATE.saved_refs.get(holder.serial)
@@ -126,7 +126,7 @@ def naming_end(node: int, name: str) -> list:
 
 def _released(ref: _HolderRef) -> None:
     STATE.saved_refs.pop(ref.serial, None)
-    run = STATE.runs[-1] if STATE.runs else None
+    run = LOCAL.runs[-1] if LOCAL.runs else None
     # Only a release right after its node ran is an event (agdebug's saved_released); a
     # holder that dies with its node (the graph was dropped) is part of node_freed.
     if run is not None and run.finishing is not None and run.finishing[0] == ref.node:

@@ -12,7 +12,7 @@ from ..events import records as r
 from ..events.bus import WATCH
 from . import backward as _backward
 from . import hooks, naming, nodes, saved
-from .state import STATE
+from .state import LOCAL, STATE
 from .tensors import forget_lines, line_of, summarize, tensor_id, user_frame
 
 __all__ = ["watching"]
@@ -39,12 +39,12 @@ def _mode_class(torch):
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
-            if STATE.busy:
+            if LOCAL.busy:
                 return func(*args, **kwargs)
             name = getattr(func, "__name__", "")
             if name == "__get__":
                 return func(*args, **kwargs)
-            if name in _REGISTERS and func is _REGISTERS[name][0] and not STATE.busy:
+            if name in _REGISTERS and func is _REGISTERS[name][0] and not LOCAL.busy:
                 return hooks.register_tensor_hook(func, *args, _REGISTERS[name][1], **kwargs)
             if name == "__set__":
                 # (published before: the old .grad's graph is freed by the assignment)
@@ -53,11 +53,11 @@ def _mode_class(torch):
                 return func(*args, **kwargs)
             out = func(*args, **kwargs)
             if WATCH.on:
-                STATE.busy += 1
+                LOCAL.busy += 1
                 try:
                     _op_done(name, args, out)
                 finally:
-                    STATE.busy -= 1
+                    LOCAL.busy -= 1
             return out
     return _WatchMode
 
@@ -86,11 +86,11 @@ def _op_done(name: str, args, out) -> None:
         elif nodes.tag_of(fn) is None and all(fn is not f for f in fresh):
             fresh.append(fn)
     if not fresh:
-        if leaves and not STATE.runs:
+        if leaves and not LOCAL.runs:
             naming.name_leaves(user_frame(sys._getframe(1))[0], [tensor_id(t) for t in leaves])
         return
     frame, library = user_frame(sys._getframe(1))
-    if not STATE.runs:   # (a backward's nodes are not the line's value)
+    if not LOCAL.runs:   # (a backward's nodes are not the line's value)
         naming.name_outputs(frame, library, [tensor_id(t) for t in outputs
                                              if t.grad_fn is not None])
     source, inputs, op = line_of(frame), _tensors(args), name.strip("_")
@@ -102,7 +102,7 @@ def _op_done(name: str, args, out) -> None:
 def _grad_set(tensor, value) -> None:
     if not WATCH.on:
         return
-    STATE.busy += 1
+    LOCAL.busy += 1
     try:
         tid = tensor_id(tensor)
         fn = getattr(value, "grad_fn", None)
@@ -112,7 +112,7 @@ def _grad_set(tensor, value) -> None:
             reason = "grad_cleared" if value is None else "grad_reassigned"
             probe.send(r.CycleBroken(0, tid, reason))
     finally:
-        STATE.busy -= 1
+        LOCAL.busy -= 1
 
 
 _sessions = iter(range(1, 1 << 62))
@@ -196,7 +196,7 @@ def _switch_off(patches) -> None:
     STATE.leaf_handles.clear()
     STATE.node_refs.clear()    # dead references never call back
     STATE.saved_refs.clear()
-    STATE.runs.clear()
+    LOCAL.runs.clear()
     STATE.leaves.clear()
     STATE.cycles.clear()
     STATE.session, STATE.thread = 0, None

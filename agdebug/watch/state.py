@@ -1,14 +1,18 @@
 """What the watcher knows while it watches: plain data and weak references only.
 
 One watch at a time per process (torch's function modes and saved-tensor hooks are
-per thread: the thread that started watching is the one watched).
+per thread: the thread that started watching is the one watched). A backward that another
+thread runs meanwhile is still seen through the patched entry points and node hooks (its
+events carry that thread's number): what a backward is doing, and whether the watcher's
+own code is running, are kept per thread (``LOCAL``), so two threads' backwards at once
+do not mix.
 """
 
 from __future__ import annotations
 
 import threading
 
-__all__ = ["STATE", "Early", "Run"]
+__all__ = ["LOCAL", "STATE", "Early", "Run"]
 
 
 class Run:
@@ -56,11 +60,8 @@ class _State:
     def __init__(self):
         self.session = 0          # the current watch's number (0: not watching)
         self.thread: threading.Thread | None = None
-        self.busy = 0             # >0 while the watcher's own code runs (the mode passes)
-        self.naming = False       # saved fields are being read to name their holders
         self.node_refs: dict = {}     # node id -> weak reference to its tag
         self.saved_refs: dict = {}    # holder serial -> weak reference to the holder
-        self.runs: list[Run] = []
         self.handles: dict = {}       # node id -> its hook handles (removed at the end)
         self.leaf_handles: list = []  # leaves' post-accumulate-grad hooks (weak handles)
         self.leaves: dict = {}        # AccumulateGrad id -> data_ptr of .grad (0: None)
@@ -68,4 +69,12 @@ class _State:
         self.program_hooks: dict = {}  # serial -> (weak ref to a torch hook dict, key)
 
 
+class _Local(threading.local):
+    def __init__(self):
+        self.busy = 0             # >0 while the watcher's own code runs (the mode passes)
+        self.naming = False       # saved fields are being read to name their holders
+        self.runs: list[Run] = []   # this thread's backwards in progress, innermost last
+
+
 STATE = _State()
+LOCAL = _Local()
