@@ -13,7 +13,7 @@ from ..events import modules, probe
 from ..events import records as r
 from ..events.bus import WATCH
 from ..graph.node import next_id
-from .saved import naming_end, naming_start
+from .saved import named, naming_end, naming_start
 from .state import STATE
 from . import naming
 from .tensors import summaries, summarize, tensor_id
@@ -77,9 +77,11 @@ def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), out
     """Publish node_created for every node reachable from ``roots`` this watch has not
     seen, in torch's creation order. ``op_node`` gets the op's name, inputs and outputs;
     the others (made inside C++: a composite's inner nodes) get none."""
-    if len(roots) == 1 and roots[0] is op_node and _parents_known(op_node):
-        created(op_node, source, op, inputs, outputs)   # an op on known nodes: most ops
-        return
+    if len(roots) == 1 and roots[0] is op_node:
+        edges = _known_edges(op_node)
+        if edges is not None:   # an op on known nodes: most ops
+            created(op_node, source, op, inputs, outputs, edges)
+            return
     new = _unseen(roots)
     if not new:
         return
@@ -99,11 +101,18 @@ def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), out
                 outputs if mine else ())
 
 
-def _parents_known(fn) -> bool:
-    for nxt, _ in fn.next_functions:
-        if nxt is not None and tag_of(nxt) is None:
-            return False
-    return True
+def _known_edges(fn) -> tuple | None:
+    """``fn``'s edges when this watch knows every node they lead to, else None."""
+    edges, session = [], STATE.session
+    for nxt, nr in fn.next_functions:
+        if nxt is None:
+            edges.append((0, nr))
+            continue
+        tag = nxt.metadata.get(KEY)
+        if tag is None or tag.session != session:
+            return None
+        edges.append((tag.node, nr))
+    return tuple(edges)
 
 
 def _unseen(roots) -> list:
@@ -121,11 +130,13 @@ def _unseen(roots) -> list:
     return found
 
 
-def created(fn, source: str, op: str, inputs, outputs) -> int:
-    """Tag ``fn`` and publish its node_created."""
+def created(fn, source: str, op: str, inputs, outputs, edges=None) -> int:
+    """Tag ``fn`` and publish its node_created (``edges``: known already)."""
     name = fn.name()
+    if edges is None:
+        edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
     tag = _tag(fn, name)
-    edges = tag.edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
+    tag.edges = edges
     leaf = _leaf(fn.variable) if name == ACCUMULATE else None
     saved, attrs = saved_of(fn, tag.node) if leaf is None else ((), ())
     if WATCH.on:
@@ -142,18 +153,21 @@ def _leaf(t):
 
 
 ACCUMULATE = "torch::autograd::AccumulateGrad"
-_SAVED_NAMES: dict = {}   # node class -> names of its saved fields (``_saved_<name>``)
+_SAVED_NAMES: dict = {}   # node class -> (attribute, name) of its saved fields
 
 
 def _saved_names(fn) -> tuple:
     cls = type(fn)
     names = _SAVED_NAMES.get(cls)
     if names is None:
-        names = tuple(a for a in dir(fn) if a.startswith("_saved_"))
-        if not names and hasattr(fn, "saved_tensors"):   # a custom autograd.Function
-            names = ("saved_tensors",)
-        _SAVED_NAMES[cls] = names
+        attrs = tuple(a for a in dir(fn) if a.startswith("_saved_"))
+        if not attrs and hasattr(fn, "saved_tensors"):   # a custom autograd.Function
+            attrs = ("saved_tensors",)
+        names = _SAVED_NAMES[cls] = tuple((a, a.removeprefix("_saved_")) for a in attrs)
     return names
+
+
+_PLAIN = (bool, int, float, str)
 
 
 def saved_of(fn, node: int) -> tuple[tuple, tuple]:
@@ -161,17 +175,20 @@ def saved_of(fn, node: int) -> tuple[tuple, tuple]:
     keeps ``alpha``, ``dim``... as plain values, agdebug as node attributes). Tensors are
     read through the watcher's unpack hook, which names the holders it unpacks (so each
     release is tied to its node and name)."""
+    names = _saved_names(fn)
+    if not names:
+        return (), ()
     saved, attrs = [], []
-    for attr in _saved_names(fn):
-        name = attr.removeprefix("_saved_")
-        naming_start()
-        try:
+    naming_start()
+    try:
+        for attr, name in names:
             value = getattr(fn, attr)
-        finally:
-            holders = naming_end(node, name)
-        if holders:
-            saved.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
-                         for h in holders)
-        elif isinstance(value, (bool, int, float, str)):
-            attrs.append((name, repr(value)))
+            holders = named(node, name)
+            if holders:
+                saved.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
+                             for h in holders)
+            elif isinstance(value, _PLAIN):
+                attrs.append((name, repr(value)))
+    finally:
+        naming_end()
     return tuple(saved), tuple(attrs)

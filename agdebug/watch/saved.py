@@ -24,7 +24,8 @@ from ..events.bus import WATCH
 from .state import LOCAL, STATE
 from .tensors import dtype_name, tensor_id
 
-__all__ = ["Holder", "naming_end", "naming_start", "pack", "unpack", "wrap_program_hooks"]
+__all__ = ["Holder", "named", "naming_end", "naming_start", "pack", "unpack",
+           "wrap_program_hooks"]
 
 _serials = itertools.count(1)
 
@@ -73,7 +74,7 @@ def pack(t):
 
 def unpack(holder):
     if LOCAL.naming:   # the watcher reads a saved field to name it: the program sees nothing
-        _NAMING.append(holder)
+        LOCAL.unpacked.append(holder)
         if holder.unpack is not None:
             return _placeholder()
     value = holder.value
@@ -95,9 +96,6 @@ def _version_error(holder, value) -> str:
                               holder.version, torch.is_anomaly_enabled())
 
 
-_NAMING: list = []   # holders unpacked since ``naming`` began
-
-
 def _placeholder():
     import torch
     return torch.empty(0)   # (what torch gets while naming: the value is not looked at)
@@ -105,23 +103,31 @@ def _placeholder():
 
 def naming_start() -> None:
     """Holders unpacked from now until ``naming_end`` are named (see ``nodes.saved_of``)."""
-    _NAMING.clear()
+    LOCAL.unpacked.clear()
     LOCAL.busy += 1
     LOCAL.naming = True
 
 
-def naming_end(node: int, name: str) -> list:
-    """Tie the holders unpacked since ``naming_start`` to saved field ``name`` of ``node``."""
-    LOCAL.busy -= 1
-    LOCAL.naming = False
+def named(node: int, name: str) -> list | tuple:
+    """Tie the holders unpacked since ``naming_start`` (or the last call) to saved field
+    ``name`` of ``node``."""
+    unpacked = LOCAL.unpacked
+    if not unpacked:
+        return ()
     holders: list = []
-    for holder in _NAMING:
+    for holder in unpacked:
         ref = STATE.saved_refs.get(holder.serial)
         if ref is not None and all(h is not holder for h in holders):
             ref.node, ref.name = node, name
             holders.append(holder)
-    _NAMING.clear()   # (holding a holder would hold its tensor)
+    unpacked.clear()   # (holding a holder would hold its tensor)
     return holders
+
+
+def naming_end() -> None:
+    LOCAL.busy -= 1
+    LOCAL.naming = False
+    LOCAL.unpacked.clear()
 
 
 def _released(ref: _HolderRef) -> None:

@@ -73,6 +73,7 @@ class _Local(threading.local):
     def __init__(self):
         self.busy = 0             # >0 while the watcher's own code runs (the mode passes)
         self.naming = False       # saved fields are being read to name their holders
+        self.unpacked: list = []  # the holders unpacked meanwhile (see ``saved.named``)
         self.runs: list[Run] = []   # this thread's backwards in progress, innermost last
 
 

@@ -34,8 +34,30 @@ def summarize(t) -> r.TensorSummary | None:
     """``t``'s summary (``None`` for ``None`` or a non-tensor); no device sync."""
     if t is None or not hasattr(t, "grad_fn"):
         return None
-    stats = _stats(t) if WATCH.values else None
+    if WATCH.values:
+        return _summary(t, tensor_id(t), _stats(t))
     tid = tensor_id(t)
+    # A tensor is usually summarised again a step later (an op's output is the next op's
+    # input; a gradient leaves one node and enters the next): its last summary is reused
+    # while all it says still holds (``.data =`` can change a tensor's shape, dtype, device).
+    last = _SHARED.get(tid)
+    if last is not None:
+        summary, dtype = last
+        if (t.dtype is dtype and t.shape == summary.shape and not t.is_cuda
+                and summary.name == name_of(tid)):
+            return summary
+    summary = _summary(t, tid, None)
+    if summary.device == "cpu":
+        if len(_SHARED) >= 4096:   # bounded: ids never repeat, old entries are just dropped
+            _SHARED.clear()
+        _SHARED[tid] = (summary, t.dtype)
+    return summary
+
+
+_SHARED: dict = {}   # tensor id -> (its last summary without values, its torch dtype)
+
+
+def _summary(t, tid: int, stats) -> r.TensorSummary:
     return _TensorSummary(tid, tuple(t.shape), dtype_name(t.dtype), device_name(t),
                           t.nbytes, stats, name_of(tid))
 
