@@ -23,6 +23,9 @@ from .tensors import summaries, summarize, tensor_id, user_line
 __all__ = ["accumulated_once", "flush", "start", "wrap_backward", "wrap_grad"]
 
 _PlannedNode = r.builder(r.PlannedNode)
+_NodeStarted = r.builder(r.NodeStarted)
+_NodeFinished = r.builder(r.NodeFinished)
+_BufferAccumulated = r.builder(r.BufferAccumulated)
 
 
 def _as_tuple(value) -> tuple:
@@ -99,7 +102,7 @@ def _start(api, roots, grads, inputs, keep, create) -> Run:
     input_edges = None if inputs is None else [_edge(t) for t in inputs]
     firsts = [e.node for e in root_edges if e is not None]
     nodes.walk_new(firsts, "")   # nodes made before watching, or by C++ unseen
-    run = Run(api, keep, {})
+    run = Run(api, keep, {}, create)
     LOCAL.runs.append(run)
     inputs_ids = None if input_edges is None else tuple(
         nodes.node_id(e.node) if e is not None else 0 for e in input_edges)
@@ -223,7 +226,7 @@ def _hook(fn, tag) -> None:
         return
     tag.hooked = True
     node = tag.node
-    hooks = _NodeHooks(node)
+    hooks = _NodeHooks(node, tag.name)
     handles = [fn.register_prehook(hooks.pre), fn.register_hook(hooks.post)]
     if tag.name == nodes.ACCUMULATE:
         leaf = fn.variable
@@ -238,73 +241,94 @@ _LEAF_HOOK = "_agdebug_hooked"
 
 
 class _NodeHooks:
-    __slots__ = ("node",)
+    __slots__ = ("name", "node")
 
-    def __init__(self, node: int):
+    def __init__(self, node: int, name: str):
         self.node = node
+        self.name = name
 
     def pre(self, grad_outputs):
-        run = LOCAL.runs[-1] if LOCAL.runs else None
+        runs = LOCAL.runs
+        run = runs[-1] if runs else None
         if run is None or not WATCH.on or run.current == self.node:
             return None   # (started already: by a program's hook that ran before this one)
         LOCAL.busy += 1
         try:
-            start(run, self.node, grad_outputs)
+            start(run, self.node, grad_outputs, self.name)
         finally:
             LOCAL.busy -= 1
         return None
 
     def post(self, grad_inputs, grad_outputs):
-        run = LOCAL.runs[-1] if LOCAL.runs else None
+        runs = LOCAL.runs
+        run = runs[-1] if runs else None
         if run is None or not WATCH.on:
             return None
         LOCAL.busy += 1
         try:
-            made = [g.grad_fn for g in grad_inputs if g is not None and g.grad_fn is not None]
-            if made:   # create_graph: the gradients' own graph, made in C++
-                nodes.walk_new(made, "")
+            if run.create:   # the gradients' own graph, made in C++
+                _walk_made(grad_inputs)
             run.finishing = (self.node, summaries(grad_inputs))
         finally:
             LOCAL.busy -= 1
         return None
 
 
-def start(run: Run, node: int, grads) -> None:
+def _walk_made(grads) -> None:
+    made = [g.grad_fn for g in grads if g is not None and g.grad_fn is not None]
+    if made:
+        nodes.walk_new(made, "")
+
+
+def start(run: Run, node: int, grads, name: str | None = None) -> None:
     """Publish the last node's end, then ``node``'s node_started with ``grads``, and the
     program's hooks that ran before the watcher knew it was ``node``'s turn."""
-    flush(run)
-    made = [g.grad_fn for g in grads if g is not None and g.grad_fn is not None]
-    if made:   # create_graph: the sum of its incoming gradients, made in C++
-        nodes.walk_new(made, "")
+    if run.finishing is not None:
+        flush(run)
+    if run.create:   # the sum of its incoming gradients, made in C++
+        _walk_made(grads)
     run.current = node
-    ref = STATE.node_refs.get(node)
-    tag = ref() if ref is not None else None
-    incoming, early, run.early = summaries(grads), run.early, None
+    if name is None:
+        ref = STATE.node_refs.get(node)
+        tag = ref() if ref is not None else None
+        name = tag.name if tag is not None else ""
+    incoming, early = summaries(grads), run.early
     if early is not None:
+        run.early = None
         incoming = early.incoming(incoming)
-    probe.send(r.NodeStarted(0, node, tag.name if tag is not None else "", incoming, True))
-    for publish in early.events if early is not None else ():
-        publish(node)
+    probe.send(_NodeStarted(0, node, name, incoming, True))
+    if early is not None:
+        for publish in early.events:
+            publish(node)
 
 
 def flush(run: Run) -> None:
     """Publish the last finished node's releases, its node_finished and what it sent."""
     if run.finishing is None:
         return
-    publish_releases(run)
+    if run.releases:
+        publish_releases(run)
     node, grads = run.finishing
     run.finishing = None
-    probe.send(r.NodeFinished(0, node, grads))
-    for (target, nr), grad in zip(run.edges.get(node, ()), grads):
+    probe.send(_NodeFinished(0, node, grads))
+    edges = run.edges.get(node, ())
+    if len(edges) == 1 and len(grads) == 1:   # (most nodes: one edge, one gradient)
+        target, nr = edges[0]
+        if target:
+            _arrive(run, target, nr, node, grads[0])
+        return
+    for (target, nr), grad in zip(edges, grads):
         if target:
             _arrive(run, target, nr, node, grad)
 
 
 def _arrive(run: Run, target: int, nr: int, source: int, grad) -> None:
-    remaining = run.deps[target] = run.deps.get(target, 1) - 1
-    count = run.contributions.get((target, nr), 0) + (grad is not None)
-    run.contributions[(target, nr)] = count
-    probe.send(r.BufferAccumulated(0, target, nr, source, grad, count, remaining))
+    deps = run.deps
+    remaining = deps[target] = deps.get(target, 1) - 1
+    key = (target, nr)
+    count = run.contributions.get(key, 0) + (grad is not None)
+    run.contributions[key] = count
+    probe.send(_BufferAccumulated(0, target, nr, source, grad, count, remaining))
 
 
 def _accumulated(leaf) -> None:

@@ -52,7 +52,11 @@ def name_outputs(frame, library, ids: list) -> None:
     if _pending is not None and _pending[0] != (id(frame), frame.f_lasti):
         name_pending()
     names = _names.frame_names(frame)
-    kind = call_kind(library) if library else "whole"
+    if not library:   # the commonest: ``y = x * w`` in the user's own code
+        if names:
+            _name_all(ids, names)
+        return
+    kind = call_kind(library)
     if not names or kind == "part":
         return
     if kind == "whole":

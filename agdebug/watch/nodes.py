@@ -23,6 +23,7 @@ __all__ = ["ACCUMULATE", "Tag", "created", "node_id", "tag_of", "walk_new"]
 KEY = "agdebug"
 _NodeCreated = r.builder(r.NodeCreated)
 _SavedSummary = r.builder(r.SavedSummary)
+_NodeFreed = r.builder(r.NodeFreed)
 
 
 class Tag:
@@ -30,10 +31,10 @@ class Tag:
 
     __slots__ = ("__weakref__", "edges", "hooked", "name", "node", "session")
 
-    def __init__(self, node: int, name: str):
+    def __init__(self, node: int, name: str, edges: tuple = ()):
         self.node = node
         self.name = name
-        self.edges = ()   # (node id or 0, output_nr) per next function: fixed once made
+        self.edges = edges   # (node id or 0, output_nr) per next function: fixed once made
         self.session = STATE.session
         self.hooked = False
 
@@ -56,10 +57,11 @@ def node_id(fn) -> int:
     return tag.node if tag is not None else 0
 
 
-def _tag(fn, name: str) -> Tag:
-    tag = fn.metadata[KEY] = Tag(next_id(), name)
-    ref = STATE.node_refs[tag.node] = _TagRef(tag, _freed)
-    ref.node = tag.node
+def _tag(fn, name: str, edges: tuple = ()) -> Tag:
+    node = next_id()
+    tag = fn.metadata[KEY] = Tag(node, name, edges)
+    ref = STATE.node_refs[node] = _TagRef(tag, _freed)
+    ref.node = node
     return tag
 
 
@@ -70,7 +72,7 @@ def _freed(ref: _TagRef) -> None:
     if life.in_gc:
         life.freed_in_gc += 1
     if WATCH.on and STATE.session:
-        probe.send(r.NodeFreed(0, ref.node, "gc" if life.in_gc else "refcount"))
+        probe.send(_NodeFreed(0, ref.node, "gc" if life.in_gc else "refcount"))
 
 
 def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), outputs=()):
@@ -135,8 +137,7 @@ def created(fn, source: str, op: str, inputs, outputs, edges=None) -> int:
     name = fn.name()
     if edges is None:
         edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
-    tag = _tag(fn, name)
-    tag.edges = edges
+    tag = _tag(fn, name, edges)
     leaf = _leaf(fn.variable) if name == ACCUMULATE else None
     saved, attrs = saved_of(fn, tag.node) if leaf is None else ((), ())
     if WATCH.on:

@@ -39,18 +39,9 @@ def _mode_class(torch):
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
-            if LOCAL.busy:
-                return func(*args, **kwargs)
             name = getattr(func, "__name__", "")
-            if name == "__get__":
-                return func(*args, **kwargs)
-            if name in _REGISTERS and func is _REGISTERS[name][0] and not LOCAL.busy:
-                return hooks.register_tensor_hook(func, *args, _REGISTERS[name][1], **kwargs)
-            if name == "__set__":
-                # (published before: the old .grad's graph is freed by the assignment)
-                if getattr(func.__self__, "__name__", "") == "grad":
-                    _grad_set(*args)
-                return func(*args, **kwargs)
+            if name in _SPECIAL or LOCAL.busy:   # (one look-up for most calls: an op)
+                return _special(name, func, args, kwargs)
             out = func(*args, **kwargs)
             if WATCH.on:
                 LOCAL.busy += 1
@@ -63,6 +54,22 @@ def _mode_class(torch):
 
 
 _REGISTERS: dict = {}   # method name -> (torch's Tensor method, the hook's kind)
+_SPECIAL = {"__get__", "__set__", "register_hook", "register_post_accumulate_grad_hook"}
+
+
+def _special(name: str, func, args, kwargs):
+    """A call that makes no node: an attribute read or set, a hook registered; or any call
+    while the watcher's own code runs."""
+    if LOCAL.busy or name == "__get__":
+        return func(*args, **kwargs)
+    if name == "__set__":
+        # (published before: the old .grad's graph is freed by the assignment)
+        if getattr(func.__self__, "__name__", "") == "grad":
+            _grad_set(*args)
+        return func(*args, **kwargs)
+    if func is _REGISTERS[name][0]:
+        return hooks.register_tensor_hook(func, *args, _REGISTERS[name][1], **kwargs)
+    return func(*args, **kwargs)
 
 
 def _tensors(values) -> list:
@@ -76,7 +83,12 @@ def _tensors(values) -> list:
 
 
 def _op_done(name: str, args, out) -> None:
-    outputs = _tensors(out if isinstance(out, (tuple, list)) else (out,))
+    if isinstance(out, (tuple, list)):
+        outputs = _tensors(out)
+    elif hasattr(out, "grad_fn"):
+        outputs = [out]
+    else:
+        return
     fresh, leaves = [], None
     for t in outputs:
         fn = t.grad_fn

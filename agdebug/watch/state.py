@@ -18,12 +18,13 @@ __all__ = ["LOCAL", "STATE", "Early", "Run"]
 class Run:
     """One running backward()/grad(), as the hooks see it (ids and counts only)."""
 
-    __slots__ = ("accumulated", "api", "contributions", "current", "deps", "early", "edges",
-                 "finishing", "keep_graph", "releases")
+    __slots__ = ("accumulated", "api", "contributions", "create", "current", "deps", "early",
+                 "edges", "finishing", "keep_graph", "releases")
 
-    def __init__(self, api: str, keep_graph: bool, deps: dict):
+    def __init__(self, api: str, keep_graph: bool, deps: dict, create: bool = False):
         self.api = api
         self.keep_graph = keep_graph
+        self.create = create             # create_graph: gradients have graphs of their own
         self.deps = deps                 # node id -> edges still to arrive
         self.contributions: dict = {}    # (node id, slot) -> gradients summed so far
         self.edges: dict = {}            # node id -> (target id, slot) it sends along
