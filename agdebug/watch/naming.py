@@ -23,6 +23,22 @@ _PARAMETERS: set[int] = set()   # ids named by a module's attribute path
 _pending = None   # ((frame id, instruction), output ids, names) of a library call's last op
 
 
+_FRAMES: dict = {}   # (code, instruction offset) -> the names it assigns
+
+
+def _frame_names(frame) -> tuple:
+    """``names.frame_names``, remembered from one watch to the next by the running code
+    object (the probe's tables are read again for each recording: a watch toggled on and
+    off around each step would parse the same statements each time)."""
+    key = (frame.f_code, frame.f_lasti)
+    names = _FRAMES.get(key)
+    if names is None:
+        if len(_FRAMES) >= 4096:
+            _FRAMES.clear()
+        names = _FRAMES[key] = _names.frame_names(frame)
+    return names
+
+
 def name_of(tid: int) -> str:
     return _NAMES.get(tid, "")
 
@@ -38,7 +54,7 @@ def call_kind(library: list) -> str:
     """"whole", "part" or "maybe", as ``probe._call_kind`` decides it."""
     kind = "whole"
     for frame in library:
-        names = _names.frame_names(frame)
+        names = _frame_names(frame)
         if not names:
             return "part"
         if names is not _names.RETURNED:
@@ -51,7 +67,7 @@ def name_outputs(frame, library, ids: list) -> None:
     global _pending
     if _pending is not None and _pending[0] != (id(frame), frame.f_lasti):
         name_pending()
-    names = _names.frame_names(frame)
+    names = _frame_names(frame)
     if not library:   # the commonest: ``y = x * w`` in the user's own code
         if names:
             _name_all(ids, names)
@@ -83,7 +99,7 @@ def _name_all(ids: list, names: tuple) -> None:
 
 def name_leaves(frame, ids: list) -> None:
     """Leaves made to require grad at ``frame`` (``x = torch.ones(2, requires_grad=True)``)."""
-    names = _names.frame_names(frame) if frame is not None else ()
+    names = _frame_names(frame) if frame is not None else ()
     if len(names) == 1:
         for tid in ids:
             if tid not in _PARAMETERS:

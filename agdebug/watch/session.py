@@ -128,6 +128,7 @@ def _grad_set(tensor, value) -> None:
 
 
 _sessions = iter(range(1, 1 << 62))
+_MODE: list = []
 
 
 @contextmanager
@@ -138,7 +139,9 @@ def watching():
         raise RuntimeError("agdebug.watch: already watching (one watch at a time)")
     STATE.session, STATE.thread = next(_sessions), threading.current_thread()
     hooks = torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack)
-    mode = _mode_class(torch)()
+    if not _MODE:   # (one class for every watch: making a class costs)
+        _MODE.append(_mode_class(torch))
+    mode = _MODE[0]()
     patches, calls = [], []
     try:
         with hooks, mode:   # (entered before the program's hooks are wrapped)
