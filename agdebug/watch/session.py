@@ -83,12 +83,11 @@ def _tensors(values) -> list:
 
 
 def _op_done(name: str, args, out) -> None:
-    if isinstance(out, (tuple, list)):
-        outputs = _tensors(out)
-    elif hasattr(out, "grad_fn"):
-        outputs = [out]
-    else:
+    if not isinstance(out, (tuple, list)):
+        if hasattr(out, "grad_fn"):
+            _one_done(name, args, out)
         return
+    outputs = _tensors(out)
     fresh, leaves = [], None
     for t in outputs:
         fn = t.grad_fn
@@ -109,6 +108,21 @@ def _op_done(name: str, args, out) -> None:
     for fn in fresh:
         mine = [t for t in outputs if t.grad_fn is fn]
         nodes.walk_new([fn], source, fn, op, inputs, mine)
+
+
+def _one_done(name: str, args, t) -> None:
+    """``_op_done`` for an op with one tensor out (most ops), without its lists."""
+    fn = t.grad_fn
+    if fn is None:
+        if t.requires_grad and not LOCAL.runs:   # a leaf made to require grad
+            naming.name_leaves(user_frame(sys._getframe(2))[0], [tensor_id(t)])
+        return
+    if nodes.tag_of(fn) is not None:
+        return
+    frame, library = user_frame(sys._getframe(2))
+    if not LOCAL.runs:   # (a backward's nodes are not the line's value)
+        naming.name_outputs(frame, library, [tensor_id(t)])
+    nodes.walk_new([fn], line_of(frame), fn, name.strip("_"), _tensors(args), [t])
 
 
 def _grad_set(tensor, value) -> None:

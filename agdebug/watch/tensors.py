@@ -43,7 +43,7 @@ def summarize(t) -> r.TensorSummary | None:
     last = _SHARED.get(tid)
     if last is not None:
         summary, dtype = last
-        if (t.dtype is dtype and t.shape == summary.shape and not t.is_cuda
+        if (t.dtype is dtype and t.shape == summary.shape and t.is_cpu
                 and summary.name == name_of(tid)):
             return summary
     summary = _summary(t, tid, None)
@@ -75,6 +75,8 @@ def dtype_name(dtype) -> str:
 
 
 def device_name(t) -> str:
+    if t.is_cpu:
+        return "cpu"
     # ``t.device`` builds an object and ``str`` formats it: once per device index and type
     key = (t.get_device(), t.is_cuda)
     name = _DEVICES.get(key)
