@@ -151,13 +151,39 @@ def register_tensor_hook(register, tensor, hook, kind: str):
 def register_node_hook(original):
     """``Function._register_hook`` while watching: the program's node hooks wrapped."""
     def _register_hook(backward_hooks, hook):
-        if LOCAL.busy or not STATE.session:
-            return original(backward_hooks, hook)   # the watcher's own hooks
+        if LOCAL.busy:
+            return _own(backward_hooks, hook)
+        if not STATE.session:
+            return original(backward_hooks, hook)
         wrapped = ProgramHook(hook, "node")
         hooks, handle = original(backward_hooks, wrapped)
         _remember(hooks, handle.id, wrapped)
         return hooks, handle
     return staticmethod(_register_hook)
+
+
+class OwnHandle:
+    """The handle of a hook the watcher registers on a node (two per node a backward runs):
+    what torch's ``_register_hook`` does, without its ``RemovableHandle``, which cost most
+    of the registration. Keys are negative: torch's handles count up from 0."""
+
+    __slots__ = ("hooks", "key")
+
+    def __init__(self, hooks: dict, key: int):
+        self.hooks, self.key = hooks, key
+
+    def remove(self) -> None:
+        self.hooks.pop(self.key, None)
+
+
+_own_keys = itertools.count(-1, -1)
+
+
+def _own(backward_hooks, hook):
+    hooks = {} if backward_hooks is None else backward_hooks   # (torch keeps the dict)
+    key = next(_own_keys)
+    hooks[key] = hook
+    return hooks, OwnHandle(hooks, key)
 
 
 def _remember(hooks, key, wrapped: ProgramHook) -> None:
