@@ -261,16 +261,17 @@ class _NodeHooks:
 
     def post(self, grad_inputs, grad_outputs):
         runs = LOCAL.runs
-        run = runs[-1] if runs else None
-        if run is None or not WATCH.on:
+        if not runs or not WATCH.on:
             return None
-        LOCAL.busy += 1
-        try:
-            if run.create:   # the gradients' own graph, made in C++
+        run = runs[-1]
+        if run.create:   # the gradients' own graph, made in C++
+            LOCAL.busy += 1
+            try:
                 _walk_made(grad_inputs)
-            run.finishing = (self.node, summaries(grad_inputs))
-        finally:
-            LOCAL.busy -= 1
+            finally:
+                LOCAL.busy -= 1
+        # (summaries call no torch function and publish nothing: the mode needs no ``busy``)
+        run.finishing = (self.node, summaries(grad_inputs))
         return None
 
 
