@@ -15,7 +15,7 @@ import sys
 
 from ..events import names as _names
 
-__all__ = ["call_kind", "forget", "name_leaves", "name_of", "name_outputs",
+__all__ = ["call_kind", "forget", "is_parameter", "name_leaves", "name_of", "name_outputs",
            "name_parameters", "name_pending"]
 
 _NAMES: dict[int, str] = {}   # tensor id -> what the user called it
@@ -108,12 +108,13 @@ def name_leaves(frame, ids: list) -> None:
 
 def name_parameters(tensor_id) -> None:
     """Name the parameters and buffers of the outermost module being called on the stack
-    by their attribute paths, as ``named_parameters()`` gives them."""
-    module = None
+    by their attribute paths, as ``named_parameters()`` gives them (``tensor_id``: the
+    watcher's, passed in: ``tensors`` imports this module)."""
+    module, module_file = None, _module_file()
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        if code.co_name == "_call_impl" and code.co_filename == _module_file():
+        if code.co_name == "_call_impl" and code.co_filename == module_file:
             module = frame.f_locals.get("self", module)
         frame = frame.f_back
     if module is None:
