@@ -2,8 +2,9 @@
 
 ``outline(trace)`` keeps what both engines define the same way, with node ids replaced
 by their creation index: the nodes (names, edges), the execution order, the saved-tensor
-releases, the gradients accumulated, the user's names of tensors, the program's hooks (where each ran: after how many
-node_started and node_finished), the cycles and when nodes are freed.
+releases, the gradients accumulated, the user's names of tensors, the program's hooks
+(where each ran: after how many node_started and node_finished), the cycles and when
+nodes are freed.
 """
 
 from __future__ import annotations
