@@ -205,3 +205,19 @@ def transformer_step(lib):
     result = [p.detach().tolist() for p in layer.parameters()] + [loss.item()]
     del layer, opt, x, loss
     return result
+
+
+def hook_under_create_graph(lib):
+    x = leaf(lib, [1.0, 2.0])
+    w = leaf(lib, [3.0, -1.0])
+    y = x.exp()
+    # Under create_graph the hook's op makes a node. torch runs hooks with no function mode
+    # active: the watcher finds that node by walking the gradient's graph after the hook
+    # (no source line, no outputs, after the hook_called where agdebug has it before).
+    y.register_hook(lambda grad: grad * w)
+    y.sum().backward(create_graph=True)
+    x.grad = None
+    del x, y   # (w goes on return: the hook refers to it)
+
+
+SCENARIOS.append(hook_under_create_graph)
