@@ -922,6 +922,7 @@ def _report_cycle(leaf, grad, end, parent: dict) -> None:
 send = _send
 stats = _stats
 format_line = _format_line
+hook_line = _hook_line
 LIFE = _LIFE
 
 

@@ -15,14 +15,17 @@ from ..events import probe
 from ..events import records as r
 from ..events.bus import WATCH
 from ..graph.node import next_id
-from . import nodes
+from . import naming, nodes
 from .saved import publish_releases
-from .state import STATE, Run
+from .state import LOCAL, STATE, Run
 from .tensors import summaries, summarize, tensor_id, user_line
 
-__all__ = ["wrap_backward", "wrap_grad"]
+__all__ = ["accumulated_once", "flush", "start", "wrap_backward", "wrap_grad"]
 
 _PlannedNode = r.builder(r.PlannedNode)
+_NodeStarted = r.builder(r.NodeStarted)
+_NodeFinished = r.builder(r.NodeFinished)
+_BufferAccumulated = r.builder(r.BufferAccumulated)
 
 
 def _as_tuple(value) -> tuple:
@@ -71,11 +74,11 @@ def wrap_grad(original):
 def _run(original, args, kwargs, api, roots, grads, inputs, keep, create):
     if not WATCH.on or not STATE.session:
         return original(*args, **kwargs)
-    STATE.busy += 1
+    LOCAL.busy += 1
     try:
         run = _start(api, roots, grads, inputs, keep, create)
     finally:
-        STATE.busy -= 1
+        LOCAL.busy -= 1
     try:
         result = original(*args, **kwargs)
     except BaseException as exc:
@@ -94,12 +97,13 @@ def _edge(t):
 
 
 def _start(api, roots, grads, inputs, keep, create) -> Run:
+    naming.name_pending()   # (the user's code went on: the call's last op is its value)
     root_edges = [_edge(t) if hasattr(t, "grad_fn") else None for t in roots]
     input_edges = None if inputs is None else [_edge(t) for t in inputs]
     firsts = [e.node for e in root_edges if e is not None]
     nodes.walk_new(firsts, "")   # nodes made before watching, or by C++ unseen
-    run = Run(api, keep, {})
-    STATE.runs.append(run)
+    run = Run(api, keep, {}, create)
+    LOCAL.runs.append(run)
     inputs_ids = None if input_edges is None else tuple(
         nodes.node_id(e.node) if e is not None else 0 for e in input_edges)
     root_grads = [_root_grad(t, grads[i] if i < len(grads) else None)
@@ -222,7 +226,7 @@ def _hook(fn, tag) -> None:
         return
     tag.hooked = True
     node = tag.node
-    hooks = _NodeHooks(node)
+    hooks = _NodeHooks(node, tag.name)
     handles = [fn.register_prehook(hooks.pre), fn.register_hook(hooks.post)]
     if tag.name == nodes.ACCUMULATE:
         leaf = fn.variable
@@ -237,74 +241,114 @@ _LEAF_HOOK = "_agdebug_hooked"
 
 
 class _NodeHooks:
-    __slots__ = ("node",)
+    __slots__ = ("name", "node")
 
-    def __init__(self, node: int):
+    def __init__(self, node: int, name: str):
         self.node = node
+        self.name = name
 
     def pre(self, grad_outputs):
-        run = STATE.runs[-1] if STATE.runs else None
-        if run is None or not WATCH.on:
-            return None
-        STATE.busy += 1
+        runs = LOCAL.runs
+        run = runs[-1] if runs else None
+        if run is None or not WATCH.on or run.current == self.node:
+            return None   # (started already: by a program's hook that ran before this one)
+        LOCAL.busy += 1
         try:
-            flush(run)
-            made = [g.grad_fn for g in grad_outputs if g is not None and g.grad_fn is not None]
-            if made:   # create_graph: the sum of its incoming gradients, made in C++
-                nodes.walk_new(made, "")
-            run.current = self.node
-            ref = STATE.node_refs.get(self.node)
-            tag = ref() if ref is not None else None
-            name = tag.name if tag is not None else ""
-            probe.send(r.NodeStarted(0, self.node, name, summaries(grad_outputs), True))
+            start(run, self.node, grad_outputs, self.name)
         finally:
-            STATE.busy -= 1
+            LOCAL.busy -= 1
         return None
 
     def post(self, grad_inputs, grad_outputs):
-        run = STATE.runs[-1] if STATE.runs else None
-        if run is None or not WATCH.on:
+        runs = LOCAL.runs
+        if not runs or not WATCH.on:
             return None
-        STATE.busy += 1
-        try:
-            made = [g.grad_fn for g in grad_inputs if g is not None and g.grad_fn is not None]
-            if made:   # create_graph: the gradients' own graph, made in C++
-                nodes.walk_new(made, "")
-            run.finishing = (self.node, summaries(grad_inputs))
-        finally:
-            STATE.busy -= 1
+        run = runs[-1]
+        if run.create:   # the gradients' own graph, made in C++
+            LOCAL.busy += 1
+            try:
+                _walk_made(grad_inputs)
+            finally:
+                LOCAL.busy -= 1
+        # (summaries call no torch function and publish nothing: the mode needs no ``busy``)
+        run.finishing = (self.node, summaries(grad_inputs))
         return None
+
+
+def _walk_made(grads) -> None:
+    made = [g.grad_fn for g in grads if g is not None and g.grad_fn is not None]
+    if made:
+        nodes.walk_new(made, "")
+
+
+def start(run: Run, node: int, grads, name: str | None = None) -> None:
+    """Publish the last node's end, then ``node``'s node_started with ``grads``, and the
+    program's hooks that ran before the watcher knew it was ``node``'s turn."""
+    if run.finishing is not None:
+        flush(run)
+    if run.create:   # the sum of its incoming gradients, made in C++
+        _walk_made(grads)
+    run.current = node
+    if name is None:
+        ref = STATE.node_refs.get(node)
+        tag = ref() if ref is not None else None
+        name = tag.name if tag is not None else ""
+    incoming, early = summaries(grads), run.early
+    if early is not None:
+        run.early = None
+        incoming = early.incoming(incoming)
+    probe.send(_NodeStarted(0, node, name, incoming, True))
+    if early is not None:
+        for publish in early.events:
+            publish(node)
 
 
 def flush(run: Run) -> None:
     """Publish the last finished node's releases, its node_finished and what it sent."""
     if run.finishing is None:
         return
-    publish_releases(run)
+    if run.releases:
+        publish_releases(run)
     node, grads = run.finishing
     run.finishing = None
-    probe.send(r.NodeFinished(0, node, grads))
-    for (target, nr), grad in zip(run.edges.get(node, ()), grads):
+    probe.send(_NodeFinished(0, node, grads))
+    edges = run.edges.get(node, ())
+    if len(edges) == 1 and len(grads) == 1:   # (most nodes: one edge, one gradient)
+        target, nr = edges[0]
+        if target:
+            _arrive(run, target, nr, node, grads[0])
+        return
+    for (target, nr), grad in zip(edges, grads):
         if target:
             _arrive(run, target, nr, node, grad)
 
 
 def _arrive(run: Run, target: int, nr: int, source: int, grad) -> None:
-    remaining = run.deps[target] = run.deps.get(target, 1) - 1
-    count = run.contributions.get((target, nr), 0) + (grad is not None)
-    run.contributions[(target, nr)] = count
-    probe.send(r.BufferAccumulated(0, target, nr, source, grad, count, remaining))
+    deps = run.deps
+    remaining = deps[target] = deps.get(target, 1) - 1
+    key = (target, nr)
+    count = run.contributions.get(key, 0) + (grad is not None)
+    run.contributions[key] = count
+    probe.send(_BufferAccumulated(0, target, nr, source, grad, count, remaining))
 
 
 def _accumulated(leaf) -> None:
-    run = STATE.runs[-1] if STATE.runs else None
+    run = LOCAL.runs[-1] if LOCAL.runs else None
     if run is None or not WATCH.on:
         return
-    STATE.busy += 1
+    LOCAL.busy += 1
     try:
-        _grad_accumulated(run, leaf)
+        accumulated_once(run, leaf)
     finally:
-        STATE.busy -= 1
+        LOCAL.busy -= 1
+
+
+def accumulated_once(run: Run, leaf) -> None:
+    """The running AccumulateGrad's grad_accumulated, unless a program's post-accumulate-grad
+    hook that ran before the watcher's published it already."""
+    if run.accumulated != run.current:
+        run.accumulated = run.current
+        _grad_accumulated(run, leaf)
 
 
 def _grad_accumulated(run: Run, leaf) -> None:
@@ -347,14 +391,14 @@ def _check_cycle(leaf, grad, start, acc: int) -> None:
 
 
 def _end(run: Run, exc) -> None:
-    STATE.busy += 1
+    LOCAL.busy += 1
     try:
         flush(run)
-        if STATE.runs and STATE.runs[-1] is run:
-            STATE.runs.pop()
+        if LOCAL.runs and LOCAL.runs[-1] is run:
+            LOCAL.runs.pop()
         if exc is not None:
             probe.send(r.Error(0, type(exc).__name__, str(exc), run.current,
                                source=probe.raised_at(exc) or user_line()))
         probe.send(r.BackwardFinished(0, run.api, exc is None))
     finally:
-        STATE.busy -= 1
+        LOCAL.busy -= 1

@@ -13,15 +13,17 @@ from ..events import modules, probe
 from ..events import records as r
 from ..events.bus import WATCH
 from ..graph.node import next_id
-from .saved import naming_end, naming_start
+from .saved import named, naming_end, naming_start
 from .state import STATE
-from .tensors import summaries, summarize
+from . import naming
+from .tensors import summaries, summarize, tensor_id
 
 __all__ = ["ACCUMULATE", "Tag", "created", "node_id", "tag_of", "walk_new"]
 
 KEY = "agdebug"
 _NodeCreated = r.builder(r.NodeCreated)
 _SavedSummary = r.builder(r.SavedSummary)
+_NodeFreed = r.builder(r.NodeFreed)
 
 
 class Tag:
@@ -29,10 +31,10 @@ class Tag:
 
     __slots__ = ("__weakref__", "edges", "hooked", "name", "node", "session")
 
-    def __init__(self, node: int, name: str):
+    def __init__(self, node: int, name: str, edges: tuple = ()):
         self.node = node
         self.name = name
-        self.edges = ()   # (node id or 0, output_nr) per next function: fixed once made
+        self.edges = edges   # (node id or 0, output_nr) per next function: fixed once made
         self.session = STATE.session
         self.hooked = False
 
@@ -55,10 +57,11 @@ def node_id(fn) -> int:
     return tag.node if tag is not None else 0
 
 
-def _tag(fn, name: str) -> Tag:
-    tag = fn.metadata[KEY] = Tag(next_id(), name)
-    ref = STATE.node_refs[tag.node] = _TagRef(tag, _freed)
-    ref.node = tag.node
+def _tag(fn, name: str, edges: tuple = ()) -> Tag:
+    node = next_id()
+    tag = fn.metadata[KEY] = Tag(node, name, edges)
+    ref = STATE.node_refs[node] = _TagRef(tag, _freed)
+    ref.node = node
     return tag
 
 
@@ -69,16 +72,18 @@ def _freed(ref: _TagRef) -> None:
     if life.in_gc:
         life.freed_in_gc += 1
     if WATCH.on and STATE.session:
-        probe.send(r.NodeFreed(0, ref.node, "gc" if life.in_gc else "refcount"))
+        probe.send(_NodeFreed(0, ref.node, "gc" if life.in_gc else "refcount"))
 
 
 def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), outputs=()):
     """Publish node_created for every node reachable from ``roots`` this watch has not
     seen, in torch's creation order. ``op_node`` gets the op's name, inputs and outputs;
     the others (made inside C++: a composite's inner nodes) get none."""
-    if len(roots) == 1 and roots[0] is op_node and _parents_known(op_node):
-        created(op_node, source, op, inputs, outputs)   # an op on known nodes: most ops
-        return
+    if len(roots) == 1 and roots[0] is op_node:
+        edges = _known_edges(op_node)
+        if edges is not None:   # an op on known nodes: most ops
+            created(op_node, source, op, inputs, outputs, edges)
+            return
     new = _unseen(roots)
     if not new:
         return
@@ -98,11 +103,18 @@ def walk_new(roots, source: str = "", op_node=None, op: str = "", inputs=(), out
                 outputs if mine else ())
 
 
-def _parents_known(fn) -> bool:
-    for nxt, _ in fn.next_functions:
-        if nxt is not None and tag_of(nxt) is None:
-            return False
-    return True
+def _known_edges(fn) -> tuple | None:
+    """``fn``'s edges when this watch knows every node they lead to, else None."""
+    edges, session = [], STATE.session
+    for nxt, nr in fn.next_functions:
+        if nxt is None:
+            edges.append((0, nr))
+            continue
+        tag = nxt.metadata.get(KEY)
+        if tag is None or tag.session != session:
+            return None
+        edges.append((tag.node, nr))
+    return tuple(edges)
 
 
 def _unseen(roots) -> list:
@@ -120,12 +132,13 @@ def _unseen(roots) -> list:
     return found
 
 
-def created(fn, source: str, op: str, inputs, outputs) -> int:
-    """Tag ``fn`` and publish its node_created."""
+def created(fn, source: str, op: str, inputs, outputs, edges=None) -> int:
+    """Tag ``fn`` and publish its node_created (``edges``: known already)."""
     name = fn.name()
-    tag = _tag(fn, name)
-    edges = tag.edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
-    leaf = summarize(fn.variable) if name == ACCUMULATE else None
+    if edges is None:
+        edges = tuple((node_id(nxt), nr) for nxt, nr in fn.next_functions)
+    tag = _tag(fn, name, edges)
+    leaf = _leaf(fn.variable) if name == ACCUMULATE else None
     saved, attrs = saved_of(fn, tag.node) if leaf is None else ((), ())
     if WATCH.on:
         probe.send(_NodeCreated(0, tag.node, name, op, edges, summaries(inputs),
@@ -134,19 +147,28 @@ def created(fn, source: str, op: str, inputs, outputs) -> int:
     return tag.node
 
 
+def _leaf(t):
+    if not naming.is_parameter(tensor_id(t)):   # a module's, named by its path (``0.weight``)
+        naming.name_parameters(tensor_id)
+    return summarize(t)
+
+
 ACCUMULATE = "torch::autograd::AccumulateGrad"
-_SAVED_NAMES: dict = {}   # node class -> names of its saved fields (``_saved_<name>``)
+_SAVED_NAMES: dict = {}   # node class -> (attribute, name) of its saved fields
 
 
 def _saved_names(fn) -> tuple:
     cls = type(fn)
     names = _SAVED_NAMES.get(cls)
     if names is None:
-        names = tuple(a for a in dir(fn) if a.startswith("_saved_"))
-        if not names and hasattr(fn, "saved_tensors"):   # a custom autograd.Function
-            names = ("saved_tensors",)
-        _SAVED_NAMES[cls] = names
+        attrs = tuple(a for a in dir(fn) if a.startswith("_saved_"))
+        if not attrs and hasattr(fn, "saved_tensors"):   # a custom autograd.Function
+            attrs = ("saved_tensors",)
+        names = _SAVED_NAMES[cls] = tuple((a, a.removeprefix("_saved_")) for a in attrs)
     return names
+
+
+_PLAIN = (bool, int, float, str)
 
 
 def saved_of(fn, node: int) -> tuple[tuple, tuple]:
@@ -154,17 +176,20 @@ def saved_of(fn, node: int) -> tuple[tuple, tuple]:
     keeps ``alpha``, ``dim``... as plain values, agdebug as node attributes). Tensors are
     read through the watcher's unpack hook, which names the holders it unpacks (so each
     release is tied to its node and name)."""
+    names = _saved_names(fn)
+    if not names:
+        return (), ()
     saved, attrs = [], []
-    for attr in _saved_names(fn):
-        name = attr.removeprefix("_saved_")
-        naming_start()
-        try:
+    naming_start()
+    try:
+        for attr, name in names:
             value = getattr(fn, attr)
-        finally:
-            holders = naming_end(node, name)
-        if holders:
-            saved.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
-                         for h in holders)
-        elif isinstance(value, (bool, int, float, str)):
-            attrs.append((name, repr(value)))
+            holders = named(node, name)
+            if holders:
+                saved.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
+                             for h in holders)
+            elif isinstance(value, _PLAIN):
+                attrs.append((name, repr(value)))
+    finally:
+        naming_end()
     return tuple(saved), tuple(attrs)

@@ -21,10 +21,11 @@ from ..events import probe
 from ..graph.saved import version_error_text
 from ..events import records as r
 from ..events.bus import WATCH
-from .state import STATE
+from .state import LOCAL, STATE
 from .tensors import dtype_name, tensor_id
 
-__all__ = ["Holder", "naming_end", "naming_start", "pack", "unpack", "wrap_program_hooks"]
+__all__ = ["Holder", "named", "naming_end", "naming_start", "pack", "unpack",
+           "wrap_program_hooks"]
 
 _serials = itertools.count(1)
 
@@ -72,14 +73,14 @@ def pack(t):
 
 
 def unpack(holder):
-    if STATE.naming:   # the watcher reads a saved field to name it: the program sees nothing
-        _NAMING.append(holder)
+    if LOCAL.naming:   # the watcher reads a saved field to name it: the program sees nothing
+        LOCAL.unpacked.append(holder)
         if holder.unpack is not None:
             return _placeholder()
     value = holder.value
     if holder.unpack is not None:
         return holder.unpack(value)
-    if value._version != holder.version and not STATE.naming:
+    if value._version != holder.version and not LOCAL.naming:
         # torch checks a saved tensor's version when it unpacks it, but not under
         # saved_tensors_hooks: the watcher's pair would let a changed tensor through (and
         # the gradient be wrong), so it checks as torch's own unpacking does, in its words.
@@ -95,9 +96,6 @@ def _version_error(holder, value) -> str:
                               holder.version, torch.is_anomaly_enabled())
 
 
-_NAMING: list = []   # holders unpacked since ``naming`` began
-
-
 def _placeholder():
     import torch
     return torch.empty(0)   # (what torch gets while naming: the value is not looked at)
@@ -105,28 +103,36 @@ def _placeholder():
 
 def naming_start() -> None:
     """Holders unpacked from now until ``naming_end`` are named (see ``nodes.saved_of``)."""
-    _NAMING.clear()
-    STATE.busy += 1
-    STATE.naming = True
+    LOCAL.unpacked.clear()
+    LOCAL.busy += 1
+    LOCAL.naming = True
 
 
-def naming_end(node: int, name: str) -> list:
-    """Tie the holders unpacked since ``naming_start`` to saved field ``name`` of ``node``."""
-    STATE.busy -= 1
-    STATE.naming = False
+def named(node: int, name: str) -> list | tuple:
+    """Tie the holders unpacked since ``naming_start`` (or the last call) to saved field
+    ``name`` of ``node``."""
+    unpacked = LOCAL.unpacked
+    if not unpacked:
+        return ()
     holders: list = []
-    for holder in _NAMING:
+    for holder in unpacked:
         ref = STATE.saved_refs.get(holder.serial)
         if ref is not None and all(h is not holder for h in holders):
             ref.node, ref.name = node, name
             holders.append(holder)
-    _NAMING.clear()   # (holding a holder would hold its tensor)
+    unpacked.clear()   # (holding a holder would hold its tensor)
     return holders
+
+
+def naming_end() -> None:
+    LOCAL.busy -= 1
+    LOCAL.naming = False
+    LOCAL.unpacked.clear()
 
 
 def _released(ref: _HolderRef) -> None:
     STATE.saved_refs.pop(ref.serial, None)
-    run = STATE.runs[-1] if STATE.runs else None
+    run = LOCAL.runs[-1] if LOCAL.runs else None
     # Only a release right after its node ran is an event (agdebug's saved_released); a
     # holder that dies with its node (the graph was dropped) is part of node_freed.
     if run is not None and run.finishing is not None and run.finishing[0] == ref.node:

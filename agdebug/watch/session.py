@@ -3,6 +3,7 @@ patched backward entry points, installed together and restored exactly."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -10,9 +11,9 @@ from ..events import modules, probe
 from ..events import records as r
 from ..events.bus import WATCH
 from . import backward as _backward
-from . import nodes, saved
-from .state import STATE
-from .tensors import forget_lines, summarize, tensor_id, user_line
+from . import hooks, naming, nodes, saved
+from .state import LOCAL, STATE
+from .tensors import forget_lines, line_of, summarize, tensor_id, user_frame
 
 __all__ = ["watching"]
 
@@ -38,25 +39,37 @@ def _mode_class(torch):
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
-            if STATE.busy:
-                return func(*args, **kwargs)
             name = getattr(func, "__name__", "")
-            if name == "__get__":
-                return func(*args, **kwargs)
-            if name == "__set__":
-                # (published before: the old .grad's graph is freed by the assignment)
-                if getattr(func.__self__, "__name__", "") == "grad":
-                    _grad_set(*args)
-                return func(*args, **kwargs)
+            if name in _SPECIAL or LOCAL.busy:   # (one look-up for most calls: an op)
+                return _special(name, func, args, kwargs)
             out = func(*args, **kwargs)
             if WATCH.on:
-                STATE.busy += 1
+                LOCAL.busy += 1
                 try:
                     _op_done(name, args, out)
                 finally:
-                    STATE.busy -= 1
+                    LOCAL.busy -= 1
             return out
     return _WatchMode
+
+
+_REGISTERS: dict = {}   # method name -> (torch's Tensor method, the hook's kind)
+_SPECIAL = {"__get__", "__set__", "register_hook", "register_post_accumulate_grad_hook"}
+
+
+def _special(name: str, func, args, kwargs):
+    """A call that makes no node: an attribute read or set, a hook registered; or any call
+    while the watcher's own code runs."""
+    if LOCAL.busy or name == "__get__":
+        return func(*args, **kwargs)
+    if name == "__set__":
+        # (published before: the old .grad's graph is freed by the assignment)
+        if getattr(func.__self__, "__name__", "") == "grad":
+            _grad_set(*args)
+        return func(*args, **kwargs)
+    if func is _REGISTERS[name][0]:
+        return hooks.register_tensor_hook(func, *args, _REGISTERS[name][1], **kwargs)
+    return func(*args, **kwargs)
 
 
 def _tensors(values) -> list:
@@ -70,24 +83,52 @@ def _tensors(values) -> list:
 
 
 def _op_done(name: str, args, out) -> None:
-    outputs = _tensors(out if isinstance(out, (tuple, list)) else (out,))
-    fresh = []
+    if not isinstance(out, (tuple, list)):
+        if hasattr(out, "grad_fn"):
+            _one_done(name, args, out)
+        return
+    outputs = _tensors(out)
+    fresh, leaves = [], None
     for t in outputs:
         fn = t.grad_fn
-        if fn is not None and nodes.tag_of(fn) is None and all(fn is not f for f in fresh):
+        if fn is None:
+            if t.requires_grad:   # a leaf made to require grad (``requires_grad=True``)
+                leaves = [t] if leaves is None else [*leaves, t]
+        elif nodes.tag_of(fn) is None and all(fn is not f for f in fresh):
             fresh.append(fn)
     if not fresh:
+        if leaves and not LOCAL.runs:
+            naming.name_leaves(user_frame(sys._getframe(1))[0], [tensor_id(t) for t in leaves])
         return
-    source, inputs, op = user_line(), _tensors(args), name.strip("_")
+    frame, library = user_frame(sys._getframe(1))
+    if not LOCAL.runs:   # (a backward's nodes are not the line's value)
+        naming.name_outputs(frame, library, [tensor_id(t) for t in outputs
+                                             if t.grad_fn is not None])
+    source, inputs, op = line_of(frame), _tensors(args), name.strip("_")
     for fn in fresh:
         mine = [t for t in outputs if t.grad_fn is fn]
         nodes.walk_new([fn], source, fn, op, inputs, mine)
 
 
+def _one_done(name: str, args, t) -> None:
+    """``_op_done`` for an op with one tensor out (most ops), without its lists."""
+    fn = t.grad_fn
+    if fn is None:
+        if t.requires_grad and not LOCAL.runs:   # a leaf made to require grad
+            naming.name_leaves(user_frame(sys._getframe(2))[0], [tensor_id(t)])
+        return
+    if nodes.tag_of(fn) is not None:
+        return
+    frame, library = user_frame(sys._getframe(2))
+    if not LOCAL.runs:   # (a backward's nodes are not the line's value)
+        naming.name_outputs(frame, library, [tensor_id(t)])
+    nodes.walk_new([fn], line_of(frame), fn, name.strip("_"), _tensors(args), [t])
+
+
 def _grad_set(tensor, value) -> None:
     if not WATCH.on:
         return
-    STATE.busy += 1
+    LOCAL.busy += 1
     try:
         tid = tensor_id(tensor)
         fn = getattr(value, "grad_fn", None)
@@ -97,10 +138,11 @@ def _grad_set(tensor, value) -> None:
             reason = "grad_cleared" if value is None else "grad_reassigned"
             probe.send(r.CycleBroken(0, tid, reason))
     finally:
-        STATE.busy -= 1
+        LOCAL.busy -= 1
 
 
 _sessions = iter(range(1, 1 << 62))
+_MODE: list = []
 
 
 @contextmanager
@@ -111,7 +153,9 @@ def watching():
         raise RuntimeError("agdebug.watch: already watching (one watch at a time)")
     STATE.session, STATE.thread = next(_sessions), threading.current_thread()
     hooks = torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack)
-    mode = _mode_class(torch)()
+    if not _MODE:   # (one class for every watch: making a class costs)
+        _MODE.append(_mode_class(torch))
+    mode = _MODE[0]()
     patches, calls = [], []
     try:
         with hooks, mode:   # (entered before the program's hooks are wrapped)
@@ -147,7 +191,12 @@ def _patches(torch) -> list:
     graph = torch.autograd.graph.saved_tensors_hooks
     wanted = [(torch.autograd, "backward", _backward.wrap_backward),
               (torch.autograd, "grad", _backward.wrap_grad),
-              (graph, "__enter__", saved.wrap_program_hooks)]
+              (graph, "__enter__", saved.wrap_program_hooks),
+              # (every node class's C++ register_hook/register_prehook calls this)
+              (torch.autograd.function._HookMixin, "_register_hook", _node_hooks)]
+    _REGISTERS.update(register_hook=(torch.Tensor.register_hook, "tensor"),
+                      register_post_accumulate_grad_hook=(
+                          torch.Tensor.register_post_accumulate_grad_hook, "post_accumulate"))
     out = []
     for owner, attr, wrap in wanted:
         original = owner.__dict__[attr]
@@ -156,10 +205,15 @@ def _patches(torch) -> list:
     return out
 
 
+def _node_hooks(original):
+    return hooks.register_node_hook(original.__func__)
+
+
 _ORIGINALS: dict = {}
 
 
 def _switch_off(patches) -> None:
+    hooks.restore()
     for owner, attr, _ in patches:
         setattr(owner, attr, _ORIGINALS.pop((owner, attr)))
     for handles in list(STATE.handles.values()):
@@ -171,8 +225,9 @@ def _switch_off(patches) -> None:
     STATE.leaf_handles.clear()
     STATE.node_refs.clear()    # dead references never call back
     STATE.saved_refs.clear()
-    STATE.runs.clear()
+    LOCAL.runs.clear()
     STATE.leaves.clear()
     STATE.cycles.clear()
     STATE.session, STATE.thread = 0, None
     forget_lines()
+    naming.forget()

@@ -13,8 +13,9 @@ import sys
 from ..events import probe
 from ..events import records as r
 from ..events.bus import WATCH
+from .naming import name_of
 
-__all__ = ["summaries", "summarize", "tensor_id", "user_line"]
+__all__ = ["line_of", "summaries", "summarize", "tensor_id", "user_frame", "user_line"]
 
 _ID = "_agdebug_id"
 _TensorSummary = r.builder(r.TensorSummary)
@@ -33,9 +34,32 @@ def summarize(t) -> r.TensorSummary | None:
     """``t``'s summary (``None`` for ``None`` or a non-tensor); no device sync."""
     if t is None or not hasattr(t, "grad_fn"):
         return None
-    stats = _stats(t) if WATCH.values else None
-    return _TensorSummary(tensor_id(t), tuple(t.shape), dtype_name(t.dtype), device_name(t),
-                          t.nbytes, stats)
+    if WATCH.values:
+        return _summary(t, tensor_id(t), _stats(t))
+    tid = tensor_id(t)
+    # A tensor is usually summarised again a step later (an op's output is the next op's
+    # input; a gradient leaves one node and enters the next): its last summary is reused
+    # while all it says still holds (``.data =`` can change a tensor's shape, dtype, device).
+    last = _SHARED.get(tid)
+    if last is not None:
+        summary, dtype = last
+        if (t.dtype is dtype and t.shape == summary.shape and t.is_cpu
+                and summary.name == name_of(tid)):
+            return summary
+    summary = _summary(t, tid, None)
+    if summary.device == "cpu":
+        if len(_SHARED) >= 4096:   # bounded: ids never repeat, old entries are just dropped
+            _SHARED.clear()
+        _SHARED[tid] = (summary, t.dtype)
+    return summary
+
+
+_SHARED: dict = {}   # tensor id -> (its last summary without values, its torch dtype)
+
+
+def _summary(t, tid: int, stats) -> r.TensorSummary:
+    return _TensorSummary(tid, tuple(t.shape), dtype_name(t.dtype), device_name(t),
+                          t.nbytes, stats, name_of(tid))
 
 
 _DTYPES: dict = {}
@@ -51,6 +75,8 @@ def dtype_name(dtype) -> str:
 
 
 def device_name(t) -> str:
+    if t.is_cpu:
+        return "cpu"
     # ``t.device`` builds an object and ``str`` formats it: once per device index and type
     key = (t.get_device(), t.is_cuda)
     name = _DEVICES.get(key)
@@ -77,27 +103,51 @@ _KINDS: dict = {}   # file name -> whether it is the user's (not agdebug's, not 
 
 def user_line() -> str:
     """``file.py:12: y = x * w``: the first frame on the stack outside agdebug and torch."""
-    frame = sys._getframe(1)
+    return line_of(user_frame(sys._getframe(1))[0])
+
+
+def user_frame(frame) -> tuple:
+    """The first user frame from ``frame`` on, and the ``torch.nn`` frames passed on the way
+    (None when there were none): the library calls that may make several nodes."""
+    library = None
     while frame is not None:
         name = frame.f_code.co_filename
         user = _KINDS.get(name)
         if user is None:
             user = _KINDS[name] = _is_user(name)
         if user:
-            key = (name, frame.f_lineno)
-            line = _LINES.get(key)
-            if line is None:
-                if len(_LINES) >= 4096:   # bounded, as the probe's
-                    _LINES.clear()
-                line = _LINES[key] = probe.format_line(*key)
-            return line
+            return frame, library
+        if user is _LIBRARY:
+            library = [frame] if library is None else [*library, frame]
         frame = frame.f_back
-    return ""
+    return None, library
 
 
-def _is_user(name: str) -> bool:
+def line_of(frame) -> str:
+    if frame is None:
+        return ""
+    key = (frame.f_code.co_filename, frame.f_lineno)
+    line = _LINES.get(key)
+    if line is None:
+        if len(_LINES) >= 4096:   # bounded, as the probe's
+            _LINES.clear()
+        line = _LINES[key] = probe.format_line(*key)
+    return line
+
+
+# ``_KINDS``'s value for torch.nn's own files (false: not the user's, but a library call)
+_LIBRARY = 0
+
+
+def _is_user(name: str):
     torch_dir = _TORCH or os.path.dirname(sys.modules["torch"].__file__) + os.sep
-    if name.startswith(torch_dir) or name.startswith("<frozen"):
+    if name.startswith(torch_dir):
+        nn = torch_dir + "nn" + os.sep
+        # (Module.__call__'s machinery is not a library call: as agdebug's engine's own)
+        library = name.startswith(nn) and not name.startswith(nn + "modules" + os.sep +
+                                                                "module.py")
+        return _LIBRARY if library else False
+    if name.startswith("<frozen"):
         return False
     return probe.is_user_file(name)
 

@@ -120,3 +120,104 @@ def raises(lib):
 
 SCENARIOS = [chain, retain_twice, retain_error, create_graph_cycle, grad_api, hooks,
              mlp_step, custom_function, raises]
+
+
+def node_hooks(lib):
+    x = leaf(lib, [1.0, -2.0, 0.5])
+    y = x.exp()
+    z = (y * 3.0).sum()
+
+    def doubled(grad_outputs):
+        return (grad_outputs[0] * 2.0,)
+
+    def seen(grad_inputs, grad_outputs):
+        return None
+    z.grad_fn.register_prehook(doubled)
+    y.grad_fn.register_hook(seen)
+    y.grad_fn.register_prehook(lambda grad_outputs: None)
+    z.backward()
+    del x, y, z
+
+
+def leaf_hooks(lib):
+    x = leaf(lib, [1.0, 2.0])
+    w = leaf(lib, [3.0, -1.0])
+    x.register_hook(lambda grad: grad * 0.5)
+
+    def stepped(t):
+        return None
+    w.register_post_accumulate_grad_hook(stepped)
+    (x * w).sum().backward()
+    (x * w).sum().backward()   # the hooks run again; .grad is summed
+    del x, w
+
+
+def several_outputs_hook(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0])
+    a, b, c = x.unbind()
+    b.register_hook(lambda grad: grad + 1.0)
+    (a * b + c).backward()
+    del x, a, b, c
+
+
+def hook_raises(lib):
+    x = leaf(lib, [1.0, 2.0])
+    y = x * x
+
+    def broken(grad):
+        raise RuntimeError("the hook fails")
+    y.register_hook(broken)
+    y.sum().backward()
+
+
+def named(lib):
+    x = lib.tensor([[1.0, 2.0], [0.5, -1.0]], requires_grad=True)
+    lin = lib.nn.Linear(2, 2)
+    with lib.no_grad():
+        lin.weight.copy_(lib.tensor([[0.5, -0.5], [1.0, 2.0]]))
+        lin.bias.fill_(0.1)
+    h = lin(x)
+    a, b = h.unbind(1)
+    loss = (a * b).sum()
+    loss.backward()
+    del x, lin, h, a, b, loss
+
+
+HOOKS = [hooks, node_hooks, leaf_hooks, several_outputs_hook, hook_raises]
+SCENARIOS += [*HOOKS[1:], named]
+
+
+def transformer_step(lib):
+    """One training step of a small nn.TransformerEncoderLayer with Adam: its parameters
+    after the step and the loss, as plain lists."""
+    layer = lib.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16,
+                                           dropout=0.0, batch_first=True)
+    with lib.no_grad():
+        for i, p in enumerate(layer.parameters()):
+            values = lib.arange(p.numel(), dtype=lib.float32).reshape(p.shape)
+            p.copy_(((values * 0.37 + i) % 1.0 - 0.5) * 0.4)
+    opt = lib.optim.Adam(layer.parameters(), lr=0.01)
+    x = (lib.arange(2 * 3 * 8, dtype=lib.float32).reshape(2, 3, 8) * 0.13) % 1.0 - 0.5
+    loss = layer(x).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    result = [p.detach().tolist() for p in layer.parameters()] + [loss.item()]
+    del layer, opt, x, loss
+    return result
+
+
+def hook_under_create_graph(lib):
+    x = leaf(lib, [1.0, 2.0])
+    w = leaf(lib, [3.0, -1.0])
+    y = x.exp()
+    # Under create_graph the hook's op makes a node. torch runs hooks with no function mode
+    # active: the watcher finds that node by walking the gradient's graph after the hook
+    # (no source line, no outputs, after the hook_called where agdebug has it before).
+    y.register_hook(lambda grad: grad * w)
+    y.sum().backward(create_graph=True)
+    x.grad = None
+    del x, y   # (w goes on return: the hook refers to it)
+
+
+SCENARIOS.append(hook_under_create_graph)

@@ -245,3 +245,126 @@ def test_a_saved_tensor_changed_in_place_raises_as_unwatched(kind, anomaly):
     assert expected[0] is not None and watched[0] == expected[0]
     assert watched[1] is None and expected[1] is None
     assert [e.kind for e in trace.events].count("error") == 1
+
+
+def _hooked(log: list):
+    """Every kind of program hook, some replacing the gradient: the grads it gives."""
+    x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    w = torch.tensor([2.0, 3.0, -1.0], requires_grad=True)
+    y = x * w
+    y.register_hook(lambda grad: grad * 3.0)
+    x.register_hook(lambda grad: log.append(("x", grad.tolist())))
+    z = y.exp().sum()
+    z.grad_fn.register_prehook(lambda grads: (grads[0] * 0.5,))
+    y.grad_fn.register_hook(lambda grads_in, grads_out: log.append(("post", len(grads_in))))
+    w.register_post_accumulate_grad_hook(lambda t: log.append(("w", t.grad.tolist())))
+    z.backward()
+    return x.grad, w.grad
+
+
+def test_program_hooks_behave_as_unwatched_and_are_told():
+    plain_log, watched_log = [], []
+    plain = _hooked(plain_log)
+    with agdebug.watch.torch() as trace:
+        watched = _hooked(watched_log)
+    assert all(torch.equal(a, b) for a, b in zip(plain, watched))
+    assert watched_log == plain_log and len(plain_log) == 3
+    called = [(e.hook, e.replaced) for e in trace.events if e.kind == "hook_called"]
+    assert called == [("pre", True), ("tensor", True), ("post", False), ("tensor", False),
+                      ("post_accumulate", False)]
+
+
+def _bad_hook():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2.0
+
+    def wrong_size(grad):
+        return grad.sum()
+    y.register_hook(wrong_size)
+    try:
+        y.sum().backward()
+    except RuntimeError as error:
+        return str(error), x.grad
+    return None, x.grad
+
+
+def test_a_hooks_error_is_torchs_and_leaves_torchs_state():
+    plain = _bad_hook()
+    with agdebug.watch.torch() as trace:
+        watched = _bad_hook()
+    assert plain[0] == "hook 'wrong_size' has changed the size of value"
+    assert watched == plain
+    assert [e.kind for e in trace.events].count("error") == 1
+    with pytest.raises(RuntimeError, match="the hook fails"):
+        with agdebug.watch.torch() as trace:
+            scenarios.hook_raises(torch)
+    errors = [e for e in trace.events if e.kind == "error"]
+    assert [(e.type, e.message) for e in errors] == [("RuntimeError", "the hook fails")]
+
+
+def test_no_program_hook_stays_wrapped_after_the_block():
+    register = torch.autograd.function._HookMixin.__dict__["_register_hook"]
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    ran = []
+
+    def on_y(grad):
+        ran.append("y")
+
+    def on_node(grads_in, grads_out):
+        ran.append("node")
+
+    def on_x(t):
+        ran.append("x")
+    with agdebug.watch.torch():
+        y = x * x
+        y.register_hook(on_y)
+        y.grad_fn.register_hook(on_node)
+        x.register_post_accumulate_grad_hook(on_x)
+    assert torch.autograd.function._HookMixin.__dict__["_register_hook"] is register
+    assert list(y._backward_hooks.values()) == [on_y]
+    assert list(x._post_accumulate_grad_hooks.values()) == [on_x]
+    seen = []
+    with subscribe(seen.append):
+        y.sum().backward()
+    assert seen == [] and ran == ["y", "node", "x"]
+
+
+def test_a_hook_registered_before_watching_runs_untold():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    ran = []
+    x.register_hook(lambda grad: ran.append(1))
+    with agdebug.watch.torch() as trace:
+        (x * 2.0).sum().backward()
+    assert ran == [1]
+    assert "hook_called" not in [e.kind for e in trace.events]
+
+
+def _hook_with(y, kept) -> None:
+    y.register_hook(lambda grad: grad * kept)
+    y.grad_fn.register_prehook(lambda grads: (grads[0] * kept,))
+
+
+def _dropped():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    kept = torch.ones(2)
+    y = x * 2.0
+    _hook_with(y, kept)
+    ref = weakref.ref(kept)
+    del x, y, kept
+    return ref
+
+
+def test_a_hook_and_what_it_holds_die_when_torch_drops_them():
+    assert _dropped()() is None
+    with agdebug.watch.torch():
+        assert _dropped()() is None
+
+
+def test_tensors_carry_the_users_names():
+    with agdebug.watch.torch() as trace:
+        scenarios.named(torch)
+    made = [e for e in trace.events if e.kind == "node_created"]
+    outputs = [t.name for e in made for t in e.outputs]
+    leaves = [e.leaf.name for e in made if e.leaf is not None]
+    assert sorted(leaves) == ["bias", "weight", "x"]
+    assert [n for n in outputs if n] == ["h", "a", "b", "loss"]
