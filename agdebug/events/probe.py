@@ -513,7 +513,7 @@ def leaf_made(t) -> None:
     """``t`` was made a leaf that requires grad: named after the user's line making it."""
     frame = _user_frame(0)
     if frame is not None and not _CTX.stack and t._id not in _PARAMETERS:
-        names = _names.frame_names(frame)
+        names = _user_names(frame)
         if len(names) == 1:
             _name(t, names[0])
 
@@ -527,7 +527,7 @@ def _name_outputs(frame, outputs, kind: str) -> None:
     pending = _NAMING.pending
     if pending is not None and pending[0] != (id(frame), frame.f_lasti):
         _name_pending()
-    names = _names.frame_names(frame)
+    names = _user_names(frame)
     if not names or kind == "part":
         return
     if kind == "whole":
@@ -535,6 +535,13 @@ def _name_outputs(frame, outputs, kind: str) -> None:
     else:   # ids (never the frame or the tensors): waiting keeps nothing alive
         _NAMING.pending = ((id(frame), frame.f_lasti),
                            [tensor_id(t) for t in outputs if hasattr(t, "_data")], names)
+
+
+def _user_names(frame) -> tuple:
+    """The names the user's statement at ``frame`` gives its value: none for a ``return``
+    (the value is the caller's to name; the table's ``<return>`` is for library frames)."""
+    names = _names.frame_names(frame)
+    return () if names is _names.RETURNED else names
 
 
 class _Naming(threading.local):

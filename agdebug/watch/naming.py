@@ -68,6 +68,8 @@ def name_outputs(frame, library, ids: list) -> None:
     if _pending is not None and _pending[0] != (id(frame), frame.f_lasti):
         name_pending()
     names = _frame_names(frame)
+    if names is _names.RETURNED:   # a user's ``return``: the caller's to name, as the probe
+        names = ()
     if not library:   # the commonest: ``y = x * w`` in the user's own code
         if names:
             _name_all(ids, names)
@@ -100,7 +102,7 @@ def _name_all(ids: list, names: tuple) -> None:
 def name_leaves(frame, ids: list) -> None:
     """Leaves made to require grad at ``frame`` (``x = torch.ones(2, requires_grad=True)``)."""
     names = _frame_names(frame) if frame is not None else ()
-    if len(names) == 1:
+    if len(names) == 1 and names is not _names.RETURNED:
         for tid in ids:
             if tid not in _PARAMETERS:
                 _name(tid, names[0])

@@ -47,6 +47,22 @@ def test_leaves_and_outputs_are_named_after_the_assignment_target():
     assert z.grad_fn is not None
 
 
+def _leaf():
+    return ag.tensor([1.0, 2.0], requires_grad=True)
+
+
+def _loss_of(x):
+    return (x * x).sum()
+
+
+def test_a_value_the_users_function_returns_is_not_named_return():
+    """A ``return`` names nothing: the value is the caller's (here unnamed) to name."""
+    with record() as trace:
+        _loss_of(_leaf()).backward()
+    assert leaf_names(trace) == [""]
+    assert output_names(trace) == {"MulBackward0": [""], "SumBackward0": [""]}
+
+
 def test_tuple_and_attribute_targets():
     class Box:
         pass
