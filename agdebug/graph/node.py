@@ -255,22 +255,25 @@ class OpNode(Node):
         """``ctx.key`` (an advanced index whose arrays are saved as ``name[i]``: see
         ``SAVED_INDEX``) and torch's ``_saved_<name>``: a tensor per indexed dimension, None
         for a sliced one."""
-        def parts(self) -> tuple:
+        def parts(self):
+            """The key's basic part, and its advanced parts with the saved arrays unpacked
+            (tensors: this layer knows no Tensor, only what has ``_data``), or None."""
             basic, advanced = self._own("key", ((), None))
             if advanced is None:
-                return basic, ()
+                return basic, None
             return basic, tuple(self._unpack(self._saved[f"{name}[{i}]"])
                                 if part is SAVED_INDEX else part
                                 for i, part in enumerate(advanced))
 
         def key(self):
             basic, found = parts(self)
-            if not found:
+            if found is None:
                 return basic, None
-            return basic, tuple(p._data if type(p).__name__ == "Tensor" else p for p in found)
+            return basic, tuple(p._data if hasattr(p, "_data") else p for p in found)
 
         def saved(self):
-            return tuple(p if type(p).__name__ == "Tensor" else None for p in parts(self)[1])
+            found = parts(self)[1] or ()
+            return tuple(p if hasattr(p, "_data") else None for p in found)
         return property(key), property(saved)
 
     @staticmethod
