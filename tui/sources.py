@@ -134,11 +134,11 @@ class NodeFacts:
         return self._known[node] or default   # ("" for none, as the index of a list has)
 
     def values(self) -> list:
-        """Every node's (the command palette's op breakpoints: the trace's last state)."""
-        nodes = self.timeline.final.nodes.values()
+        """Every node's (the command palette's op breakpoints): the ops from the trace's
+        index, no state decoded; lines from the trace's last state."""
         if self.field == "op":
-            return [node.op for node in nodes]
-        return [self.get(node.id, "") for node in nodes]
+            return sorted(self.timeline.events.ops)
+        return [self.get(node.id, "") for node in self.timeline.final.nodes.values()]
 
     def _look_up(self, node_id: int) -> str:
         for state in (self.state, lambda: self.timeline.final):   # (the last when needed)

@@ -34,7 +34,7 @@ from types import MappingProxyType
 from ..events import records
 from ..events.names import MAX_NAME
 from .cycles import CycleView
-from .state import STATUSES, BackwardView, ErrorView, GraphState, LeafView, NodeView
+from .state import STATUSES, BackwardView, ErrorView, GraphState, LeafView, NodeView, SavedView
 
 __all__ = ["NodeReader", "NodeWriter", "state_from_json", "state_json"]
 
@@ -168,7 +168,9 @@ class NodeReader:
             return self._refs(value, name != "outputs")
         if name == "leaf":
             return self.summary(value, True)
-        return records.decode(hint, value, f"node view.{name}")
+        quick = _QUICK.get(name)
+        found = quick(value) if quick is not None else None
+        return found if found is not None else records.decode(hint, value, f"node view.{name}")
 
     def summary(self, number, optional: bool):
         if number is None and optional:
@@ -214,6 +216,42 @@ def _summary(data) -> records.TensorSummary:
     return records.decode(records.TensorSummary, data, "tensor summary")
 
 
+# The usual shapes of a node's edges, attributes and saved tensors, checked in a few
+# comparisons (a cold seek reads every node version it has not read yet: tens of
+# thousands); ``None`` for anything else, which ``records.decode`` checks and explains.
+
+def _quick_pairs(first: type, second: type):
+    def pairs(value):
+        if type(value) is list and all([type(p) is list and len(p) == 2 and type(p[0]) is first
+                                        and type(p[1]) is second for p in value]) \
+                and (first is not int or _all(int, [p[0] for p in value] + [p[1] for p in value])):
+            return tuple([(p[0], p[1]) for p in value])
+        return None
+    return pairs
+
+
+_SAVED_KEYS = tuple(f.name for f in dataclasses.fields(SavedView))
+
+
+def _quick_saved(value):
+    if type(value) is not list:
+        return None
+    out = []
+    for item in value:
+        if type(item) is not dict or tuple(item) != _SAVED_KEYS:
+            return None
+        name, tensor, shape, dtype, nbytes, released, version = item.values()
+        if not (_all(str, (name, dtype)) and _all(int, (tensor, nbytes, version))
+                and _listed(int, shape) and type(released) is bool):
+            return None
+        out.append(SavedView(name, tensor, tuple(shape), dtype, nbytes, released, version))
+    return tuple(out)
+
+
+_QUICK = {"edges": _quick_pairs(int, int), "attrs": _quick_pairs(str, str),
+          "saved": _quick_saved}
+
+
 def _all(kind: type, values) -> bool:
     return all(type(v) is kind and (kind is not int or -_INT_LIMIT <= v < _INT_LIMIT)
                for v in values)
@@ -245,14 +283,54 @@ def state_json(state: GraphState) -> bytes:
     return _dumps(data)
 
 
+def _state_field(name: str, tp, value):
+    if name == "backward" and value is not None:
+        found = _quick_backward(value)
+    elif name == "running" and type(value) is list:
+        found = _quick_running(value)
+    else:
+        found = None
+    return found if found is not None else records.decode(tp, value, f"checkpoint.{name}")
+
+
+_BACKWARD_KEYS = tuple(f.name for f in dataclasses.fields(BackwardView))
+
+
+def _quick_backward(data):
+    """The usual backward view, checked in a few comparisons (during a backward each
+    checkpoint holds the ids of the thousands of nodes it planned, twice); else ``None``."""
+    if type(data) is not dict or tuple(data) != _BACKWARD_KEYS:
+        return None
+    api, roots, inputs, retain, create, ok, thread, nodes = data.values()
+    if not (type(api) is str and _listed(int, roots) and _listed(int, nodes)
+            and (inputs is None or _listed(int, inputs)) and type(retain) is bool
+            and type(create) is bool and (ok is None or type(ok) is bool)
+            and _all(int, (thread,))):
+        return None
+    return BackwardView(api, tuple(roots), None if inputs is None else tuple(inputs), retain,
+                        create, ok, thread, tuple(nodes))
+
+
+def _quick_running(value):
+    out = []
+    for item in value:
+        if not (type(item) is list and len(item) == 2 and _all(int, item[:1])
+                and type(item[1]) is list):
+            return None
+        stack = [_quick_backward(view) for view in item[1]]
+        if None in stack:
+            return None
+        out.append((item[0], tuple(stack)))
+    return tuple(out)
+
+
 def state_from_json(text: bytes) -> GraphState:
     """The ``GraphState`` (with no nodes) that ``state_json`` wrote."""
     data = _loads(text, "checkpoint")
     if not isinstance(data, dict) or set(data) != {*_STATE_FIELDS, "event"}:
         raise ValueError("checkpoint: not a checkpoint's fields")
     try:
-        values = {name: records.decode(tp, data[name], f"checkpoint.{name}")
-                  for name, tp in _STATE_FIELDS.items()}
+        values = {name: _state_field(name, tp, data[name]) for name, tp in _STATE_FIELDS.items()}
         event = None if data["event"] is None else records.event_from_dict(data["event"])
     except records.RecordError as exc:
         raise ValueError(str(exc)) from None

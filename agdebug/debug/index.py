@@ -47,8 +47,10 @@ __all__ = ["LAZY_BYTES", "EventFile", "cache_folder", "open_trace"]
 
 LAZY_BYTES = 8_000_000   # files this large (~40,000 events) open lazily, with an index
 LAZY_EVERY = 128         # a lazy trace's checkpoint interval: a seek decodes fewer lines
+LAZY_BYTES_EVERY = 16_384   # and its checkpoints' spacing in bytes of lines: see ``Timeline``
 BLOCK = 64               # events decoded together and kept (the last BLOCKS_KEPT blocks)
 BLOCKS_KEPT = 128
+BLOCK_BYTES = 65_536    # a block with more bytes of lines is decoded only in part
 KINDS = tuple(records.EVENT_TYPES)          # a line's kind is stored as its index here
 _CODES = {kind: code for code, kind in enumerate(KINDS)}
 
@@ -71,6 +73,7 @@ class EventFile:
         self.name = name
         self.offsets = offsets   # where each event's line starts, and where the last ends
         self.codes = kinds
+        self.ops: set[str] = set()   # the ops of its node_created events (the palette's)
         self._file = None
         self._lock = threading.Lock()
         self._blocks: OrderedDict[int, list] = OrderedDict()   # block number -> its events
@@ -133,13 +136,19 @@ class EventFile:
 
     def _slice(self, start: int, stop: int) -> list:
         """Events ``start`` to ``stop`` from the kept blocks: a seek, or a step back and
-        forth, decodes each line once."""
+        forth, decodes each line once. A block of long lines (over ``BLOCK_BYTES``) is read
+        only as far as asked for: a seek never decodes a line it does not replay."""
         if stop - start > BLOCK * BLOCKS_KEPT // 2:
             return self._read(start, stop)
         out = []
         for number in range(start // BLOCK, (stop - 1) // BLOCK + 1 if stop > start else 0):
-            first = number * BLOCK
-            out += self._block(number)[max(start - first, 0):stop - first]
+            first, end = number * BLOCK, min((number + 1) * BLOCK, len(self))
+            low, high = max(start, first), min(stop, end)
+            if (low, high) != (first, end) and number not in self._blocks \
+                    and self.offsets[end] - self.offsets[first] > BLOCK_BYTES:
+                out += self._read(low, high)
+            else:
+                out += self._block(number)[low - first:high - first]
         return out
 
     def _block(self, number: int) -> list:
@@ -202,6 +211,8 @@ def _scan(name: str, f, index: EventFile, progress=None):
         offset += len(raw)
         index.offsets.append(offset)
         index.codes.append(_CODES[event.kind])
+        if event.kind == "node_created" and event.op:
+            index.ops.add(event.op)
         if progress is not None and number % 8192 == 0:
             progress(offset, total)
         yield event
@@ -231,7 +242,8 @@ def open_trace(path, progress=None) -> Trace:
         if cached is not None:
             return cached
         from .state import Timeline
-        timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index, progress))
+        timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index, progress),
+                            budget=LAZY_BYTES_EVERY)
     if progress is not None:
         progress(size, size)
     _save_index(key, index, timeline)
@@ -263,7 +275,7 @@ def _save_index(key: tuple, index: EventFile, timeline) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_index(path, key, np.frombuffer(index.offsets, dtype=np.int64),
-                    np.frombuffer(index.codes, dtype=np.uint8), timeline)
+                    np.frombuffer(index.codes, dtype=np.uint8), sorted(index.ops), timeline)
     except (OSError, ValueError, UnicodeEncodeError):
         pass   # no cache: the next opening makes the pass again
 
@@ -272,11 +284,11 @@ def _load_index(name: str, key: tuple) -> Trace | None:
     path = _index_path(key)
     index = EventFile(name, array("q"), bytearray())
     try:
-        offsets, kinds, every, stored = read_index(path, key, key[1], len(KINDS),
-                                                   partial(_rebuilt, index, path))
+        offsets, kinds, ops, every, stored = read_index(path, key, key[1], len(KINDS),
+                                                        partial(_rebuilt, index, path))
     except (OSError, ValueError):   # none yet, stale, foreign or damaged: made again
         return None
-    index.offsets, index.codes = offsets, kinds
+    index.offsets, index.codes, index.ops = offsets, kinds, set(ops)
     from .state import Timeline
     steps = stored.arrays["steps"].tolist()
     return _lazy_trace(name, Timeline.restored(index, every, steps, stored))

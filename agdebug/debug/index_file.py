@@ -2,7 +2,8 @@
 
 One file per trace in the user's cache folder (``index.cache_folder()``). Its first line is a
 JSON header: the format and version, the trace it indexes (real path, size, modification
-time), ``every``, and how many items each section holds. Then the sections, back to back, in
+time), ``every``, the ops its nodes were made by (the command palette lists them without
+decoding a state), and how many items each section holds. Then the sections, back to back, in
 ``SECTIONS`` order, each a little-endian array of one fixed type:
 
 - ``offsets``, ``kinds``: where each event's line starts (and the last ends), its kind;
@@ -28,29 +29,32 @@ import os
 
 import numpy as np
 
+from ..events.names import MAX_NAME
 from .checkpoints import NodeReader, NodeWriter, state_from_json, state_json
 
 __all__ = ["FORMAT", "SECTIONS", "StoredCheckpoints", "read_index", "write_index"]
 
-FORMAT, VERSION = "agdebug-index", 4   # 3: node views name their line and module;
-# 4: saved tensors keep their version when saved
+FORMAT, VERSION = "agdebug-index", 5   # 3: node views name their line and module;
+# 4: saved tensors keep their version when saved; 5: the ops, checkpoints placed by bytes
 SECTIONS = (("offsets", "<i8"), ("kinds", "u1"), ("steps", "<i8"), ("states", "<i8"),
             ("lists", "<i8"), ("page_ids", "<i4"), ("pages", "<i8"), ("node_ids", "<i4"),
             ("summaries", "<i8"), ("shared", "<i8"), ("nodes", "<i8"), ("blobs", "u1"))
 _LAZY = {"page_ids", "node_ids", "blobs"}     # read a slice at a time, when a seek needs it
-_HEADER_LIMIT = 1 << 16
+_HEADER_LIMIT = 1 << 22   # (the ops: at most _OPS_LIMIT names of MAX_NAME characters)
+_OPS_LIMIT = 10_000       # (a palette lists no more)
 
 
 # ----------------------------------------------------------------------------- writing
 
-def write_index(path: str, key: tuple, offsets, kinds: bytes, timeline) -> None:
-    """Save ``timeline``'s checkpoints and the events' offsets and kinds at ``path``
-    (whole or not at all: a reader never sees half of it)."""
+def write_index(path: str, key: tuple, offsets, kinds: bytes, ops: list, timeline) -> None:
+    """Save ``timeline``'s checkpoints, the events' offsets and kinds and the trace's
+    ``ops`` at ``path`` (whole or not at all: a reader never sees half of it)."""
     arrays = _arrays(timeline)
     arrays["offsets"], arrays["kinds"] = offsets, kinds
     data = [np.asarray(arrays[name], dtype=dtype) for name, dtype in SECTIONS]
+    ops = [op for op in ops if len(op) <= MAX_NAME][:_OPS_LIMIT]
     head = {"format": FORMAT, "version": VERSION, "trace": list(key), "every": timeline.every,
-            "counts": [len(a) for a in data]}
+            "ops": ops, "counts": [len(a) for a in data]}
     partial = f"{path}.{os.getpid()}.part"
     with open(partial, "wb") as out:
         out.write(json.dumps(head).encode("utf-8", "surrogatepass") + b"\n")
@@ -92,7 +96,7 @@ def _arrays(timeline) -> dict:
 # ----------------------------------------------------------------------------- reading
 
 def read_index(path: str, key: tuple, trace_size: int, kinds: int, rebuild):
-    """``(offsets, kinds, every, StoredCheckpoints)`` from the index at ``path`` made for
+    """``(offsets, kinds, ops, every, StoredCheckpoints)`` from the index at ``path`` made for
     the trace ``key`` (of ``trace_size`` bytes, events of ``kinds`` kinds); ``ValueError``
     (or ``OSError``) when it is not that, or damaged. ``rebuild(step)`` makes a checkpoint
     found damaged later from the trace's events."""
@@ -104,7 +108,7 @@ def read_index(path: str, key: tuple, trace_size: int, kinds: int, rebuild):
         f.close()
         raise
     stored = StoredCheckpoints(f, arrays, rebuild)
-    return arrays["offsets"], arrays["kinds"], head["every"], stored
+    return arrays["offsets"], arrays["kinds"], head["ops"], head["every"], stored
 
 
 def _read_sections(f, key: tuple):
@@ -138,6 +142,10 @@ def _header(line: bytes, key: tuple) -> dict:
     every = head.get("every")
     if type(every) is not int or not 0 < every < 1 << 30:
         raise ValueError("index: bad checkpoint interval")
+    ops = head.get("ops")
+    if not (isinstance(ops, list) and len(ops) <= _OPS_LIMIT and all(
+            type(op) is str and len(op) <= MAX_NAME for op in ops)):
+        raise ValueError("index: bad op names")
     return head
 
 

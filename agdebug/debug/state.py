@@ -373,6 +373,8 @@ _HANDLERS = {
 # ----------------------------------------------------------------------------- seeking
 
 PAGE = 256   # nodes per checkpoint page, in the order the state first saw them
+_PREFIX = 64      # pages per level of the node maps kept for restoring (``Timeline._prefix``)
+_LIVE_PAGES = 8   # last pages left out of those (a step's live nodes are the newest)
 _NO_NODES = MappingProxyType({})
 
 
@@ -416,27 +418,40 @@ class Timeline:
     with checkpoints x every node ever seen.
     """
 
-    def __init__(self, events, every: int = 512, stream=None):
+    def __init__(self, events, every: int = 512, stream=None, budget: int = 0):
         """``stream``: the same events, read once as they are built (``events`` then is a
-        sequence over a file that fills as ``stream`` is read: see ``debug.index``)."""
+        sequence over a file that fills as ``stream`` is read: see ``debug.index``).
+        ``budget``: over a file, a checkpoint also once the lines since the last one hold
+        that many bytes (a line's decoding costs about its length)."""
         keep = stream is not None or isinstance(events, list) or hasattr(events, "steps_of")
         self.events = events if keep else list(events)
         self.every = every
         self._steps: list[int] = []
         self._checkpoints: list[Checkpoint] = []
+        self._prefixes: dict[int, tuple] = {}
         self._rank: dict[int, int] = {}   # node id -> its place in first-seen order
         self._order: list[int] = []       # node ids, first seen first
         self._pages: list[dict] = []
         builder = _Builder(EMPTY)
         builder.nodes = nodes = _TrackedNodes()
         nodes.added, nodes.dirty = [], set()
+        offsets = getattr(self.events, "offsets", None) if budget else None
         for i, event in enumerate(self.events if stream is None else stream):
-            if i % every == 0:
+            if not self._steps or self._due(i, offsets, budget):
                 self._keep(builder, nodes)
             builder.apply(event)
         self._keep(builder, nodes)
         self._final = self._last = builder.freeze(dict(nodes))
         del self._rank, self._order, self._pages   # only building needs them
+
+    def _due(self, i: int, offsets, budget: int) -> bool:
+        """Whether a checkpoint goes before event ``i``: ``every`` events since the last, or
+        ``budget`` bytes of lines. So no seek decodes more than ``budget`` bytes of lines,
+        and a line longer than that (a backward's plan of thousands of nodes) is never
+        replayed: the checkpoint after it is that step's."""
+        last = self._steps[-1]
+        return i - last >= self.every or (offsets is not None
+                                           and offsets[i] - offsets[last] >= budget)
 
     @classmethod
     def restored(cls, events, every: int, steps: list, checkpoints):
@@ -445,6 +460,7 @@ class Timeline:
         timeline = cls.__new__(cls)
         timeline.events, timeline.every, timeline._checkpoints = events, every, checkpoints
         timeline._steps, timeline._final, timeline._last = steps, None, EMPTY
+        timeline._prefixes = {}
         return timeline
 
     @property
@@ -499,12 +515,33 @@ class Timeline:
         self._last = state = builder.freeze(builder.nodes)
         return state
 
-    @staticmethod
-    def _restore(checkpoint: Checkpoint) -> _Builder:
+    def _restore(self, checkpoint: Checkpoint) -> _Builder:
         builder = _Builder(checkpoint.state)
-        for page in checkpoint.pages:
+        level, builder.nodes = self._prefix(checkpoint.pages)
+        for page in checkpoint.pages[level:]:
             builder.nodes.update(page)
         return builder
+
+    def _prefix(self, pages: tuple) -> tuple[int, dict]:
+        """``(n, a new dict of the nodes of pages[:n])``, copied from one kept for the same
+        first pages: copying a dict costs a third of filling it page by page, and the first
+        pages of a long trace (freed nodes) are the same objects in every later checkpoint.
+        One prefix is kept per multiple of ``_PREFIX`` pages; the last pages, which the
+        running step still changes, are left out of it."""
+        top = max(0, len(pages) - _LIVE_PAGES) // _PREFIX * _PREFIX
+        found = 0, {}
+        for level in range(top, 0, -_PREFIX):
+            kept = self._prefixes.get(level)
+            if kept is not None and all(a is b for a, b in zip(kept[0], pages[:level])):
+                found = level, kept[1]
+                break
+        if found[0] < top:
+            nodes = found[1].copy()
+            for page in pages[found[0]:top]:
+                nodes.update(page)
+            self._prefixes[top] = (pages[:top], nodes)
+            found = top, nodes
+        return found[0], found[1].copy()
 
     def steps_of(self, *kinds: str) -> list[int]:
         """The steps (1-based counts) right after each event of the given kinds."""

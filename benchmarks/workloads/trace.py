@@ -69,6 +69,7 @@ def trace_rows(cfg, wanted: int, repeats: int | None = None) -> list:
         first = opened(path, load_trace)        # the pass: it builds the index
         again = opened(path, load_trace)        # the index read back
         peak = memory(path, load_trace)
+        last = last_state(path, load_trace)
         timeline = load_trace(path).timeline()
         seeks = seek_times(timeline, SEEKS if cfg.mode != "smoke" else 10)
         eager = in_memory(timeline, SEEKS if cfg.mode != "smoke" else 10)
@@ -84,7 +85,18 @@ def trace_rows(cfg, wanted: int, repeats: int | None = None) -> list:
             Row("TRACE", f"seek in {label} (median of {len(seeks)})", "ms",
                 {"agdebug": statistics.median(seeks) * 1e3}, at_most(20.0, "ms")),
             Row("TRACE", f"seek in {label} (worst of {len(seeks)})", "ms",
-                {"agdebug": max(seeks) * 1e3})]
+                {"agdebug": max(seeks) * 1e3}),
+            Row("TRACE", f"last step's state of {label} (the TUI's G), indexed", "s",
+                {"agdebug": last})]
+
+
+def last_state(path: str, load_trace) -> float:
+    """Seconds to the state after the last event, from a fresh indexed opening (every
+    node version it holds read from the index)."""
+    timeline = load_trace(path).timeline()
+    lap = stopwatch()
+    timeline.state(len(timeline))
+    return lap()
 
 
 def in_memory(timeline, count: int) -> list:

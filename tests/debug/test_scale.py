@@ -427,3 +427,67 @@ def test_a_long_traces_narration_reads_only_what_it_learns_from(tmp_path, lazy):
     late = Narrator(events)
     late.sentence(len(events) - 1)               # far ahead first: the same sentences
     assert late.sentence(3) == eager.sentence(3) and late._indexed == len(events)
+
+
+# ----------------------------------------------------------------------------- seeking far
+
+def _long_backwards(path, steps: int, nodes: int) -> None:
+    """``steps`` backwards through chains of ``nodes`` ops: each plan is one long line."""
+    with record(path):
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        for _ in range(steps):
+            y = x
+            for _ in range(nodes):
+                y = (y * 1.0001).sin()
+            y.sum().backward()
+
+
+def test_seeks_anywhere_in_a_lazy_trace_give_the_full_reduction(tmp_path, lazy, monkeypatch):
+    from agdebug.debug import state
+    # Small pages and prefixes, so a short trace has many of each (as a 1M-event one has).
+    monkeypatch.setattr(state, "PAGE", 8)
+    monkeypatch.setattr(state, "_PREFIX", 2)
+    monkeypatch.setattr(state, "_LIVE_PAGES", 1)
+    monkeypatch.setattr(lazy, "LAZY_BYTES_EVERY", 4096)
+    path = tmp_path / "t.agtrace"
+    _long_backwards(path, 12, 40)
+    first = load_trace(path)                       # the pass, then the index read back
+    again = load_trace(path)
+    full = _full_reductions(list(first.events))
+    steps = again.timeline().checkpoints()[0]
+    assert len(steps) > 2 * len(full) // lazy.LAZY_EVERY   # placed by bytes, not count only
+    import random
+    edges = {s + d for s in steps for d in (-1, 0, 1)} | {0, len(full) - 1}
+    wanted = [s for s in sorted(edges) if 0 <= s < len(full)]
+    wanted += random.Random(0).sample(range(len(full)), 300) + wanted[::-1]
+    for trace in (first, again):
+        for step in wanted:
+            _same(trace.state(step), full[step])
+        _same(trace.timeline().final, full[-1])
+
+
+def test_a_seek_decodes_a_bounded_number_of_line_bytes(tmp_path, lazy, monkeypatch):
+    """No seek decodes more than the checkpoints' byte budget (and a block's slack) of
+    lines: a backward's long plan line is never replayed (it is the event of the
+    checkpoint that follows it). Counted, not timed."""
+    path = tmp_path / "t.agtrace"
+    _long_backwards(path, 6, 1200)                 # plans of ~100 KB
+    load_trace(path)
+    trace = load_trace(path)
+    events = trace.events
+    sizes = [int(events.offsets[i + 1] - events.offsets[i]) for i in range(len(events))]
+    assert max(sizes) > lazy.LAZY_BYTES_EVERY + 2 * lazy.BLOCK_BYTES
+    decoded = []
+    real = lazy._event
+    monkeypatch.setattr(lazy, "_event", lambda name, number, raw: (
+        decoded.append(len(raw)), real(name, number, raw))[1])
+    import random
+    plans = [step - 1 for step in trace.timeline().steps_of("backward_planned")]
+    wanted = [p + d for p in plans for d in range(0, 300, 7)] + random.Random(1).sample(
+        range(len(events)), 200)
+    for step in wanted:
+        trace.timeline()._last = trace.timeline().state(0)     # no stepping on: a seek
+        events._blocks.clear()
+        decoded.clear()
+        trace.state(step)
+        assert sum(decoded) <= lazy.LAZY_BYTES_EVERY + 2 * lazy.BLOCK_BYTES, step

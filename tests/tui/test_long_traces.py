@@ -77,3 +77,18 @@ def test_a_long_trace_shows_what_a_short_one_shows(tmp_path, lazy, monkeypatch):
     indexed = _opened(path, nothing_walked)
     assert eager[1] and len(set(eager[2])) > 1          # ops, and c stops at each of them
     assert first == eager and indexed == eager
+
+
+def test_the_palettes_ops_come_from_the_index_with_no_state_decoded(tmp_path, lazy):
+    from agdebug.debug import load_trace
+    from agdebug_tui.sources import EventIndex
+    path = tmp_path / "mlp.agtrace"
+    shutil.copy(TRACES / "mlp.agtrace", path)
+    load_trace(path)                                          # the pass: it indexes the trace
+    timeline = load_trace(path).timeline()
+    index = EventIndex.of_file(timeline, lambda: timeline.state(0))
+    ops = sorted({op for op in index.ops.values() if op})
+    eager = {e.op for e in timeline.events if e.kind == "node_created" and e.op}
+    assert ops == sorted(eager) and ops
+    stored = timeline._checkpoints
+    assert not stored._nodes and not stored._pages           # no checkpoint was read
