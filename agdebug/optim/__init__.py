@@ -26,6 +26,8 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "lr_scheduler"]
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam",
+           "lr_scheduler"]

@@ -14,7 +14,7 @@ from .module_hooks import (_BOTH_KINDS, RemovableHandle, _Globals, add_module_ho
                      register_module_forward_pre_hook, register_module_full_backward_hook,
                      register_module_full_backward_pre_hook)
 from .module_state_dict import StateDictMixin, _IncompatibleKeys  # noqa: F401 (torch's home of it)
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "RemovableHandle", "register_module_backward_hook",
            "register_module_forward_hook", "register_module_forward_pre_hook",
@@ -158,11 +158,14 @@ class Module(StateDictMixin):
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             modules[name] = None
-        elif name in self.__dict__.get("_buffers", {}):
+        elif isinstance(value, Buffer) or name in self.__dict__.get("_buffers", {}):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
-            self._buffers[name] = value
+            # a Buffer says whether it persists; a plain tensor keeps the buffer's setting
+            persistent = (value.persistent if isinstance(value, Buffer)
+                          else name not in self._non_persistent_buffers_set)
+            self.register_buffer(name, value, persistent)
         else:
             object.__setattr__(self, name, value)
 
