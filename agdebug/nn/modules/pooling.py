@@ -187,7 +187,7 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 
     >>> import agdebug as ag
     >>> tuple(ag.nn.AdaptiveMaxPool3d((1, None, 2))(ag.ones(1, 3, 5, 4, 4)).shape)
-    (1, 1, 5, 2)
+    (1, 3, 1, 4, 2)
     """
 
     _pool = staticmethod(adaptive_max_pool3d)
