@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import functional, init, modules, parallel, utils
 from .modules import *  # noqa: F403 - every layer, as torch.nn re-exports torch.nn.modules
 from .parallel import DataParallel
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = [*modules.__all__, "Buffer", "DataParallel", "Parameter", "functional", "init",
-           "parallel", "utils"]
+__all__ = [*modules.__all__, "Buffer", "DataParallel", "Parameter", "UninitializedBuffer",
+           "UninitializedParameter", "functional", "init", "parallel", "utils"]

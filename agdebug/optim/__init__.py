@@ -12,7 +12,7 @@ True
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -30,4 +30,4 @@ from .sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax",
            "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam",
-           "lr_scheduler"]
+           "lr_scheduler", "swa_utils"]

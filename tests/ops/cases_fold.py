@@ -139,3 +139,43 @@ CASES += [
     Case("max_unpool2d", lambda t, x: _unpooled(t, x[0], [1, 2, 5, 7]),
          [rng.standard_normal((1, 2, 2, 3))], id="max_unpool2d_unbatched"),
 ]
+
+VOLUMES = rng.permutation(2 * 2 * 3 * 4 * 5).reshape(2, 2, 3, 4, 5) * 0.1 + \
+    rng.uniform(0, 0.01, (2, 2, 3, 4, 5))
+
+
+def _adaptive3d_grad(t, g, x):
+    """The derivative of adaptive_max_pool3d: a scatter (AdaptiveMaxPool3DBackwardBackward0)."""
+    with t.enable_grad():
+        x = _leaf(x)
+        y = F(t).adaptive_max_pool3d(x, (2, 3, 2))
+        return t.autograd.grad(y, x, g, create_graph=True)[0]
+
+
+def _unpooled3d(t, x, size):
+    with t.no_grad():
+        _, indices = F(t).max_pool3d(t.tensor(VOLUMES[:1]), 2, return_indices=True)
+    return F(t).max_unpool3d(x, indices.reshape(x.shape), 2, output_size=size)
+
+
+CASES += [
+    Case("adaptive_max_pool3d", lambda t, x: F(t).adaptive_max_pool3d(x, (2, 3, 2)), [VOLUMES]),
+    Case("adaptive_max_pool3d", lambda t, x: F(t).adaptive_max_pool3d(x[0], (4, 5, 7)),
+         [VOLUMES], id="adaptive_max_pool3d_unbatched_upsampling"),
+    Case("adaptive_max_pool3d", lambda t, x: t.nn.AdaptiveMaxPool3d((None, 1, 2))(x), [VOLUMES],
+         id="adaptive_max_pool3d_module_none"),
+    Case("adaptive_max_pool3d_backward", _adaptive3d_grad,
+         [rng.standard_normal((2, 2, 2, 3, 2)), VOLUMES],
+         grad_fn="AdaptiveMaxPool3DBackwardBackward0"),
+    Case("max_unpool3d", lambda t, x: _unpooled3d(t, x, (3, 4, 5)),
+         [rng.standard_normal((1, 2, 1, 2, 2))]),
+    Case("max_unpool3d", lambda t, x: _unpooled3d(t, x[0], [1, 2, 3, 4, 5]),
+         [rng.standard_normal((1, 2, 1, 2, 2))], id="max_unpool3d_unbatched"),
+    Case("max_unpool3d", lambda t, x: t.nn.MaxUnpool3d(2)(x, _unpooled_indices(t), (3, 4, 5)),
+         [rng.standard_normal((1, 2, 1, 2, 2))], id="max_unpool3d_module"),
+]
+
+
+def _unpooled_indices(t):
+    with t.no_grad():
+        return F(t).max_pool3d(t.tensor(VOLUMES[:1]), 2, return_indices=True)[1]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .activation import (celu, celu_, elu, elu_, gelu, glu, hardshrink, hardsigmoid, hardswish,
                          hardtanh, hardtanh_, leaky_relu, leaky_relu_, log_softmax, logsigmoid,
-                         mish, prelu, relu, relu6, rrelu, rrelu_, selu, selu_, sigmoid, silu,
+                         mish, prelu, relu, relu6, relu_, rrelu, rrelu_, selu, selu_, sigmoid, silu,
                          softmax, softmin, softplus, softshrink, softsign, tanh, tanhshrink,
                          threshold, threshold_)
 from .linear import bilinear, linear
@@ -31,11 +31,14 @@ from .padding import pad
 from .conv import conv1d, conv2d, conv3d, conv_transpose3d
 from .conv_transpose import conv_transpose1d, conv_transpose2d
 from .fold import fold, unfold
-from .pooling import (avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d,
-                      max_unpool1d, max_unpool2d)
+from .pooling import (avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool1d_with_indices,
+                      max_pool2d, max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices,
+                      max_unpool1d, max_unpool2d, max_unpool3d)
 from .lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d
 from .adaptive_pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
-                               adaptive_max_pool1d, adaptive_max_pool2d)
+                               adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
+                               adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
+                               adaptive_max_pool3d, adaptive_max_pool3d_with_indices)
 from .normalization import (batch_norm, group_norm, instance_norm, layer_norm, local_response_norm,
                             normalize, rms_norm)
 from .sparse import embedding, embedding_bag, one_hot
@@ -46,7 +49,9 @@ from ._parser import torch_words
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
-    "adaptive_max_pool2d", "affine_grid", "alpha_dropout", "avg_pool1d", "avg_pool2d",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "affine_grid", "alpha_dropout",
+    "avg_pool1d", "avg_pool2d",
     "avg_pool3d", "batch_norm", "bilinear", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "celu", "celu_", "channel_shuffle", "conv1d", "conv2d",
     "conv3d",
@@ -58,11 +63,13 @@ __all__ = [
     "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
     "leaky_relu", "leaky_relu_", "linear", "local_response_norm", "lp_pool1d", "lp_pool2d",
     "lp_pool3d", "log_softmax", "logsigmoid",
-    "margin_ranking_loss", "max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d",
-    "max_unpool2d", "mish", "mse_loss", "multi_head_attention_forward", "multi_margin_loss",
+    "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+    "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices", "max_unpool1d",
+    "max_unpool2d", "max_unpool3d", "mish", "mse_loss", "multi_head_attention_forward",
+    "multi_margin_loss",
     "multilabel_margin_loss", "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot",
     "pad", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu",
-    "relu", "relu6", "rms_norm", "rrelu", "rrelu_", "scaled_dot_product_attention", "selu",
+    "relu", "relu6", "relu_", "rms_norm", "rrelu", "rrelu_", "scaled_dot_product_attention", "selu",
     "selu_", "sigmoid", "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin",
     "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_",
     "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold",
@@ -71,13 +78,16 @@ __all__ = [
 # Written outside the single functional.py this package was, and called bare by their own
 # nn modules: they get torch's parser words here only, as they did there (see _parser.py).
 _WORDED_HERE = [
-    "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "affine_grid",
+    "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices", "affine_grid",
     "alpha_dropout", "avg_pool3d", "bilinear", "channel_shuffle", "conv3d", "conv_transpose1d",
     "conv_transpose2d",
     "conv_transpose3d", "ctc_loss", "dropout1d", "dropout2d", "dropout3d", "embedding_bag",
     "feature_alpha_dropout", "fold", "grid_sample", "gumbel_softmax", "interpolate",
-    "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool3d", "max_unpool1d",
-    "max_unpool2d",
+    "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d_with_indices",
+    "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices", "max_unpool1d",
+    "max_unpool2d", "max_unpool3d",
     "multi_head_attention_forward", "multi_margin_loss", "multilabel_margin_loss",
     "pixel_shuffle", "pixel_unshuffle", "rms_norm", "scaled_dot_product_attention", "unfold",
 ]

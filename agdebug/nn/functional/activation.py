@@ -20,12 +20,14 @@ from ...ops.pointwise import activations as activations_ops
 from ...ops.pointwise import unary as unary_ops
 from ...ops.nn import softmax as ops
 from ...ops.core.inplace import apply_inplace
+from ...ops.tensor_methods.method_functions import FUNCTIONS as _METHOD_FUNCTIONS
 from ...tensor import Tensor
 from ._parser import torch_words
 
 __all__ = ["celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid",
            "hardswish", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "log_softmax",
-           "logsigmoid", "mish", "prelu", "relu", "relu6", "rrelu", "rrelu_", "selu", "selu_",
+           "logsigmoid", "mish", "prelu", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu",
+           "selu_",
            "sigmoid", "silu", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
            "tanhshrink", "threshold", "threshold_"]
 
@@ -42,6 +44,9 @@ def _activation(op, input, inplace: bool, **attrs):
 def relu(input, inplace=False):
     """max(x, 0); the gradient at exactly 0 is 0, as in torch (integers pass, bools do not)."""
     return _activation(activations_ops.relu, input, inplace)
+
+
+relu_ = _METHOD_FUNCTIONS["relu_"]   # torch's F.relu_ is torch.relu_ (ReluBackward0 in place)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):

@@ -1,4 +1,4 @@
-"""Adaptive pooling: ``F.adaptive_avg_pool1d/2d/3d`` and ``F.adaptive_max_pool1d/2d``,
+"""Adaptive pooling: ``F.adaptive_avg_pool1d/2d/3d`` and ``F.adaptive_max_pool1d/2d/3d``,
 with torch's checks in torch's order and words (the maths is in :mod:`agdebug.ops.nn`,
 :mod:`agdebug.ops.nn.pooling_volumetric` and :mod:`agdebug.ops.nn.pooling_adaptive_max`).
 
@@ -21,7 +21,9 @@ from ._parser import torch_words
 from .pooling import _check_dim_range, _one
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d"]
+           "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
+           "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d",
+           "adaptive_max_pool3d_with_indices"]
 
 
 # ----------------------------------------------------------------------------- adaptive pools
@@ -108,35 +110,98 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     >>> ag.nn.functional.adaptive_max_pool2d(ag.arange(6.0).reshape(1, 2, 3), (1, 2))
     tensor([[[4., 5.]]])
     """
-    if not isinstance(output_size, (int, np.integer)):
-        if len(input.shape) <= len(output_size):
-            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-        output_size = [d if v is None else v
-                       for v, d in zip(output_size, input.shape[-len(output_size):])]
-    values, indices = _adaptive_max_pool2d(input, output_size)
+    values, indices = _adaptive_max_pool2d(input, _list_with_default(output_size, input.size()))
     return (values, indices) if return_indices else values
 
 
+def _list_with_default(output_size, shape):
+    """torch's: an int as it is; None in a sequence keeps that input size."""
+    if isinstance(output_size, (int, np.integer)):
+        return output_size
+    if len(shape) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    return [d if v is None else v for v, d in zip(output_size, shape[-len(output_size):])]
+
+
 def _adaptive_max_pool2d(input, output_size):
-    shape = tuple(input.shape)
-    if len(shape) not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
-                           f"{list(shape)}")
-    for i in range(1, len(shape)):
-        if shape[i] == 0:
-            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for "
-                               f"non-batch dimensions, but input has sizes {list(shape)} with "
-                               f"dimension {i} being empty")
-    size = (output_size,) * 2 if isinstance(output_size, (int, np.integer)) else output_size
-    if len(size) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
-    size = tuple(int(s) for s in size)
-    if min(size) < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: "
-                           f"{list(shape[:-2] + size)}")
+    size = _check_adaptive_max(input, output_size, 2)
     if input._data.dtype.kind not in "f":
         raise kernel_missing("adaptive_max_pool2d", input.dtype)
     return unpool_ops.adaptive_max_pool2d(input, output_size=size)
+
+
+def _check_adaptive_max(input, output_size, n: int) -> tuple:
+    """torch's checks of adaptive_max_pool{n}d's input and output_size, in torch's order."""
+    shape, name = tuple(input.shape), f"adaptive_max_pool{n}d()"
+    _check_int_list(name[:-2], output_size)
+    size = (output_size,) * n if isinstance(output_size, (int, np.integer)) else output_size
+    if len(shape) not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D tensor, but got: "
+                           f"{list(shape)}")
+    for i in range(1, len(shape)):
+        if shape[i] == 0:
+            raise RuntimeError(f"{name}: Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(shape)} with dimension "
+                               f"{i} being empty")
+    if len(size) != n:
+        raise RuntimeError(f"{name}: internal error: output_size.size() must be {n}")
+    size = tuple(int(s) for s in size)
+    if min(size) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: "
+                           f"{list(shape[:-n] + size)}")
+    return size
+
+
+def _check_int_list(fn: str, output_size) -> None:
+    """torch's parser on ``output_size`` (a bool is refused alone or first, not after)."""
+    where = f"{fn}(): argument 'output_size' (position 2) must be tuple of ints"
+    if isinstance(output_size, bool):
+        raise TypeError(f"{where}, not bool")
+    if isinstance(output_size, (int, np.integer)):
+        return
+    for i, s in enumerate(output_size):
+        if isinstance(s, (int, np.integer)) and not (i == 0 and isinstance(s, bool)):
+            continue
+        kind = type(s).__name__
+        if i == 0:
+            raise TypeError(f"{where}, but found element of type {kind} at pos 0")
+        raise TypeError(f"{fn}(): argument 'output_size' failed to unpack the object at pos "
+                        f"{i + 1} with error \"type must be tuple of ints,but got {kind}\"")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """The maximum of each of ``output_size`` adaptive windows of (N, C, D, H, W) or
+    (C, D, H, W) volumes (None in ``output_size`` keeps that input size); optionally with the
+    flat index of each maximum in its D * H * W volume.
+
+    >>> import agdebug as ag
+    >>> x = ag.arange(8.0).reshape(1, 2, 2, 2).requires_grad_()
+    >>> out, indices = ag.nn.functional.adaptive_max_pool3d(x, 1, return_indices=True)
+    >>> out.grad_fn.name(), indices.tolist()
+    ('AdaptiveMaxPool3DBackward0', [[[[7]]]])
+    """
+    if output_size is None or isinstance(output_size, float):   # (torch takes its len)
+        raise TypeError(f"object of type '{type(output_size).__name__}' has no len()")
+    size = _check_adaptive_max(input, _list_with_default(output_size, input.size()), 3)
+    if input._data.dtype.kind not in "f":
+        raise kernel_missing("adaptive_max_pool3d_cpu", input.dtype)
+    values, indices = unpool_ops.adaptive_max_pool3d(input, output_size=size)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """:func:`adaptive_max_pool1d` with its indices, whatever ``return_indices`` says."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """:func:`adaptive_max_pool2d` with its indices, whatever ``return_indices`` says."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """:func:`adaptive_max_pool3d` with its indices, whatever ``return_indices`` says."""
+    return adaptive_max_pool3d(input, output_size, return_indices=True)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):

@@ -1,4 +1,4 @@
-"""Pooling: ``F.max_pool1d/2d/3d``, ``F.avg_pool1d/2d/3d`` and ``F.max_unpool1d/2d``
+"""Pooling: ``F.max_pool1d/2d/3d``, ``F.avg_pool1d/2d/3d`` and ``F.max_unpool1d/2d/3d``
 (the adaptive pools are in ``adaptive_pooling``): argument handling and torch's checks in
 torch's order and words (the maths is in :mod:`agdebug.ops.nn.pooling`,
 :mod:`agdebug.ops.nn.pooling_volumetric` and :mod:`agdebug.ops.nn.pooling_adaptive_max`).
@@ -23,8 +23,9 @@ from ...ops.core.checks import check_divisor_override, kernel_missing
 from ...tensor import Tensor
 from ._parser import torch_words
 
-__all__ = ["avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
-           "max_unpool1d", "max_unpool2d"]
+__all__ = ["avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool1d_with_indices",
+           "max_pool2d", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices",
+           "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -371,6 +372,79 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     stride = kernel if stride is None else _tuple(stride, 1)
     size = _unpool_output_size(input, kernel, stride, _tuple(padding, 1), output_size)
     return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1]).squeeze(-1)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """A partial inverse of ``max_pool3d``: each value placed at its index in zero volumes
+    (MaxUnpool3DBackward0).
+
+    >>> import agdebug as ag
+    >>> out, indices = ag.nn.functional.max_pool3d(ag.arange(8.0).reshape(1, 2, 2, 2), 2,
+    ...                                            return_indices=True)
+    >>> ag.nn.functional.max_unpool3d(out, indices, 2).reshape(-1).tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 7.0]
+    """
+    kernel = _tuple(kernel_size, 3)
+    stride = kernel if stride is None else _tuple(stride, 3)
+    padding = _tuple(padding, 3)
+    size = _unpool_output_size(input, kernel, stride, padding, output_size)
+    _check_unpool3d(input, indices, size, stride, padding)
+    if input._data.dtype.kind not in "f":
+        raise kernel_missing("max_unpool3d", input.dtype)
+    volume = size[0] * size[1] * size[2]
+    flat = indices._data.reshape(-1)
+    bad = flat[(flat < 0) | (flat >= volume)] if volume else flat[:0]
+    if bad.size:   # (torch's kernel reports the last one it met)
+        raise RuntimeError(f"Found an invalid max index: {int(bad[-1])} (output volumes are of "
+                           f"size {size[0]}x{size[1]}x{size[2]})")
+    return unpool_ops.max_unpool3d(input, indices=indices._data, output_size=tuple(size))
+
+
+def _check_unpool3d(input, indices, size, stride, padding) -> None:
+    """torch's max_unpooling3d_shape_check, in its order and words."""
+    if indices._data.dtype != np.int64:
+        raise RuntimeError("elements in indices should be type int64")
+    if input.ndim not in (4, 5):
+        raise RuntimeError("Input to max_unpooling3d should be a 4d or 5d Tensor, but got a "
+                           f"tensor with {input.ndim} dimensions.")
+    for name, value in (("output_size", size), ("stride", stride), ("padding", padding)):
+        if len(value) != 3:
+            colon = "" if name == "output_size" else ":"
+            raise RuntimeError(f"There should be exactly three elements (depth, height, width) "
+                               f"in {name}, but got{colon} {len(value)} elements.")
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    for i in range(1, input.ndim):
+        if input.shape[i] == 0:
+            raise RuntimeError("max_unpooling3d_forward_out_cpu(): Expected input to have "
+                               f"non-zero size for non-batch dimensions, but got "
+                               f"{list(input.shape)} with dimension {i} being empty.")
+    if min(stride) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: "
+                           f"{list(stride)}")
+
+
+# ----------------------------------------------------------------------------- with indices
+# torch's names for the pools that return their indices, whatever return_indices says
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """:func:`max_pool1d` and the index of each maximum."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """:func:`max_pool2d` and the flat index of each maximum in its plane."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """:func:`max_pool3d` and the flat index of each maximum in its volume."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 torch_words(globals(), ["avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"])

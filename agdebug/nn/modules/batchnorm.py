@@ -1,4 +1,5 @@
-"""``BatchNorm1d/2d/3d``: batch statistics in training, running ones in eval.
+"""``BatchNorm1d/2d/3d``: batch statistics in training, running ones in eval (and their lazy
+forms, ``LazyBatchNorm1d/2d/3d``, whose ``num_features`` is the first input's).
 
 >>> import agdebug as ag
 >>> bn = ag.nn.BatchNorm1d(2)
@@ -11,10 +12,14 @@ from __future__ import annotations
 from ... import backend, creation
 from .. import functional as F
 from .. import init
+from ...graph.grad_mode import no_grad
+from ..parameter import UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .normalization import _affine_parameters
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -118,3 +123,56 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input) -> None:
         if input.ndim != 5:
             raise ValueError(f"expected 5D input (got {input.ndim}D input)")
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """torch's: built with no features and no tensors, then uninitialized ones in their
+    place; the first input's dim 1 gives ``num_features``."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = creation.tensor(0, dtype=backend.int64, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            with no_grad():
+                for name in ("weight", "bias", "running_mean", "running_var"):
+                    tensor = getattr(self, name)
+                    if tensor is not None:
+                        tensor.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm1d whose ``num_features`` is the first input's dim 1."""
+
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm2d whose ``num_features`` is the first input's dim 1."""
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm3d whose ``num_features`` is the first input's dim 1."""
+
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim

@@ -1,4 +1,5 @@
-"""Convolution modules: ``Conv1d/2d/3d`` and ``ConvTranspose1d/2d/3d``.
+"""Convolution modules: ``Conv1d/2d/3d`` and ``ConvTranspose1d/2d/3d``, and their lazy forms
+(``LazyConv1d``...), whose ``in_channels`` is the first input's.
 
 >>> import agdebug as ag
 >>> ag.nn.Conv2d(1, 2, 3)(ag.ones(1, 1, 5, 5)).shape
@@ -11,11 +12,14 @@ import math
 
 from ... import creation
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .linear import _reset_affine
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+           "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+           "LazyConvTranspose3d"]
 
 
 def _pair(v) -> tuple:
@@ -245,3 +249,110 @@ class ConvTranspose3d(_ConvTransposeNd):
     _tuple = staticmethod(_triple)
     _conv = staticmethod(F.conv_transpose3d)
     _dims = 3
+
+
+# ----------------------------------------------------------------------------- lazy forms
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """torch's: built with no channels and no tensors, then uninitialized ones; the first
+    input's channel dim gives ``in_channels``."""
+
+    _spatial = 1
+
+    def _lazy_tensors(self, out_channels: int, bias: bool, device, dtype) -> None:
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            channels = (self.in_channels, self.out_channels // self.groups) if self._transposed \
+                else (self.out_channels, self.in_channels // self.groups)
+            self.weight.materialize(channels + tuple(self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input) -> int:
+        no_batch = self._spatial + 1
+        if input.dim() not in (no_batch, no_batch + 1):
+            raise RuntimeError(f"Expected {no_batch}D (unbatched) or {no_batch + 1}D (batched) "
+                               f"input to {self.__class__.__name__}, but got input of size: "
+                               f"{input.shape}")
+        return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
+
+
+class _LazyConvNd(_LazyConvXdMixin):
+    """LazyConv1d/2d/3d: torch's arguments but ``in_channels``."""
+
+    _transposed = False
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        # (bias False: no tensor made only to be replaced)
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device, dtype)
+        self._lazy_tensors(out_channels, bias, device, dtype)
+
+
+class _LazyConvTransposeNd(_LazyConvXdMixin):
+    """LazyConvTranspose1d/2d/3d: torch's arguments but ``in_channels``."""
+
+    _transposed = True
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device, dtype)
+        self._lazy_tensors(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConvNd, Conv1d):
+    """A Conv1d whose ``in_channels`` is the first input's channel count."""
+
+    cls_to_become, _spatial = Conv1d, 1
+
+
+class LazyConv2d(_LazyConvNd, Conv2d):
+    """A Conv2d whose ``in_channels`` is the first input's channel count.
+
+    >>> import agdebug as ag
+    >>> conv = ag.nn.LazyConv2d(4, 3)
+    >>> _ = conv(ag.ones(1, 2, 5, 5))
+    >>> conv
+    Conv2d(2, 4, kernel_size=(3, 3), stride=(1, 1))
+    """
+
+    cls_to_become, _spatial = Conv2d, 2
+
+
+class LazyConv3d(_LazyConvNd, Conv3d):
+    """A Conv3d whose ``in_channels`` is the first input's channel count."""
+
+    cls_to_become, _spatial = Conv3d, 3
+
+
+class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
+    """A ConvTranspose1d whose ``in_channels`` is the first input's channel count."""
+
+    cls_to_become, _spatial = ConvTranspose1d, 1
+
+
+class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
+    """A ConvTranspose2d whose ``in_channels`` is the first input's channel count."""
+
+    cls_to_become, _spatial = ConvTranspose2d, 2
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
+    """A ConvTranspose3d whose ``in_channels`` is the first input's channel count."""
+
+    cls_to_become, _spatial = ConvTranspose3d, 3

@@ -11,9 +11,10 @@ from __future__ import annotations
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -94,3 +95,28 @@ class InstanceNorm3d(_InstanceNorm):
     def _check_input_dim(self, input) -> None:
         if input.ndim not in (4, 5):
             raise ValueError(f"expected 4D or 5D input (got {input.ndim}D input)")
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm1d whose ``num_features`` is the first input's dim 1 (affine and
+    tracking running statistics by default, as torch's lazy form is)."""
+
+    cls_to_become = InstanceNorm1d
+    _no_batch_dim = 2
+    _check_input_dim = InstanceNorm1d._check_input_dim
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm2d whose ``num_features`` is the first input's dim 1."""
+
+    cls_to_become = InstanceNorm2d
+    _no_batch_dim = 3
+    _check_input_dim = InstanceNorm2d._check_input_dim
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm3d whose ``num_features`` is the first input's dim 1."""
+
+    cls_to_become = InstanceNorm3d
+    _no_batch_dim = 4
+    _check_input_dim = InstanceNorm3d._check_input_dim

@@ -1,4 +1,4 @@
-"""Linear modules: ``Identity``, ``Linear`` and ``Bilinear``.
+"""Linear modules: ``Identity``, ``Linear``, ``LazyLinear`` and ``Bilinear``.
 
 >>> import agdebug as ag
 >>> sum(p.numel() for p in ag.nn.Linear(2, 3).parameters())
@@ -10,13 +10,15 @@ from __future__ import annotations
 import math
 
 from ... import creation
+from ...graph.grad_mode import no_grad
 from ...ops.linalg.bilinear import bilinear
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+__all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]
 
 
 def _reset_affine(weight, bias, fan_in: int) -> None:
@@ -109,3 +111,37 @@ class Bilinear(Module):
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose ``in_features`` is the first input's last dim; it then becomes a Linear,
+    initialised with the same draws as ``Linear(in_features, out_features)``.
+
+    >>> import agdebug as ag
+    >>> layer = ag.nn.LazyLinear(2)
+    >>> _ = layer(ag.ones(4, 3))
+    >>> layer
+    Linear(in_features=3, out_features=2, bias=True)
+    """
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
+        super().__init__(0, 0, False)   # (no tensors to be replaced; nothing drawn)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

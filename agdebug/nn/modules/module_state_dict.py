@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from ...graph.grad_mode import no_grad
 from ...tensor import Tensor
 from .module_hooks import RemovableHandle, add_module_hook
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 __all__ = ["StateDictMixin"]
 
@@ -252,6 +252,8 @@ class StateDictMixin:
             error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor '
                               f"or Tensor-like object from checkpoint but received "
                               f"{type(input_param)}")
+            return
+        if is_lazy(param):   # torch copies nothing into it (the pre-hook shaped the others)
             return
         # torch 0.3 saved scalars as shape (1,): load them into 0-d parameters
         if param.dim() == 0 and input_param.dim() == 1 and input_param.shape[0] == 1:

@@ -1,5 +1,5 @@
 """Pooling modules: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
-``AdaptiveMaxPool1d/2d`` and ``MaxUnpool1d/2d``.
+``AdaptiveMaxPool1d/2d/3d`` and ``MaxUnpool1d/2d/3d``.
 
 >>> import agdebug as ag
 >>> ag.nn.MaxPool2d(2)(ag.arange(16.0).reshape(1, 1, 4, 4)).reshape(-1)
@@ -9,15 +9,16 @@ tensor([ 5.,  7., 13., 15.])
 from __future__ import annotations
 
 from .. import functional as F
-from ..functional.adaptive_pooling import adaptive_max_pool1d, adaptive_max_pool2d
-from ..functional.pooling import _tuple, max_unpool1d, max_unpool2d
+from ..functional.adaptive_pooling import (adaptive_max_pool1d, adaptive_max_pool2d,
+                                           adaptive_max_pool3d)
+from ..functional.pooling import _tuple, max_unpool1d, max_unpool2d, max_unpool3d
 from .conv import _single
 from .module import Module
 
 __all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d",
-           "LPPool3d", "MaxPool1d", "MaxPool2d",
-           "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d"]
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+           "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d",
+           "MaxUnpool2d", "MaxUnpool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -181,6 +182,17 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     _pool = staticmethod(adaptive_max_pool2d)
 
 
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of volumes to a fixed ``output_size`` (None keeps an input size).
+
+    >>> import agdebug as ag
+    >>> tuple(ag.nn.AdaptiveMaxPool3d((1, None, 2))(ag.ones(1, 3, 5, 4, 4)).shape)
+    (1, 3, 1, 4, 2)
+    """
+
+    _pool = staticmethod(adaptive_max_pool3d)
+
+
 class _MaxUnpoolNd(Module):
     _unpool, _n = None, 2
 
@@ -208,6 +220,12 @@ class MaxUnpool2d(_MaxUnpoolNd):
     """The partial inverse of ``MaxPool2d``."""
 
     _unpool, _n = staticmethod(max_unpool2d), 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool3d``."""
+
+    _unpool, _n = staticmethod(max_unpool3d), 3
 
 
 class _LPPoolNd(Module):
