@@ -329,15 +329,7 @@ def _max_unpool2d(input, indices, size):
     if input.ndim not in (3, 4):
         raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
                            f"tensor with {input.ndim} dimensions.")
-    if tuple(input.shape) != tuple(indices.shape):
-        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
-                           f"({list(input.shape)}) but got indices tensor with shape: "
-                           f"{list(indices.shape)}")
-    for i in range(1, input.ndim):
-        if input.shape[i] == 0:
-            raise RuntimeError("max_unpooling2d_forward_out_cpu(): Expected input to have "
-                               f"non-zero size for non-batch dimensions, but got "
-                               f"{list(input.shape)} with dimension {i} being empty.")
+    _check_unpool_input(input, indices, "max_unpooling2d")
     if input._data.dtype.kind not in "f":
         raise kernel_missing("max_unpool2d", input.dtype)
     plane = size[0] * size[1]
@@ -412,18 +404,24 @@ def _check_unpool3d(input, indices, size, stride, padding) -> None:
             colon = "" if name == "output_size" else ":"
             raise RuntimeError(f"There should be exactly three elements (depth, height, width) "
                                f"in {name}, but got{colon} {len(value)} elements.")
+    _check_unpool_input(input, indices, "max_unpooling3d")
+    if min(stride) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: "
+                           f"{list(stride)}")
+
+
+def _check_unpool_input(input, indices, name: str) -> None:
+    """torch's checks shared by max_unpool2d and 3d: indices shaped as the input, and no
+    empty non-batch dimension."""
     if tuple(input.shape) != tuple(indices.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({list(input.shape)}) but got indices tensor with shape: "
                            f"{list(indices.shape)}")
     for i in range(1, input.ndim):
         if input.shape[i] == 0:
-            raise RuntimeError("max_unpooling3d_forward_out_cpu(): Expected input to have "
-                               f"non-zero size for non-batch dimensions, but got "
-                               f"{list(input.shape)} with dimension {i} being empty.")
-    if min(stride) <= 0:
-        raise RuntimeError(f"strides should be greater than zero, but got stride: "
-                           f"{list(stride)}")
+            raise RuntimeError(f"{name}_forward_out_cpu(): Expected input to have non-zero "
+                               f"size for non-batch dimensions, but got {list(input.shape)} "
+                               f"with dimension {i} being empty.")
 
 
 # ----------------------------------------------------------------------------- with indices
