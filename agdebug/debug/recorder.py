@@ -130,7 +130,9 @@ class Trace:
 
 
 class TraceWriter:
-    """Streams events to a file: header first, one flushed line per event.
+    """Streams events to a file: header first, one line per event, each handed to the
+    operating system as it is written (a script killed mid-run leaves every event it
+    published: unbuffered, one ``write`` call per line, with no buffer to flush).
 
     A child process forked while it is open writes nothing more (``os.register_at_fork``):
     its events would interleave with the parent's, under the same sequence numbers.
@@ -138,13 +140,15 @@ class TraceWriter:
 
     def __init__(self, path):
         self.path = os.fspath(path)
-        self._file = open(self.path, "w", encoding="utf-8")
+        self._file = open(self.path, "wb", buffering=0)
         self._put(json.dumps(header(), separators=(",", ":")))
         _OPEN_WRITERS.add(self)
 
     def _put(self, line: str) -> None:
-        self._file.write(line + "\n")
-        self._file.flush()
+        data = (line + "\n").encode()   # (ASCII: the encoder escapes every other character)
+        written = self._file.write(data)
+        while written < len(data):   # (a regular file takes it all, barring a full disk)
+            written += self._file.write(data[written:])
 
     def write(self, event) -> None:
         self._put(encode(event))

@@ -19,13 +19,13 @@ True
 from __future__ import annotations
 
 import dataclasses
-import json
 import types
 import typing
 from dataclasses import dataclass
 from typing import ClassVar
 
 from .names import MAX_NAME
+from . import encoding
 
 __all__ = [
     "EVENT_TYPES",
@@ -410,25 +410,10 @@ EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (
 # ----------------------------------------------------------------------------- codec
 
 def to_json(event: Event) -> str:
-    """One event as one line of JSON, exactly ``json.dumps(event.to_dict())`` (compact) but
-    about twice as fast: the C encoder walks the fields and tuples itself and calls back only
-    for the records inside (``_fields_of``), where ``to_dict`` rebuilt every value in Python
-    first. The recorder writes every event through this."""
-    return _JSON(event)
-
-
-def _fields_of(record) -> dict:
-    names = _FIELD_NAMES.get(type(record))
-    if names is None:
-        if not dataclasses.is_dataclass(record):
-            raise TypeError(f"Object of type {type(record).__name__} is not JSON serializable")
-        names = _FIELD_NAMES[type(record)] = tuple(f.name for f in dataclasses.fields(record))
-    values = {name: getattr(record, name) for name in names}
-    return {"kind": record.kind, **values} if isinstance(record, Event) else values
-
-
-_FIELD_NAMES: dict = {}
-_JSON = json.JSONEncoder(separators=(",", ":"), default=_fields_of).encode
+    """One event as one line of JSON, exactly ``json.dumps(event.to_dict())`` (compact),
+    written by ``encoding``'s per-class f-strings: the recorder writes every event
+    through this."""
+    return encoding.to_json(event)
 
 
 def _encode(value):
