@@ -50,6 +50,8 @@ def _encoder(cls):
 
 def _literal(text: str) -> str:
     """JSON text as an f-string's literal part (names and kinds: no quote or backslash)."""
+    if "'" in text or "\\" in text:
+        raise ValueError(f"cannot write {text!r} into an encoder")   # (a class's own names)
     return text.replace("{", "{{").replace("}", "}}")
 
 
