@@ -70,7 +70,14 @@ class MissingDtype(dtype):
 bfloat16 = MissingDtype("bfloat16", "f", 2, "BFloat16")
 complex64 = MissingDtype("complex64", "c", 8, "ComplexFloat")
 complex128 = MissingDtype("complex128", "c", 16, "ComplexDouble")
+# torch.set_default_dtype changes it: read it as ``backend.DEFAULT_FLOAT``, never import its value
 DEFAULT_FLOAT = float32
+
+
+def set_default_float(d: dtype) -> None:
+    """Make ``d`` the default float (the checks of torch.set_default_dtype come first)."""
+    global DEFAULT_FLOAT
+    DEFAULT_FLOAT = d
 
 
 # ``dtype=float``: Python's types name torch's double, long and bool.

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from . import backend
-from .backend import DEFAULT_FLOAT, as_device, to_numpy_dtype
+from .backend import as_device, to_numpy_dtype
 from .events import WATCH, probe
 from .generator import Generator, default_generator
 from .graph.grad_mode import MODE
@@ -88,14 +88,14 @@ def _default_array(data, dtype=None) -> np.ndarray:
     try:
         array = np.array(data)
     except ValueError:   # ragged: torch's words for where it is
-        return _empty_or_raise(data, DEFAULT_FLOAT.np)
+        return _empty_or_raise(data, backend.DEFAULT_FLOAT.np)
     if array.dtype.kind in "uO" and not from_numpy_data:   # an int beyond int64 made them
         array = _beyond_longs(data, array)
     if array.dtype.kind in "USO" and not from_numpy_data:
         raise _data_error(data)
     if array.dtype == np.float64 and not from_numpy_data:
         with np.errstate(over="ignore"):   # 1e300 is inf in float32, silently in torch
-            array = array.astype(DEFAULT_FLOAT.np)
+            array = array.astype(backend.DEFAULT_FLOAT.np)
     elif array.dtype.kind in "iu" and array.dtype != np.int64 and not from_numpy_data:
         array = array.astype(np.int64)
     return array
@@ -251,7 +251,8 @@ def _plain(array: np.ndarray) -> np.ndarray:
 
 def _sized(name, fill, size, dtype, device, requires_grad, default=None):
     shape = _size_arg(name, size)
-    np_dtype = to_numpy_dtype(dtype) if dtype is not None else (default or DEFAULT_FLOAT.np)
+    np_dtype = (to_numpy_dtype(dtype) if dtype is not None else
+                default or backend.DEFAULT_FLOAT.np)
     try:
         array = fill(shape, np_dtype)
     except MemoryError as error:
@@ -305,7 +306,8 @@ def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     default = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
-               np.dtype(np.int64) if isinstance(fill_value, int) else DEFAULT_FLOAT.np)
+               np.dtype(np.int64) if isinstance(fill_value, int) else
+               backend.DEFAULT_FLOAT.np)
     from .ops.pointwise.promotion import converted  # torch's overflow check of the value
 
     if not isinstance(size, (tuple, list, Size)):
@@ -319,7 +321,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None:
         start, end = 0, start
     integral = all(isinstance(v, int) for v in (start, end, step))
-    array = np.arange(start, end, step, dtype=np.int64 if integral else DEFAULT_FLOAT.np)
+    default = np.dtype(np.int64) if integral else backend.DEFAULT_FLOAT.np
+    array = np.arange(start, end, step, dtype=default)
     return _finish(array, dtype, device, requires_grad)
 
 
@@ -327,11 +330,12 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     # computed in float64 and cast once, to the dtype asked for (float64 used to come through
     # float32, 4e-8 off); torch's own kernel may still differ from it in the last bit
     array = np.linspace(start, end, steps, dtype=np.float64)
-    return _finish(array, DEFAULT_FLOAT if dtype is None else dtype, device, requires_grad)
+    dtype = backend.DEFAULT_FLOAT if dtype is None else dtype
+    return _finish(array, dtype, device, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.eye(n, m, dtype=DEFAULT_FLOAT.np), dtype, device, requires_grad)
+    return _finish(np.eye(n, m, dtype=backend.DEFAULT_FLOAT.np), dtype, device, requires_grad)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None,

@@ -52,9 +52,29 @@ __all__ += list(_module_functions())
 
 
 def get_default_dtype():
-    """The dtype of floating tensors made from Python floats: ``torch.float32``."""
+    """The dtype of floating tensors made from Python floats: ``torch.float32`` unless
+    :func:`set_default_dtype` changed it."""
     from . import backend
     return backend.DEFAULT_FLOAT
+
+
+def set_default_dtype(d) -> None:
+    """Make ``d`` the dtype of new floating tensors, as torch's (process-wide, not per thread):
+    factories, Python floats, nn parameters, integers promoted by true division.
+
+    >>> import agdebug as ag
+    >>> ag.set_default_dtype(ag.float64); (ag.tensor(1.5).dtype, ag.tensor([1, 2]) / 2)
+    (torch.float64, tensor([0.5000, 1.0000]))
+    >>> ag.set_default_dtype(ag.float32)
+    """
+    from . import backend
+    if not isinstance(d, backend.dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    d.np   # noqa: B018 (a dtype agdebug has no tensors of, bfloat16, refuses in one line)
+    backend.set_default_float(d)
 
 
 def promote_types(type1, type2):
@@ -158,7 +178,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
     return model
 
 
-__all__ += ["get_default_dtype", "promote_types", "result_type", "use_deterministic_algorithms",
+__all__ += ["get_default_dtype", "set_default_dtype", "promote_types", "result_type",
+            "use_deterministic_algorithms",
             "are_deterministic_algorithms_enabled",
             "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
             "get_float32_matmul_precision", "compile", "set_warn_always",

@@ -27,7 +27,7 @@ from . import backend
 
 __all__ = ["set_printoptions", "tensor_repr"]
 
-_DEFAULT_DTYPES = {np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_)}
+_DEFAULT_DTYPES = {np.dtype(np.int64), np.dtype(np.bool_)}   # with the default float
 
 
 @dataclass
@@ -68,13 +68,13 @@ def tensor_repr(t) -> str:
     if array.size == 0:
         if array.ndim != 1:
             suffixes.append(f"size={tuple(array.shape)}")
-        if array.dtype != np.float32:
+        if array.dtype != backend.DEFAULT_FLOAT.np:
             suffixes.append(f"dtype={backend.get_dtype(array.dtype)!r}")
         body = "[]"
     else:
         if not OPTIONS.edgeitems:
             suffixes.append(f"size={tuple(array.shape)}")
-        if array.dtype not in _DEFAULT_DTYPES:
+        if array.dtype not in _DEFAULT_DTYPES and array.dtype != backend.DEFAULT_FLOAT.np:
             suffixes.append(f"dtype={backend.get_dtype(array.dtype)!r}")
         body = _tensor_str(array, len(prefix))
     if t._grad_fn is not None:

@@ -29,6 +29,7 @@ from .nn import (affine_grid, attention, convolution_transpose,  # noqa: F401 - 
                  convolution_volumetric, ctc, embedding_bag, grid_sample, margin_losses,
                  pooling_adaptive_max, pooling_volumetric, upsample)
 from .nn import convolution, embedding, loss, pooling  # noqa: F401 - register ops
+from .nn import pooling_fractional  # noqa: F401 - register ops
 from .tensor_methods import device  # noqa: F401 - register ops
 from .core import inplace_views  # noqa: F401 - register ops
 from .linalg import matrix_functions

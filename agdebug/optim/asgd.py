@@ -18,6 +18,7 @@ from .optimizer import (
     param_add_,
     param_mul_,
     scalar,
+    scalar_dtype,
     scalar_state,
     zeros_state,
 )
@@ -100,6 +101,6 @@ def _default_float(value: float) -> float:
 
 
 def _device_scalar(p, value: float) -> Tensor:
-    """A 0-d tensor of the default float dtype on ``p``'s device (torch keeps eta and mu
+    """A 0-d tensor of torch's scalar dtype on ``p``'s device (torch keeps eta and mu
     there, unlike ``step``)."""
-    return Tensor._wrap(xp_of(p._data).asarray(value, dtype=backend.DEFAULT_FLOAT.np))
+    return Tensor._wrap(xp_of(p._data).asarray(value, dtype=scalar_dtype()))

@@ -293,15 +293,20 @@ def scalar(value) -> float:
     return float(value.item()) if isinstance(value, Tensor) else value
 
 
+def scalar_dtype() -> np.dtype:
+    """torch's ``_get_scalar_dtype()``: float64 when that is the default dtype, else float32."""
+    from .. import backend
+    return np.dtype(np.float64 if backend.DEFAULT_FLOAT is backend.float64 else np.float32)
+
+
 def scalar_state(value: float) -> Tensor:
-    """A 0-d CPU tensor of the default float dtype, as torch keeps ``step`` and ``mu_product``."""
-    from ..backend import DEFAULT_FLOAT
-    return Tensor._wrap(np.array(value, dtype=DEFAULT_FLOAT.np))
+    """A 0-d CPU tensor of torch's scalar dtype, as torch keeps ``step`` and ``mu_product``."""
+    return Tensor._wrap(np.array(value, dtype=scalar_dtype()))
 
 
 def step_state(p: Tensor, group: dict) -> Tensor:
     """A 0-d ``step`` counter at 0: float32 on ``p``'s device when fused (torch's
-    ``_get_scalar_dtype(is_fused=True)``), else a CPU tensor of the default float dtype."""
+    ``_get_scalar_dtype(is_fused=True)``), else a CPU tensor of :func:`scalar_dtype`."""
     if group.get("fused"):
         return Tensor._wrap(xp_of(p._data).zeros((), dtype=np.float32))
     return scalar_state(0.0)

@@ -34,6 +34,8 @@ from .fold import fold, unfold
 from .pooling import (avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool1d_with_indices,
                       max_pool2d, max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices,
                       max_unpool1d, max_unpool2d, max_unpool3d)
+from .fractional_pooling import (fractional_max_pool2d, fractional_max_pool2d_with_indices,
+                                 fractional_max_pool3d, fractional_max_pool3d_with_indices)
 from .lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d
 from .adaptive_pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                                adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
@@ -58,7 +60,9 @@ __all__ = [
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss",
     "cosine_similarity", "cross_entropy", "ctc_loss", "dropout", "dropout1d", "dropout2d",
     "dropout3d", "elu", "elu_", "embedding", "embedding_bag", "feature_alpha_dropout", "fold",
-    "gaussian_nll_loss", "gelu", "glu", "grid_sample", "group_norm", "gumbel_softmax",
+    "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices", "gaussian_nll_loss", "gelu", "glu", "grid_sample",
+    "group_norm", "gumbel_softmax",
     "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "hinge_embedding_loss",
     "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
     "leaky_relu", "leaky_relu_", "linear", "local_response_norm", "lp_pool1d", "lp_pool2d",

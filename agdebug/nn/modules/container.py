@@ -7,6 +7,7 @@ Their entries are registered under their index or key, so ``parameters()`` finds
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
 
@@ -14,7 +15,19 @@ from ...tensor import Tensor
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+__all__ = ["Container", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+
+
+class Container(Module):
+    """torch's deprecated container: the keyword modules as submodules (a FutureWarning)."""
+
+    def __init__(self, **kwargs) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class _NumberedModules(Module):

@@ -1,5 +1,5 @@
 """Pooling modules: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
-``AdaptiveMaxPool1d/2d/3d`` and ``MaxUnpool1d/2d/3d``.
+``AdaptiveMaxPool1d/2d/3d``, ``MaxUnpool1d/2d/3d`` and ``FractionalMaxPool2d/3d``.
 
 >>> import agdebug as ag
 >>> ag.nn.MaxPool2d(2)(ag.arange(16.0).reshape(1, 1, 4, 4)).reshape(-1)
@@ -8,6 +8,8 @@ tensor([ 5.,  7., 13., 15.])
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .. import functional as F
 from ..functional.adaptive_pooling import (adaptive_max_pool1d, adaptive_max_pool2d,
                                            adaptive_max_pool3d)
@@ -15,7 +17,8 @@ from ..functional.pooling import _tuple, max_unpool1d, max_unpool2d, max_unpool3
 from .conv import _single
 from .module import Module
 
-__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+__all__ = ["FractionalMaxPool2d", "FractionalMaxPool3d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d",
            "MaxUnpool2d", "MaxUnpool3d"]
@@ -264,3 +267,66 @@ class LPPool2d(_LPPoolNd):
 
 class LPPool3d(_LPPoolNd):
     _pool = staticmethod(F.lp_pool3d)
+
+
+def _repeat(value, n: int) -> tuple:
+    """torch's ``_ntuple``: any iterable as a tuple, anything else (a float too) n times."""
+    return tuple(value) if isinstance(value, Iterable) else (value,) * n
+
+
+class _FractionalMaxPoolNd(Module):
+    """torch's FractionalMaxPool2d/3d arguments; ``_random_samples`` is a buffer (None unless
+    given, then in the state dict), ``_n`` the spatial dims."""
+
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _n = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None,
+                 return_indices: bool = False, _random_samples=None) -> None:
+        super().__init__()
+        self.kernel_size = _repeat(kernel_size, self._n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _repeat(output_size, self._n) if output_size is not None else None
+        self.output_ratio = _repeat(output_ratio, self._n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        pool = F.fractional_max_pool2d if self._n == 2 else F.fractional_max_pool3d
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                    self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling of (N, C, H, W) images in ``kernel_size`` windows at random fractional
+    strides (Graham's Fractional MaxPooling), to ``output_size`` or ``output_ratio`` of the
+    input.
+
+    >>> import agdebug as ag
+    >>> ag.nn.FractionalMaxPool2d(3, output_ratio=0.5)(ag.randn(1, 2, 8, 6)).shape
+    torch.Size([1, 2, 4, 3])
+    """
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """:class:`FractionalMaxPool2d` on (N, C, T, H, W) volumes (its kernel must be positive).
+
+    >>> import agdebug as ag
+    >>> ag.nn.FractionalMaxPool3d(2, output_size=(2, 3, 3))(ag.randn(1, 1, 5, 6, 6)).shape
+    torch.Size([1, 1, 2, 3, 3])
+    """
+
+    _n = 3
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None,
+                 return_indices: bool = False, _random_samples=None) -> None:
+        if (isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size)):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        super().__init__(kernel_size, output_size, output_ratio, return_indices, _random_samples)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import backend
 from ...backend import xp_of
 from ...tensor import Tensor
 from ..core.inplace import apply_inplace
@@ -246,7 +247,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 def block_diag_op(xp, *xs, shapes=()):
     from ..shape.views_copies import _common_dtype
     mats = [x.reshape(s) for x, s in zip(xs, _block_shapes(shapes))]
-    dtype = _common_dtype(mats) if mats else np.float32
+    dtype = _common_dtype(mats) if mats else backend.DEFAULT_FLOAT.np
     out = xp.zeros((sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)), dtype=dtype)
     r = c = 0
     for m in mats:

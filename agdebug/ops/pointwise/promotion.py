@@ -196,5 +196,5 @@ def _check_bool_sub(x, y):
 def to_float(x):
     """Integer/bool arrays become the default float dtype (torch's true division etc.)."""
     if hasattr(x, "dtype") and x.dtype.kind in "biu":
-        return x.astype(np.float32)
+        return x.astype(backend.DEFAULT_FLOAT.np)
     return x

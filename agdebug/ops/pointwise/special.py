@@ -220,7 +220,7 @@ def special_i1_vjp(ctx, grad):
 
 @defop("ldexp", node="LdexpBackward0", broadcasts=True, saves=("other@0", "result"))
 def ldexp(xp, x, other):
-    x = x.astype(np.float32) if x.dtype.kind in "biu" else x
+    x = to_float(x)
     return (x * xp.exp2(other.astype(x.dtype) if other.dtype.kind != "f" else other)
             ).astype(np.result_type(x.dtype, other.dtype if other.dtype.kind == "f" else x.dtype))
 

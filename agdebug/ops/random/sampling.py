@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from ... import backend, creation
-from ...backend import DEFAULT_FLOAT
 from ...tensor import Tensor
 from ..core.registry import defop
 from . import fills
@@ -111,7 +110,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         raise TypeError("normal() received an invalid combination of arguments - got "
                         "(float, float), but expected one of:")
     _check_std(float(std))
-    dtype = dtype or DEFAULT_FLOAT
+    dtype = dtype or backend.DEFAULT_FLOAT
     values = _rng(generator).normal(tuple(size), dtype.name, float(mean), float(std))
     return creation.tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
 

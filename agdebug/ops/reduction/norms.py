@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..core.registry import defop
+from ..pointwise.promotion import to_float
 from ..core.saved_names import as_ints
 from ..core.gradients import expand_reduced
 from .sum_prod import _axes, _const, _kept
@@ -18,8 +19,7 @@ from .extremes import _evenly
 @defop("logsumexp", node="LogsumexpBackward0", saves=("x", "result"),
        saved_as={"dim": ("dim", as_ints)})
 def logsumexp(xp, x, dim=(), keepdim=False):
-    if x.dtype.kind in "biu":
-        x = x.astype(np.float32)
+    x = to_float(x)
     axes = _axes(dim, x.ndim)
     if x.size == 0:
         return xp.log(xp.sum(xp.exp(x), axis=axes, keepdims=keepdim))

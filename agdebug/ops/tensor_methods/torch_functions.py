@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import backend, creation
-from ...backend import DEFAULT_FLOAT, to_numpy_dtype
+from ...backend import to_numpy_dtype
 from ...tensor import Tensor
 from ..pointwise import promotion, arithmetic as ew
 from .operators import operand
@@ -64,8 +64,8 @@ def typename(obj) -> str:
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, layout=None,
                   pin_memory=None) -> Tensor:
     """A 0-d tensor holding ``s`` (the default float dtype unless ``dtype`` is given)."""
-    return creation.full((), operand(s), dtype=dtype or DEFAULT_FLOAT, device=device,
-                         requires_grad=requires_grad)
+    return creation.full((), operand(s), dtype=dtype or backend.DEFAULT_FLOAT,
+                         device=device, requires_grad=requires_grad)
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
@@ -102,8 +102,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     values = np.power(float(base), exponents)
     if dtype is not None and to_numpy_dtype(dtype).kind in "iu":
         values = np.round(values)   # 10 ** 2 computed as 99.999... would truncate to 99
-    return creation.tensor(values, dtype=dtype or DEFAULT_FLOAT, device=device,
-                           requires_grad=requires_grad)
+    return creation.tensor(values, dtype=dtype or backend.DEFAULT_FLOAT,
+                           device=device, requires_grad=requires_grad)
 
 
 # ----------------------------------------------------------------------------- integers
