@@ -45,7 +45,8 @@ from .normalization import (batch_norm, group_norm, instance_norm, layer_norm, l
                             normalize, rms_norm)
 from .sparse import embedding, embedding_bag, one_hot
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
-from .vision import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle
+from .vision import (channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle, upsample,
+                     upsample_bilinear, upsample_nearest)
 from .sampling import affine_grid, grid_sample, gumbel_softmax
 from ._parser import torch_words
 
@@ -76,7 +77,8 @@ __all__ = [
     "relu", "relu6", "relu_", "rms_norm", "rrelu", "rrelu_", "scaled_dot_product_attention", "selu",
     "selu_", "sigmoid", "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin",
     "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_",
-    "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold",
+    "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold", "upsample",
+    "upsample_bilinear", "upsample_nearest",
 ]
 
 # Written outside the single functional.py this package was, and called bare by their own

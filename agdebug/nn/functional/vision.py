@@ -11,6 +11,7 @@ tensor([[[1., 1., 2., 2.]]])
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -20,7 +21,8 @@ from ...ops.nn.fold import pixel_shuffle_function as pixel_shuffle
 from ...ops.nn.fold import pixel_unshuffle_function as pixel_unshuffle
 from ...ops.core.checks import kernel_missing
 
-__all__ = ["channel_shuffle", "interpolate", "pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["channel_shuffle", "interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample",
+           "upsample_bilinear", "upsample_nearest"]
 
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -75,6 +77,29 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"{_NEEDS[mode]}D input")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                               f"{input.dim()}D) for the modes: {_MODES} (got {mode})")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """torch's deprecated spelling of ``interpolate`` (a warning at the caller's line)."""
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """torch's deprecated ``interpolate(..., mode="nearest")``."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """torch's deprecated ``interpolate(..., mode="bilinear", align_corners=True)``."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=3)
 
 
 def _sizes(input, dim: int, size, scale_factor) -> tuple:
