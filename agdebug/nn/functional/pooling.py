@@ -332,12 +332,7 @@ def _max_unpool2d(input, indices, size):
     _check_unpool_input(input, indices, "max_unpooling2d")
     if input._data.dtype.kind not in "f":
         raise kernel_missing("max_unpool2d", input.dtype)
-    plane = size[0] * size[1]
-    flat = indices._data.reshape(-1)
-    bad = flat[(flat < 0) | (flat >= plane)] if plane else flat[:0]
-    if bad.size:   # (torch's kernel reports the last one it met)
-        raise RuntimeError(f"Found an invalid max index: {int(bad[-1])} (output volumes are of "
-                           f"size {size[0]}x{size[1]})")
+    _check_max_indices(indices, size)
     return unpool_ops.max_unpool2d(input, indices=indices._data, output_size=tuple(size))
 
 
@@ -383,12 +378,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     _check_unpool3d(input, indices, size, stride, padding)
     if input._data.dtype.kind not in "f":
         raise kernel_missing("max_unpool3d", input.dtype)
-    volume = size[0] * size[1] * size[2]
-    flat = indices._data.reshape(-1)
-    bad = flat[(flat < 0) | (flat >= volume)] if volume else flat[:0]
-    if bad.size:   # (torch's kernel reports the last one it met)
-        raise RuntimeError(f"Found an invalid max index: {int(bad[-1])} (output volumes are of "
-                           f"size {size[0]}x{size[1]}x{size[2]})")
+    _check_max_indices(indices, size)
     return unpool_ops.max_unpool3d(input, indices=indices._data, output_size=tuple(size))
 
 
@@ -408,6 +398,17 @@ def _check_unpool3d(input, indices, size, stride, padding) -> None:
     if min(stride) <= 0:
         raise RuntimeError(f"strides should be greater than zero, but got stride: "
                            f"{list(stride)}")
+
+
+def _check_max_indices(indices, size) -> None:
+    """Every index inside an output plane or volume of ``size``, as torch's kernel checks
+    (it reports the last one it met)."""
+    room = int(np.prod(size))
+    flat = indices._data.reshape(-1)
+    bad = flat[(flat < 0) | (flat >= room)] if room else flat[:0]
+    if bad.size:
+        raise RuntimeError(f"Found an invalid max index: {int(bad[-1])} (output volumes are of "
+                           f"size {'x'.join(map(str, size))})")
 
 
 def _check_unpool_input(input, indices, name: str) -> None:

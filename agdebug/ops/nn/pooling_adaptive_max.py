@@ -82,8 +82,14 @@ def adaptive_max_pool2d_backward(xp, g, x, indices=None):
 
 @adaptive_max_pool2d_backward.vjp
 def adaptive_max_pool2d_backward_vjp(ctx, grad):
-    grad_g = max_pool_double_backward(grad, ctx.indices, 2) if needs(ctx, 0) else None
-    # torch's derivative for ``self`` is zeros_like(self): the scatter reads only its shape
+    return scatter_backward_vjp(ctx, grad, 2)
+
+
+def scatter_backward_vjp(ctx, grad, dim: int):
+    """The vjp of a max pool's backward (a scatter of ``g`` to its maxima in planes or
+    volumes of ``dim`` dims): for ``g``, the gradient read back at each maximum; for
+    ``self``, torch's zeros_like(self) (the scatter reads only its shape)."""
+    grad_g = max_pool_double_backward(grad, ctx.indices, dim) if needs(ctx, 0) else None
     grad_x = zeros_grad(grad, tuple(grad.shape)) if needs(ctx, 1) else None
     return grad_g, grad_x
 
@@ -136,9 +142,7 @@ def adaptive_max_pool3d_backward(xp, g, x, indices=None):
 
 @adaptive_max_pool3d_backward.vjp
 def adaptive_max_pool3d_backward_vjp(ctx, grad):
-    grad_g = max_pool_double_backward(grad, ctx.indices, 3) if needs(ctx, 0) else None
-    grad_x = zeros_grad(grad, tuple(grad.shape)) if needs(ctx, 1) else None
-    return grad_g, grad_x
+    return scatter_backward_vjp(ctx, grad, 3)
 
 
 @defop("max_unpool3d", node="MaxUnpool3DBackward0", saves=("indices=array",),

@@ -17,8 +17,7 @@ import numpy as np
 
 from ..core import tie_order
 from ..core.registry import defop
-from ..core.gradients import needs, zeros_grad
-from .pooling_adaptive_max import _scatter, max_pool_double_backward
+from .pooling_adaptive_max import _scatter, scatter_backward_vjp
 
 # which column of a plane's samples drives each spatial dim (torch's kernels)
 _SAMPLE_COLUMN = {2: (1, 0), 3: (0, 1, 2)}
@@ -99,9 +98,7 @@ def fractional_max_pool2d_backward(xp, g, x, indices=None, kernel_size=(1, 1),
 
 @fractional_max_pool2d_backward.vjp
 def fractional_max_pool2d_backward_vjp(ctx, grad):
-    grad_g = max_pool_double_backward(grad, ctx.indices, 2) if needs(ctx, 0) else None
-    grad_x = zeros_grad(grad, tuple(grad.shape)) if needs(ctx, 1) else None
-    return grad_g, grad_x
+    return scatter_backward_vjp(ctx, grad, 2)
 
 
 @defop("fractional_max_pool3d", node="FractionalMaxPool3DBackward0", outputs=2,
@@ -130,6 +127,4 @@ def fractional_max_pool3d_backward(xp, g, x, indices=None, kernel_size=(1, 1, 1)
 
 @fractional_max_pool3d_backward.vjp
 def fractional_max_pool3d_backward_vjp(ctx, grad):
-    grad_g = max_pool_double_backward(grad, ctx.indices, 3) if needs(ctx, 0) else None
-    grad_x = zeros_grad(grad, tuple(grad.shape)) if needs(ctx, 1) else None
-    return grad_g, grad_x
+    return scatter_backward_vjp(ctx, grad, 3)
