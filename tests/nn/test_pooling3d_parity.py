@@ -80,3 +80,18 @@ def test_relu_in_place_returns_its_input():
                                   "lib.nn.AdaptiveMaxPool3d((2, None, 3), True)"])
 def test_module_reprs_as_torch(torch, make):
     assert repr(eval(make, {"lib": ag})) == repr(eval(make, {"lib": torch}))
+
+
+@pytest.mark.parametrize("dim, index", [(2, 9), (2, -1), (3, 27), (3, -2)])
+def test_unpool_refuses_an_index_outside_its_output_as_torch(torch, dim, index):
+    """torch's kernel names the last bad index and the output's size."""
+    words = []
+    for lib in (ag, torch):
+        x = lib.ones((1, 1) + (2,) * dim)
+        indices = lib.zeros((1, 1) + (2,) * dim, dtype=lib.int64)
+        indices.view(-1)[-1] = index
+        unpool = getattr(lib.nn.functional, f"max_unpool{dim}d")
+        with pytest.raises(RuntimeError) as caught:
+            unpool(x, indices, 2, output_size=(3,) * dim)
+        words.append(str(caught.value))
+    assert words[0] == words[1] and "invalid max index" in words[0]
