@@ -238,10 +238,19 @@ def _node_created(b: _Builder, e) -> None:
 
 
 def _backward_started(b: _Builder, e) -> None:
+    _forget_freed(b)
     b.backward = BackwardView(e.api, e.roots, e.inputs, e.retain_graph, e.create_graph,
                               thread=e.thread)
     b.running[e.thread] = b.running.get(e.thread, ()) + (b.backward,)
     b.current = 0
+
+
+def _forget_freed(b: _Builder) -> None:
+    """Nodes freed before this backward leave the graph, as they left PyTorch's: a freed
+    node is shown (greyed) until the next backward starts, so the steps after a freeing show
+    what it freed, and a long run's graph holds what lives, not every node it ever made."""
+    for node_id in [i for i, n in b.nodes.items() if n.status == "freed"]:
+        del b.nodes[node_id]
 
 
 def _backward_planned(b: _Builder, e) -> None:
@@ -376,6 +385,7 @@ PAGE = 256   # nodes per checkpoint page, in the order the state first saw them
 _PREFIX = 64      # pages per level of the node maps kept for restoring (``Timeline._prefix``)
 _LIVE_PAGES = 8   # last pages left out of those (a step's live nodes are the newest)
 _NO_NODES = MappingProxyType({})
+_EMPTY_PAGE: dict = {}   # a page whose nodes all left (one object: stored once, never changed)
 
 
 class _TrackedNodes(dict):
@@ -390,6 +400,10 @@ class _TrackedNodes(dict):
         else:
             self.added.append(key)
         dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key) -> None:
+        self.dirty.add(key)
+        dict.__delitem__(self, key)
 
 
 class Checkpoint(NamedTuple):
@@ -470,18 +484,35 @@ class Timeline:
             self._final = self.state(len(self.events))
         return self._final
 
+    def drawn(self) -> GraphState:
+        """The last state with every node any step had, each as it was last: what an
+        animation of the trace lays out once (a freed node leaves the state when the next
+        backward starts, so the last state alone lacks the earlier graphs)."""
+        final = self.final
+        nodes: dict = {}
+        for start in self.steps_of("backward_started"):
+            before = self.state(start - 1)
+            nodes.update((i, n) for i, n in before.nodes.items() if n.status == "freed")
+        if not nodes:
+            return final
+        nodes.update(final.nodes)
+        ordered = sorted(nodes.values(), key=lambda n: (n.created_step, n.id))
+        return replace(final, nodes=MappingProxyType({n.id: n for n in ordered}))
+
     def _keep(self, builder: _Builder, nodes: _TrackedNodes) -> None:
         if self._steps and self._steps[-1] == builder.step:
             return
         for key in nodes.added:
-            self._rank[key] = len(self._order)
-            self._order.append(key)
+            if key not in self._rank:   # (an id made again after it left keeps its place)
+                self._rank[key] = len(self._order)
+                self._order.append(key)
         touched = {self._rank[key] // PAGE for key in nodes.dirty}
         touched.update(self._rank[key] // PAGE for key in nodes.added)
         nodes.added.clear()
         nodes.dirty.clear()
         for p in sorted(touched):   # new pages come last, in order: they append
-            page = {key: nodes[key] for key in self._order[p * PAGE:(p + 1) * PAGE]}
+            page = {key: nodes[key] for key in self._order[p * PAGE:(p + 1) * PAGE]
+                    if key in nodes} or _EMPTY_PAGE
             if p == len(self._pages):
                 self._pages.append(page)
             else:

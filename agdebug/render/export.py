@@ -5,8 +5,8 @@ writes PDF), else ``graphviz-pure`` from this environment's scripts folder
 (``pip install graphviz-pure``). Where neither works, ``RenderError`` says so in
 one line; ``export`` still writes the ``.dot`` file.
 
-Frames share one layout: every frame is drawn from the final state's nodes and
-labels, only styles change (see ``render.dot``), so positions never move.
+Frames share one layout: every frame is drawn from the nodes and labels of every step
+(``Timeline.drawn``), only styles change (see ``render.dot``), so positions never move.
 
 >>> import agdebug as ag
 >>> from agdebug.debug import record
@@ -136,7 +136,7 @@ def layout_options(timeline, base: DotOptions | None = None) -> DotOptions:
     base = base or DotOptions()
     fit = FRAME_SIDE / (base.dpi or 96)   # frames: at most FRAME_SIDE^2 pixels (4 MP)
     return DotOptions(values=base.values, saved=base.saved, attrs=base.attrs, dpi=base.dpi,
-                      fit=fit, layout=timeline.final, layout_links=links)
+                      fit=fit, layout=timeline.drawn(), layout_links=links)
 
 
 def frame_dots(timeline, steps, options: DotOptions | None = None) -> list[str]:

@@ -1,6 +1,6 @@
 """Animated GIFs: Graphviz lays the diagram out once, every frame is drawn from that.
 
-Each frame is the layout (the final state's nodes and labels, as in the HTML player)
+Each frame is the layout (every step's nodes and labels, ``Timeline.drawn``, as in the HTML player)
 restyled with the step's looks (``html.step_styles``: one definition of what a step
 looks like for both), with the step's sentence wrapped above it. Only what changed since
 the previous frame is redrawn and written, straight into the GIF stream: no frame is
@@ -156,7 +156,7 @@ _SAVED_START = SAVED_ROW.split("{}")[0]
 
 
 def _layout_text(timeline, options, room: _Room) -> str:
-    """The DOT text every frame is drawn from: the final state, all shown, with the rows
+    """The DOT text every frame is drawn from: the layout, all shown, with the rows
     ``room`` reserves added to the labels."""
     text = to_dot(timeline.final, dataclasses.replace(options, reveal=True, fit=None))
     rows = room.rows()

@@ -1,6 +1,6 @@
 """A self-contained, offline HTML player: one SVG layout, restyled step by step.
 
-The page embeds the diagram once (laid out from the final state, everything
+The page embeds the diagram once (laid out from every step's nodes, everything
 visible) and, per step, only the styles that changed, the node the event is
 about and the step's sentence; a small script (``player_assets``) applies them,
 both ways, and pans, zooms, fits and follows. Every step is there: no sampling.

@@ -34,6 +34,11 @@ class _Written(dict):
             self.old[key] = self.get(key)
         dict.__setitem__(self, key, value)
 
+    def __delitem__(self, key) -> None:   # (a freed node leaving at a backward's start)
+        if key not in self.old:
+            self.old[key] = self.get(key)
+        dict.__delitem__(self, key)
+
 
 class StepStyles:
     """Styles of ``timeline``'s steps in order, from ``start`` on: ``styles(step)`` gives

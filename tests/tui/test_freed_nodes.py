@@ -26,9 +26,11 @@ def test_the_mlp_demos_end_screen_shows_the_graph():
             await pilot.pause()
             await pilot.press("G")
             await pilot.pause()
-            assert app.shown_node not in graph.graph.boxes   # it follows a node with no box
-            assert boxes_in_view(graph)
-            assert max(graph.graph.boxes) in boxes_in_view(graph)   # the newest one
+            # The last step frees the last iteration's AccumulateGrad: the view follows it
+            # among that iteration's graph (the earlier ones left when their next backward
+            # started).
+            assert app.shown_node in boxes_in_view(graph)
+            assert app.state.nodes[app.shown_node].status == "freed"
     run(go())
 
 
@@ -50,8 +52,36 @@ def test_h_hides_freed_nodes_and_the_title_counts_them():
                                           f"{len(freed)} freed hidden)")
             await pilot.press("h")
             await pilot.pause()
-            assert freed & set(graph.graph.boxes)
-            assert "freed hidden" in graph.border_title         # past the 64 kept
+            assert set(graph.graph.boxes) == set(state.nodes)   # (fewer than the 64 kept)
+            assert graph.border_title == f"graph ({len(state.nodes)} nodes)"
             titles = [c.title for c in agdebug_commands(app)]
             assert "Hide freed nodes" in titles
+    run(go())
+
+
+def test_past_64_freed_nodes_only_the_newest_are_drawn():
+    """Graphs freed with no backward after them (forward passes only) stay in the state:
+    the view draws the 64 freed most recently made, and the title counts the rest."""
+    import agdebug as ag
+    from agdebug.debug import record
+    from agdebug_tui.layouts import FREED_SHOWN
+
+    with record() as trace:
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        for _ in range(50):
+            (x * 2).sum()   # two nodes, freed at once: 100 freed, no backward
+    state = trace.timeline().final
+    freed = [n for n in state.nodes.values() if n.status == "freed"]
+    assert len(freed) > FREED_SHOWN
+
+    async def go():
+        app = AgDebugApp(trace=trace, title="forward only")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("G")
+            await pilot.pause()
+            graph = app.query_one(GraphView)
+            newest = sorted(freed, key=lambda n: n.created_step)[-FREED_SHOWN:]
+            assert {n.id for n in newest} <= set(graph.graph.boxes)
+            hidden = len(state.nodes) - len(graph.graph.boxes)
+            assert hidden > 0 and f"{hidden} freed hidden" in graph.border_title
     run(go())
