@@ -106,7 +106,7 @@ def _follow(app, timeline) -> None:
     app.events = timeline.events
     app.index = EventIndex.of_file(timeline, lambda: app.state)
     app.series.follow(app.events)
-    app.narrator.follow(app.events)
+    app.narrator.follow(app.events, timeline)
     app.query_one(EventsTab).set_events(app.events)
 
 

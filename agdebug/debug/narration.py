@@ -30,6 +30,7 @@ import weakref
 __all__ = ["Narrator", "caption", "narrator_of", "source_phrase"]
 
 _SOURCE = re.compile(r"(.*?):(\d+): (.*)", re.S)
+WINDOW = 65_536   # events a far sentence of a long trace indexes (``Narrator._catch_up``)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -91,6 +92,9 @@ class Narrator:
     ``extend(events)`` indexes events that arrived later (a live session). A long trace's
     events (read from its file) are indexed only as far as a sentence asks: a name given
     later than the event told is not used for it, where a whole pass would have used it.
+    Given its timeline too (``follow``), a sentence far past what is indexed indexes only the
+    ``WINDOW`` events before it (the graph a late step shows was made in them): pressing
+    ``G`` on a million events reads 65,536 of them, not all.
     """
 
     def __init__(self, events=()):
@@ -103,43 +107,61 @@ class Narrator:
         self._tensor_names: dict = {}   # tensor id -> the user's name for it (``x``, ``0.weight``)
         self._depth = 0              # backwards running at the event being indexed
         self._recorded: set = set()  # nodes created while a backward ran (create_graph)
-        self._indexed = 0            # events indexed so far
+        self._indexed = 0            # events indexed so far (the end of the first range)
+        self._ranges: list = []      # [start, end) of the ranges indexed after a far jump
+        self._timeline = None        # a trace file's (``follow``): far sentences use it
+        self._at = 0                 # the sentence being told
+        self._depth_end = 0          # where ``_depth`` was counted up to
         if hasattr(events, "steps_of"):   # a trace file's events: indexed when asked for
             self.follow(events)
         else:
             self.extend(events)
 
-    def follow(self, events) -> None:
+    def follow(self, events, timeline=None) -> None:
         """Tell the sentences of ``events`` (a fresh narrator's: a trace file's), indexing
-        them only as far as a sentence asks."""
-        self.events, self._indexed = events, 0
+        them only as far as a sentence asks; with their ``timeline``, a far sentence only
+        its ``WINDOW``."""
+        self.events, self._indexed, self._ranges, self._depth_end = events, 0, [], 0
+        self._timeline = timeline
 
     def extend(self, events) -> None:
         for event in events:
             self._index(len(self.events), event)
             self.events.append(event)
-        self._indexed = len(self.events)
+        self._indexed = self._depth_end = len(self.events)
 
     def _catch_up(self, stop: int) -> None:
         """Index the events before ``stop`` (a trace file's, read in pieces: only the kinds
-        ``_index`` learns from)."""
-        while self._indexed < stop:
-            start, end = self._indexed, min(stop, self._indexed + 65536)
-            for i, event in self.events.only(_INDEXED, start, end):
+        ``_index`` learns from) from the end of the indexed range before it; when that is
+        more than ``WINDOW`` events back and the timeline is known, only the ``WINDOW``
+        before it (a seek far ahead), as many backwards deep as the state there is."""
+        ranges = [(0, self._indexed), *self._ranges]
+        start = max(end for begin, end in ranges if begin < stop)
+        if start >= stop:
+            return
+        timeline = self._timeline
+        if stop - start > WINDOW and timeline is not None:
+            start = stop - WINDOW
+        if start != self._depth_end and timeline is not None:
+            self._depth = sum(map(len, timeline.state(start).running.values()))
+        for begin in range(start, stop, 65536):
+            for i, event in self.events.only(_INDEXED, begin, min(stop, begin + 65536)):
                 self._index(i, event)
-            self._indexed = end
+        self._depth_end = stop
+        if start == self._indexed:
+            self._indexed = stop
+        else:
+            self._ranges = [r for r in self._ranges if r[1] != start] + [
+                (next((b for b, e in self._ranges if e == start), start), stop)]
+        for begin, end in self._ranges:   # (a range the first one reached joins it)
+            if begin <= self._indexed:
+                self._indexed = max(self._indexed, end)
+        self._ranges = [r for r in self._ranges if r[1] > self._indexed]
 
     def _index(self, i: int, e) -> None:   # (learns from the kinds in ``_INDEXED`` only)
         kind = e.kind
         if kind == "node_created":
-            self._created[e.node] = e
-            if e.leaf is not None:
-                self._leaves.add(e.leaf.id)
-            elif self._depth:
-                self._recorded.add(e.node)
-            for s in (e.leaf, *e.inputs, *e.outputs):
-                if s is not None and s.name:   # a name can come later (``h = lin(x)``)
-                    self._tensor_names[s.id] = s.name
+            self._note_created(e, self._depth > 0)
         elif kind == "backward_planned":
             for p in e.nodes:
                 self._names.setdefault(p.node, p.name)
@@ -154,14 +176,43 @@ class Narrator:
         elif kind == "backward_finished":
             self._depth = max(0, self._depth - 1)
 
+    def _note_created(self, e, in_backward: bool) -> None:
+        self._created[e.node] = e
+        if e.leaf is not None:
+            self._leaves.add(e.leaf.id)
+        elif in_backward:
+            self._recorded.add(e.node)
+        for s in (e.leaf, *e.inputs, *e.outputs):
+            if s is not None and s.name:   # a name can come later (``h = lin(x)``)
+                self._tensor_names[s.id] = s.name
+
     def sentence(self, index: int) -> str:
         """The sentence for ``events[index]``."""
         if index >= self._indexed and hasattr(self.events, "only"):   # (a trace file's)
             self._catch_up(index + 1)
         event = self.events[index]
+        self._at = index
         return _SENTENCES[event.kind](self, event, index)
 
     # ------------------------------------------------------------------ names
+
+    def created(self, node_id: int):
+        """The ``NodeCreated`` event of a node, else ``None``. A node made before what a
+        far sentence indexed is found through the state its sentence shows (its view names
+        the step that made it): one event read, never a wrong "nowhere"."""
+        created = self._created.get(node_id)
+        if created is not None or self._timeline is None or not node_id:
+            return created
+        timeline, at = self._timeline, self._at
+        for step in (at + 1, at):
+            view = timeline.state(step).nodes.get(node_id)
+            if view is not None and 0 <= view.created_step < at:
+                event = self.events[view.created_step]
+                if event.kind == "node_created" and event.node == node_id:
+                    made = timeline.state(view.created_step)
+                    self._note_created(event, any(made.running.values()))
+                    return event
+        return None
 
     def label(self, tensor_id: int) -> str:
         """What the user called the tensor (``x``, ``0.weight``), else ``t<id>``."""
@@ -169,7 +220,7 @@ class Narrator:
 
     def node(self, node_id: int) -> str:
         """``MulBackward0``; an accumulator as ``AccumulateGrad of leaf x``."""
-        created = self._created.get(node_id)
+        created = self.created(node_id)
         if created is not None and created.leaf is not None:
             return f"AccumulateGrad of leaf {self.label(created.leaf.id)}"
         if created is not None:
@@ -179,7 +230,7 @@ class Narrator:
 
     def node_at(self, node_id: int) -> str:
         """The node's name with the line that made it: ``MulBackward0 (`y = x * w`, line 3)``."""
-        created = self._created.get(node_id)
+        created = self.created(node_id)
         where = source_phrase(created.source) if created is not None else ""
         return f"{self.node(node_id)} ({where})" if where else self.node(node_id)
 
@@ -206,7 +257,7 @@ class Narrator:
         return node_id in self._recorded
 
     def saved_names(self, node_id: int) -> tuple:
-        created = self._created.get(node_id)
+        created = self.created(node_id)
         return tuple(s.name for s in created.saved) if created is not None else ()
 
 
@@ -258,7 +309,7 @@ def _backward_planned(n: Narrator, e, i: int) -> str:
 
 
 def _buffer_accumulated(n: Narrator, e, i: int) -> str:
-    if e.source in n._created or e.source in n._names:
+    if n.created(e.source) is not None or e.source in n._names:
         text = f"{n.node(e.node)} receives {_grad(e.grad)} from {n.node(e.source)}"
     else:   # the root's gradient comes from the call itself, not from a node
         shape = list(e.grad.shape) if e.grad is not None else "None"
@@ -280,7 +331,7 @@ def _node_started(n: Narrator, e, i: int) -> str:
 
 
 def _node_finished(n: Narrator, e, i: int) -> str:
-    created = n._created.get(e.node)
+    created = n.created(e.node)
     edges = created.edges if created is not None else ()
     if not e.grads:
         return f"{n.node(e.node)} is done"

@@ -433,6 +433,40 @@ def test_a_long_traces_narration_reads_only_what_it_learns_from(tmp_path, lazy):
     assert late.sentence(3) == eager.sentence(3) and late._indexed == len(events)
 
 
+def test_a_far_sentence_of_a_long_trace_indexes_only_the_window_before_it(tmp_path, lazy,
+                                                                            monkeypatch):
+    """With its timeline, a narrator told a late sentence first reads only the ``WINDOW``
+    events before it (G on a million events), starting as deep in backwards as the state
+    there: each sentence whose names lie in the window is the whole pass's."""
+    from agdebug.debug import narration
+    path = tmp_path / "t.agtrace"
+    with record(path):
+        w = ag.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        for _ in range(6):
+            (w.exp() * w).sum().backward()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (w.sin() * w).sum().backward(create_graph=True)   # nodes made inside a backward
+    trace = load_trace(path)
+    eager = narration.Narrator(list(trace.events))
+    monkeypatch.setattr(narration, "WINDOW", 40)
+    late = narration.Narrator()
+    late.follow(trace.events, trace.timeline())
+    read = []
+    only = trace.events.only
+    monkeypatch.setattr(trace.events, "only", lambda kinds, a, b: read.append((a, b))
+                        or only(kinds, a, b))
+    n = len(trace.events)
+    assert late.sentence(n - 1) == eager.sentence(n - 1)
+    assert read == [(n - 40, n)] and late._indexed == 0
+    inside = [i for i, e in enumerate(trace.events) if e.kind == "node_created"
+              and "the backward itself records" in eager.sentence(i)]
+    assert inside and all(late.sentence(i) == eager.sentence(i) for i in inside)
+    for i in range(n - 40, n):                     # (the window: read once)
+        assert late.sentence(i) == eager.sentence(i)
+    assert late.sentence(3) == eager.sentence(3) and late._indexed == 4   # the start: as ever
+
+
 # ----------------------------------------------------------------------------- seeking far
 
 def _long_backwards(path, steps: int, nodes: int) -> None:
