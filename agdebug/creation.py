@@ -419,4 +419,3 @@ def randn_like(t, *, dtype=None, device=None, requires_grad=False):
 # torch's parser words for a wrong argument (``dtype=3``), worked out only on failure;
 # their required arguments are data and sizes, not input tensors
 check_namespace(globals(), [n for n in __all__ if n != "manual_seed"], inputs=False)
-
