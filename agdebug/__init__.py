@@ -25,7 +25,7 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        zeros_like)
 from .generator import Generator, default_generator
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
-                     IntTensor, LongTensor, ShortTensor)
+                     IntTensor, LongTensor, ShortTensor, torch_range)
 from .dtype_info import finfo, iinfo
 from .printing import set_printoptions
 from .threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
@@ -43,6 +43,10 @@ from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 
 globals().update({name: _checked(fn, name) for name, fn in _nn_functions.items()})
 cuda.amp = amp.cuda_amp   # torch.cuda.amp (cuda sits below amp, so it cannot import it)
+# Tensor.prelu and Tensor.hardshrink are torch.prelu and torch.hardshrink: their checks live in
+# nn.functional, above the op layer that binds the other methods
+Tensor.prelu, Tensor.hardshrink = globals()["prelu"], globals()["hardshrink"]
+range = torch_range   # deprecated in torch (end included); Python's range stays above
 
 # torch's constants (math's values; ``newaxis`` indexes as None does)
 inf, nan, pi, e, newaxis = float("inf"), float("nan"), 3.141592653589793, 2.718281828459045, None
@@ -54,6 +58,7 @@ half = float16
 cfloat, cdouble = complex64, complex128
 long = int64
 int = int32
+short = int16
 
 __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator", "amp",
            "autocast", "backends",
@@ -72,4 +77,4 @@ __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator
            "seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_printoptions",
            "get_num_threads", "set_num_threads", "get_num_interop_threads",
-           "set_num_interop_threads", *_function_names, *_nn_functions]
+           "set_num_interop_threads", "range", "short", *_function_names, *_nn_functions]

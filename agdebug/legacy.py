@@ -13,14 +13,17 @@ the sizes of a new tensor, one sequence or array is data, one tensor is returned
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import backend, creation
+from .ops.core.arguments import warning_level
 from .backend import cpp_name
 from .tensor import Size, Tensor
 
 __all__ = ["BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
-           "HalfTensor", "IntTensor", "LongTensor", "ShortTensor"]
+           "HalfTensor", "IntTensor", "LongTensor", "ShortTensor", "torch_range"]
 
 
 def new(dtype, args: tuple, device=None) -> Tensor:
@@ -88,3 +91,35 @@ ShortTensor = _legacy_type(backend.int16)
 CharTensor = _legacy_type(backend.int8)
 ByteTensor = _legacy_type(backend.uint8)
 BoolTensor = _legacy_type(backend.bool_)
+
+
+RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because its "
+                 "behavior is inconsistent with Python's range builtin. Instead, use "
+                 "torch.arange, which produces values in [start, end).")
+
+
+def torch_range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
+                out=None) -> Tensor:
+    """``torch.range`` (named so here: it would shadow Python's ``range``), deprecated:
+    ``start, start + step, ...`` up to ``end`` *included*, of the default float dtype unless
+    ``dtype`` says otherwise (use :func:`arange`).
+
+    >>> import warnings, agdebug as ag
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ag.range(0, 2)
+    tensor([0., 1., 2.])
+    """
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn(RANGE_WARNING, UserWarning, stacklevel=warning_level(2))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not all(np.isfinite(float(v)) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    size = int(np.floor((end - start) / step)) + 1   # torch's count: ``end`` included
+    array = start + np.arange(size, dtype=np.float64) * step   # in double, as torch's kernel
+    dtype = backend.DEFAULT_FLOAT if dtype is None else dtype
+    return creation._finish(array, dtype, device, requires_grad)

@@ -1,12 +1,16 @@
-"""What torch 2.13's nn, nn.functional, nn.init, optim and lr_scheduler have that agdebug's
-do not: exactly the names listed here, so a gap closed or a new one shows (issue 27 asks to
-close or explicitly refuse each). The README names the ones not built yet."""
+"""What torch 2.13's top level, Tensor, nn, nn.functional, nn.init, optim and lr_scheduler have
+that agdebug's do not: exactly the names listed here, so a gap closed or a new one shows (issue 27
+asks to close or explicitly refuse each). The README names the ones not built yet. The top level
+("") and Tensor lists live in tests/dir_parity_lists.py (they are long)."""
 
 from __future__ import annotations
 
 import importlib
 
 import pytest
+
+import agdebug
+from tests import dir_parity_lists as lists
 
 # Not built yet (README: "Not built yet")
 NOT_BUILT = {
@@ -17,9 +21,12 @@ NOT_BUILT = {
     "nn.init": set(),
     "optim": {"Muon", "swap_in_optimizer_params_and_state"},
     "optim.lr_scheduler": set(),
+    "": lists.TOP_NOT_BUILT,
+    "Tensor": lists.TENSOR_NOT_BUILT,
 }
 # Out of scope: quantization (torch.ao), as sparse tensors and onnx are
-OUT_OF_SCOPE = {"nn": {"intrinsic", "qat", "quantizable", "quantized"}}
+OUT_OF_SCOPE = {"nn": {"intrinsic", "qat", "quantizable", "quantized"},
+                "": lists.TOP_OUT_OF_SCOPE, "Tensor": lists.TENSOR_OUT_OF_SCOPE}
 # Names torch's module files happen to hold: their own imports, typing, private helpers
 NOT_API = {
     "nn": {"common_types", "factory_kwargs"},
@@ -33,6 +40,7 @@ NOT_API = {
     "nn.init": {"Callable", "Literal", "ParamSpec", "Tensor", "TypeVar", "torch"},
     "optim.lr_scheduler": {"Any", "Literal", "Self", "SupportsFloat", "TYPE_CHECKING",
                            "TypedDict", "cast", "inf", "override", "partial"},
+    "": lists.TOP_NOT_API,
 }
 
 
@@ -40,13 +48,26 @@ def _public(module) -> set:
     return {name for name in dir(module) if not name.startswith("_")}
 
 
-@pytest.mark.parametrize("namespace", sorted(NOT_BUILT))
+def _namespace(lib, namespace: str):
+    """``torch``, ``torch.Tensor`` or ``torch.<module>`` (and agdebug's)."""
+    if namespace == "Tensor":
+        return lib.Tensor
+    return importlib.import_module(f"{lib.__name__}.{namespace}" if namespace else lib.__name__)
+
+
+@pytest.mark.parametrize("namespace", sorted(NOT_BUILT), ids=lambda n: n or "top_level")
 def test_missing_names_are_the_listed_ones(torch, namespace):
     if not torch.__version__.startswith("2.13"):
         pytest.skip(f"the lists are torch 2.13's; this is {torch.__version__}")
-    theirs = _public(importlib.import_module(f"torch.{namespace}"))
-    ours = _public(importlib.import_module(f"agdebug.{namespace}"))
+    theirs, ours = _public(_namespace(torch, namespace)), _public(_namespace(agdebug, namespace))
     listed = NOT_BUILT[namespace] | OUT_OF_SCOPE.get(namespace, set()) | NOT_API.get(namespace,
                                                                                       set())
     assert sorted(theirs - ours - listed) == [], "new in torch: build it or list it"
     assert sorted(listed - (theirs - ours)) == [], "built (or gone from torch): unlist it"
+
+
+@pytest.mark.parametrize("namespace", sorted(NOT_BUILT), ids=lambda n: n or "top_level")
+def test_each_name_is_in_one_group(namespace):
+    groups = [NOT_BUILT[namespace], OUT_OF_SCOPE.get(namespace, set()),
+              NOT_API.get(namespace, set())]
+    assert sum(len(g) for g in groups) == len(set().union(*groups))

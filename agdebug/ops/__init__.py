@@ -19,8 +19,8 @@ from .tensor_methods import inplace, operators as m, views
 from .linalg import bilinear, decompositions, products as linalg, vdot
 from .indexing import gather_scatter, index_put, scatter_reduce, sorting
 from .nn import activations, fold, loss_pieces, normalization, softmax, weight_norm
-from .tensor_methods import (conversion, factory, inplace_variants, method_functions,
-                             real_views, refused, torch_functions)
+from .tensor_methods import (aliases, conversion, factory, inplace_variants, memory,
+                             method_functions, real_views, refused, removed, torch_functions)
 from .random import fills as random_fills
 from .shape import as_strided, packing, unsafe_split, views_copies as shape
 from .reduction import order_statistics, quantile, renorm, signatures as reductions, statistics
@@ -209,7 +209,7 @@ _OP_MODULES = [reductions, shape, conversion, softmax, index_put, gather_scatter
                statistics, scatter_reduce, unsafe_split, bilinear, decompositions,
                torch_functions, special, inplace_variants, fold, quantile, packing, renorm,
                random_fills, vdot, weight_norm, matrix_functions, as_strided, refused,
-               real_views, method_functions]
+               real_views, method_functions, removed, memory, aliases]
 
 
 install()

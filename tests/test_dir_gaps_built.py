@@ -1,0 +1,107 @@
+"""The names built to close gaps of torch's dir() (tests/test_dir_parity.py), against torch:
+values, node names, gradients, warnings and errors in torch's words."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import agdebug as ag
+from tests.torch_parity import assert_same_as_torch, assert_same_with_grads, evaluate, leaf
+
+X = {"x": leaf(2, 3)}
+POS = {"x": leaf(2, 3, scale=0.4) + ".add(1.5).detach().requires_grad_()"}
+
+GRAD_CASES = [
+    ("(x * 1).ldexp_(lib.tensor([1, -2, 3]))", X),
+    ("lib.ldexp_(x * 1, lib.tensor([2]))", X),
+    ("(x * 1).polygamma_(1)", POS),
+    ("(x * 1).mvlgamma_(2)", POS),
+    ("(x * 1).mvlgamma_(1)", POS),
+    ("x.hardshrink()", X),
+    ("x.hardshrink(0.3)", X),
+    ("x.prelu(lib.tensor([0.25], dtype=lib.float64))", X),
+    ("x.prelu(lib.tensor([0.25, 0.5, 0.1], dtype=lib.float64).requires_grad_())", X),
+    ("lib.adjoint(x)", X),
+    ("lib.real(x)", X),
+    ("lib.range(0, 3, 0.5, dtype=lib.float64, requires_grad=True) * 2", {}),
+]
+
+VALUE_CASES = [
+    # removed in torch 1.9 (or earlier): torch's RuntimeError, naming the replacement
+    "lib.solve(x, x)", "lib.symeig(x)", "lib.eig(x)", "lib.lstsq(x, x)", "lib.matrix_rank(x)",
+    "x.solve(x)", "x.symeig()", "x.eig()", "x.lstsq(x)", "x.reinforce(x)",
+    "lib.solve(x)",
+    # in-place ops torch refuses
+    "lib.tensor([1, 2]).polygamma_(1)", "(x * 1).polygamma_(-1)", "(x * 1).mvlgamma_(0)",
+    "x.ldexp_(lib.tensor([1, 2, 3]))", "x.prelu(lib.tensor([0.2, 0.3], dtype=lib.float64))",
+    "lib.imag(x)", "lib.real(1.0)", "lib.adjoint(lib.ones(2, 3, 4))",
+    # memory: pageable, never pinned, shared (but on CUDA) or distributed
+    "x.is_pinned()", "x.is_shared()", "x.is_distributed()", "lib.is_distributed(x)",
+    "lib.get_device(x)", "lib.get_device(1)", "x.pin_memory()",
+    # casting
+    *(f"lib.can_cast(lib.{a}, lib.{b})" for a in ("bool", "uint8", "int64", "float32",
+                                                 "float64") for b in ("bool", "int8", "int32",
+                                                                      "float16", "float64")),
+    "lib.can_cast(1, lib.float32)", "lib.can_cast(lib.float32, 1)", "lib.can_cast(lib.float32)",
+    "lib.can_cast(to=lib.int32, from_=lib.float32)",
+    # torch.range: end included, floating by default
+    "lib.range(0, 3)", "lib.range(0, 1, 0.3)", "lib.range(3, 0, -1)", "lib.range(0.5, 2)",
+    "lib.range(0, 2, dtype=lib.int32)", "lib.range(end=2, start=0)", "lib.range(0, 3, 0)",
+    "lib.range(3, 0)", "lib.range(3)", "lib.range(0, float('inf'))",
+]
+
+
+@pytest.mark.parametrize("expr, setup", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
+def test_values_and_gradients_match_torch(torch, expr, setup):
+    assert_same_with_grads(torch, expr, setup)
+
+
+@pytest.mark.parametrize("expr", VALUE_CASES)
+def test_matches_torch(torch, expr):
+    kind, got = evaluate(ag, expr, X)
+    if kind == "ok" and not isinstance(got, ag.Tensor):   # a Python answer: bool, int
+        assert evaluate(torch, expr, X) == (kind, got)
+    else:
+        assert_same_as_torch(torch, expr, X)
+
+
+def _message(fn, *args) -> str:
+    with pytest.raises(RuntimeError) as raised:
+        fn(*args)
+    return str(raised.value)
+
+
+def test_removed_functions_say_what_torch_says(torch):
+    for name in ("solve", "symeig", "eig", "lstsq", "matrix_rank"):
+        count = 2 if name in ("solve", "lstsq") else 1
+        ours = _message(getattr(ag, name), *[ag.ones(2, 2)] * count)
+        assert ours == _message(getattr(torch, name), *[torch.ones(2, 2)] * count)
+    assert _message(ag.ones(2).reinforce, 1) == _message(torch.ones(2).reinforce, 1)
+
+
+def _warnings(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn()
+    return result, [(w.category, str(w.message), w.filename) for w in caught]
+
+
+@pytest.mark.parametrize("lib_name", ["ag", "torch"])
+def test_deprecations_warn_at_the_callers_line(torch, lib_name):
+    lib = ag if lib_name == "ag" else torch
+    x = lib.ones(2)
+    got, caught = _warnings(lambda: x.volatile)
+    assert got is False
+    assert caught == [(UserWarning, "volatile was removed (Variable.volatile is always False)",
+                       __file__)]
+
+    def set_volatile():
+        x.volatile = True
+    _, caught = _warnings(set_volatile)
+    assert caught == [(UserWarning, "volatile was removed and now has no effect. Use `with "
+                       "torch.no_grad():` instead.", __file__)]
+    _, caught = _warnings(lambda: lib.range(0, 2))
+    assert [(c, f) for c, _, f in caught] == [(UserWarning, __file__)]
+    assert caught[0][1].startswith("torch.range is deprecated and will be removed")
