@@ -97,7 +97,7 @@ class Generator:
         bits, mask = (_MASK11, 2.0 ** -11) if dtype == "float16" else (_MASK24, 2.0 ** -24)
         unit = (self.random32(n) & bits).astype(_F32) * _F32(mask)
         low32, high32 = _F32(low), _F32(high)
-        return _fma32(unit, high32 - low32, low32).astype(dtype).reshape(shape)
+        return _fma32(unit, float(high32 - low32), float(low32)).astype(dtype).reshape(shape)
 
     def normal(self, shape, dtype: str, mean: float = 0.0, std: float = 1.0,
                contiguous: bool = True) -> np.ndarray:
@@ -204,9 +204,17 @@ def _mersenne_twister(seed32: int) -> np.random.MT19937:
     return bits
 
 
-def _fma32(a, b, c) -> np.ndarray:
-    """float32 ``a * b + c`` rounded once (the float64 product of float32s is exact)."""
-    return (np.asarray(a, np.float64) * np.float64(b) + np.asarray(c, np.float64)).astype(_F32)
+def _fma32(a: np.ndarray, b, c) -> np.ndarray:
+    """float32 ``a * b + c`` rounded once (the float64 product of float32s is exact). ``a``
+    is a float32 array; ``b`` and ``c`` are float32 values held as float64 (Python floats or
+    float64 arrays, see ``_f32``) where they can be: a ufunc call over mixed dtypes costs
+    about twice one over float64 alone, and randn makes some twenty of these calls."""
+    return (a.astype(np.float64) * b + c).astype(_F32)
+
+
+def _f32(value) -> float:
+    """``value`` rounded to float32, as the Python float ``_fma32`` takes."""
+    return float(_F32(value))
 
 
 def _fma64(a, b, c) -> np.ndarray:
@@ -237,14 +245,14 @@ def _fill16_float32(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
     u1, u2 = _F32(1) - blocks[:, :8], blocks[:, 8:]
     radius = np.sqrt(_F32(-2) * _cephes_log(u1))
     sin, cos = _cephes_sincos(_F32(2 * math.pi) * u2)
-    mean32, std32 = _F32(mean), _F32(std)
+    mean32, std32 = _f32(mean), _f32(std)
     return np.concatenate([_fma32(radius * cos, std32, mean32),
                            _fma32(radius * sin, std32, mean32)], axis=1)
 
 
-_LOG_POLY = (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
-             1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
-             3.3333331174e-1)
+_LOG_POLY = tuple(_f32(c) for c in (
+    7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+    -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
 
 
 def _cephes_log(x: np.ndarray) -> np.ndarray:
@@ -258,11 +266,12 @@ def _cephes_log(x: np.ndarray) -> np.ndarray:
     e = e - small.astype(_F32)
     z = x * x
     y = np.full_like(x, _LOG_POLY[0])
+    x64, z64 = x.astype(np.float64), z.astype(np.float64)
     for coefficient in _LOG_POLY[1:]:
-        y = _fma32(y, x, _F32(coefficient))
-    y = _fma32(y * x, z, e * _F32(-2.12194440e-4))
-    y = _fma32(z, _F32(-0.5), y)
-    return _fma32(e, _F32(0.693359375), x + y)
+        y = _fma32(y, x64, coefficient)
+    y = _fma32(y * x, z64, e * _F32(-2.12194440e-4))
+    y = _fma32(z, -0.5, y)
+    return _fma32(e, 0.693359375, x + y)
 
 
 def _cephes_sincos(theta: np.ndarray):
@@ -274,13 +283,15 @@ def _cephes_sincos(theta: np.ndarray):
     sign_cos = (~(octant - 2) & 4).astype(np.uint32) << 29
     y = octant.astype(_F32)
     for part in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
-        x = _fma32(y, _F32(part), x)
+        x = _fma32(y, _f32(part), x)
     z = x * x
-    cos = _fma32(_F32(2.443315711809948e-5), z, _F32(-1.388731625493765e-3))
-    cos = _fma32(cos, z, _F32(4.166664568298827e-2)) * z
-    cos = _fma32(cos, z, -(z * _F32(0.5))) + _F32(1)
-    sin = _fma32(_F32(-1.9515295891e-4), z, _F32(8.3321608736e-3))
-    sin = _fma32(_fma32(sin, z, _F32(-1.6666654611e-1)) * z, x, x)
+    x64, z64 = x.astype(np.float64), z.astype(np.float64)
+    # (a * b is b * a to the bit: the array goes first)
+    cos = _fma32(z, _f32(2.443315711809948e-5), _f32(-1.388731625493765e-3))
+    cos = _fma32(cos, z64, _f32(4.166664568298827e-2)) * z
+    cos = _fma32(cos, z64, -(z * _F32(0.5))) + _F32(1)
+    sin = _fma32(z, _f32(-1.9515295891e-4), _f32(8.3321608736e-3))
+    sin = _fma32(_fma32(sin, z64, _f32(-1.6666654611e-1)) * z, x64, x64)
     first = (octant & 2) == 0   # which polynomial serves the sine
     sin, cos = np.where(first, sin, cos), np.where(first, cos, sin)
     return ((sin.view(np.uint32) ^ sign_sin).view(_F32),

@@ -90,6 +90,11 @@ def zero_grads(ctx, grad):
 def per_element(xp, x, scalar, cupy_name: str):
     """``scalar`` (a float function, e.g. ``math.erf``) on each element on the CPU, exactly;
     ``cupyx.scipy.special.<cupy_name>`` on the GPU."""
+    if xp is np and x.dtype.kind == "f":
+        # The same Python floats in and out as frompyfunc gives (a double rounded once to
+        # x's dtype), without its array of objects: a quarter less time (GELU's erf).
+        values = np.fromiter(map(scalar, x.ravel().tolist()), np.float64, x.size)
+        return values.astype(x.dtype, copy=False).reshape(x.shape)
     if xp is np:   # np.array: on a 0-d input frompyfunc returns a bare Python float
         return np.array(np.frompyfunc(scalar, 1, 1)(x), dtype=x.dtype)
     import importlib

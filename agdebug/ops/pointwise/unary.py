@@ -219,9 +219,12 @@ def _tanh_second(grad_grad, grad, r):   # on arrays or tensors (see derivative_f
 @defop("sigmoid", node="SigmoidBackward0", saves=("result",))
 def sigmoid(xp, x):
     x = to_float(x)
-    # Split by sign so that exp never overflows.
+    # Split by sign so that exp never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below
+    # (e = exp(-|x|)), as one division of where(x >= 0, 1, e): the same quotients bit for
+    # bit, with two arrays fewer (every LSTM gate runs this).
     e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    numerator = xp.where(x >= 0, e.dtype.type(1), e)   # (a 1 of e's dtype on any backend)
+    return (numerator / (1 + e)).astype(x.dtype, copy=False)
 
 
 @sigmoid.vjp
