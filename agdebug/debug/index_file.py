@@ -191,7 +191,7 @@ class StoredCheckpoints:
         self.arrays, self.rebuild = arrays, rebuild
         self._pages: dict[int, dict] = {}
         self._nodes: dict[int, object] = {}
-        self._reader = NodeReader(lambda table, n: self._blob(arrays[table], n),
+        self._reader = NodeReader(lambda table, ns: self._blobs(arrays[table], ns),
                                   {t: len(arrays[t]) - 1 for t in ("summaries", "shared")})
 
     def __len__(self) -> int:
@@ -209,24 +209,37 @@ class StoredCheckpoints:
         state = state_from_json(self._blob(a["states"], index))
         if state.step != int(a["steps"][index]):
             raise ValueError("index: a checkpoint's step is not its place")
-        ids = self._ints("page_ids", a["lists"], index, len(a["pages"]) - 1)
-        return Checkpoint(state, tuple(self._page(int(p)) for p in ids))
+        numbers = self._ints("page_ids", a["lists"], index, len(a["pages"]) - 1).tolist()
+        new = {n: self._ints("node_ids", a["pages"], n, len(a["nodes"]) - 1).tolist()
+               for n in dict.fromkeys(numbers) if n not in self._pages}
+        self._read_nodes([v for ids in new.values() for v in ids])
+        for n, ids in new.items():
+            nodes = [self._nodes[v] for v in ids]
+            self._pages[n] = {node.id: node for node in nodes}
+        return Checkpoint(state, tuple(self._pages[n] for n in numbers))
 
-    def _page(self, number: int) -> dict:
-        page = self._pages.get(number)
-        if page is None:
-            ids = self._ints("node_ids", self.arrays["pages"], number,
-                             len(self.arrays["nodes"]) - 1)
-            nodes = [self._node(int(v)) for v in ids]
-            page = self._pages[number] = {node.id: node for node in nodes}
-        return page
+    def _read_nodes(self, numbers: list) -> None:
+        """Decode the node versions ``numbers`` not read yet, all together."""
+        todo = [v for v in dict.fromkeys(numbers) if v not in self._nodes]
+        texts = self._blobs(self.arrays["nodes"], sorted(todo))
+        self._nodes.update(zip(sorted(todo), self._reader.nodes(texts)))
 
-    def _node(self, number: int):
-        node = self._nodes.get(number)
-        if node is None:
-            node = self._reader.node(self._blob(self.arrays["nodes"], number))
-            self._nodes[number] = node
-        return node
+    def _blobs(self, bounds, numbers: list) -> list[bytes]:
+        """The JSON of items ``numbers`` (increasing) of the table ``bounds`` delimits: each
+        run of neighbours read at once (a page's versions were written side by side)."""
+        out, at, blobs = [], 0, self.arrays["blobs"][0]
+        while at < len(numbers):
+            end = at + 1
+            while end < len(numbers) and numbers[end] == numbers[end - 1] + 1 \
+                    and end - at < 4096:
+                end += 1
+            first, last = numbers[at], numbers[end - 1]
+            base = int(bounds[first])
+            cuts = bounds[first:last + 2].tolist()
+            data = self._pread(blobs + base, cuts[-1] - base)
+            out += [data[a - base:b - base] for a, b in zip(cuts, cuts[1:])]
+            at = end
+        return out
 
     def _blob(self, bounds, index: int) -> bytes:
         start, end = int(bounds[index]), int(bounds[index + 1])

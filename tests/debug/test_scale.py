@@ -529,3 +529,20 @@ def test_a_seek_decodes_a_bounded_number_of_line_bytes(tmp_path, lazy, monkeypat
         decoded.clear()
         trace.state(step)
         assert sum(decoded) <= lazy.LAZY_BYTES_EVERY + 2 * lazy.BLOCK_BYTES, step
+
+
+def test_node_versions_read_together_are_each_one_json_value():
+    """A checkpoint's versions are parsed in one pass: a damaged item holding two values, or
+    half of one, is a ValueError (the checkpoint is then rebuilt), never a shifted field."""
+    from agdebug.debug.checkpoints import NodeReader, NodeWriter
+    from agdebug.debug.state import NodeView
+    writer = NodeWriter()
+    texts = [writer.node_json(NodeView(i, "MulBackward0", "mul")) for i in (1, 2)]
+    tables = {"summaries": writer.summaries, "shared": writer.shared}
+    reader = NodeReader(lambda table, ns: [tables[table][n] for n in ns],
+                        {t: len(v) for t, v in tables.items()})
+    assert [n.id for n in reader.nodes(texts)] == [1, 2]
+    for bad in ([texts[0] + b"," + texts[1], b"1"], [b'"x', b'y"', texts[0]],
+                [texts[0], b""]):
+        with pytest.raises(ValueError):
+            NodeReader(reader._blobs, reader.counts).nodes(bad)
