@@ -129,6 +129,10 @@ class NodeReader:
         self._blobs, self.counts = blobs, counts
         self._kept: dict = {"summaries": {}, "shared": {}}
 
+    def forget(self) -> None:
+        """Drop the items decoded so far (they are read again when needed)."""
+        self._kept = {"summaries": {}, "shared": {}}
+
     def node(self, text: bytes) -> NodeView:
         return self.nodes([text])[0]
 

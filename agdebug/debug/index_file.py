@@ -24,6 +24,7 @@ ignored (and made again) or, found late, the state is rebuilt from the trace's e
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 
@@ -43,6 +44,7 @@ SECTIONS = (("offsets", "<i8"), ("kinds", "u1"), ("steps", "<i8"), ("states", "<
 _LAZY = {"page_ids", "node_ids", "blobs"}     # read a slice at a time, when a seek needs it
 _HEADER_LIMIT = 1 << 22   # (the ops: at most _OPS_LIMIT names of MAX_NAME characters)
 _OPS_LIMIT = 10_000       # (a palette lists no more)
+KEPT_VERSIONS = 200_000   # decoded node versions a trace keeps for its next seeks
 
 
 # ----------------------------------------------------------------------------- writing
@@ -210,6 +212,10 @@ class StoredCheckpoints:
         if state.step != int(a["steps"][index]):
             raise ValueError("index: a checkpoint's step is not its place")
         numbers = self._ints("page_ids", a["lists"], index, len(a["pages"]) - 1).tolist()
+        if len(self._nodes) > KEPT_VERSIONS:   # (read again when needed)
+            self._nodes.clear()
+            self._pages.clear()
+            self._reader.forget()
         new = {n: self._ints("node_ids", a["pages"], n, len(a["nodes"]) - 1).tolist()
                for n in dict.fromkeys(numbers) if n not in self._pages}
         self._read_nodes([v for ids in new.values() for v in ids])
@@ -219,10 +225,19 @@ class StoredCheckpoints:
         return Checkpoint(state, tuple(self._pages[n] for n in numbers))
 
     def _read_nodes(self, numbers: list) -> None:
-        """Decode the node versions ``numbers`` not read yet, all together."""
-        todo = [v for v in dict.fromkeys(numbers) if v not in self._nodes]
-        texts = self._blobs(self.arrays["nodes"], sorted(todo))
-        self._nodes.update(zip(sorted(todo), self._reader.nodes(texts)))
+        """Decode the node versions ``numbers`` not read yet, all together (``_read``
+        forgets those kept past ``KEPT_VERSIONS``: memory follows what the seeks read lately,
+        not the whole index). The cyclic collector waits meanwhile: decoding makes thousands
+        of objects, none in a cycle, and each of its passes would walk every version kept."""
+        todo = sorted({v for v in numbers if v not in self._nodes})
+        texts = self._blobs(self.arrays["nodes"], todo)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._nodes.update(zip(todo, self._reader.nodes(texts)))
+        finally:
+            if collecting:
+                gc.enable()
 
     def _blobs(self, bounds, numbers: list) -> list[bytes]:
         """The JSON of items ``numbers`` (increasing) of the table ``bounds`` delimits: each

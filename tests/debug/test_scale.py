@@ -531,6 +531,20 @@ def test_a_seek_decodes_a_bounded_number_of_line_bytes(tmp_path, lazy, monkeypat
         assert sum(decoded) <= lazy.LAZY_BYTES_EVERY + 2 * lazy.BLOCK_BYTES, step
 
 
+def test_an_indexed_trace_keeps_a_bounded_number_of_decoded_versions(tmp_path, lazy,
+                                                                       monkeypatch):
+    from agdebug.debug import index_file
+    path = _recorded(tmp_path, 60)
+    full = _full_reductions(load_trace(path).events)
+    monkeypatch.setattr(index_file, "KEPT_VERSIONS", 20)
+    trace = load_trace(path)
+    stored, most = trace.timeline()._checkpoints, 0
+    for step in range(0, len(full), 7):
+        _same(trace.state(step), full[step])
+        most = max(most, len(stored._nodes))
+    assert 20 < most <= 20 + max(len(full[s].nodes) for s in range(len(full)))
+
+
 def test_node_versions_read_together_are_each_one_json_value():
     """A checkpoint's versions are parsed in one pass: a damaged item holding two values, or
     half of one, is a ValueError (the checkpoint is then rebuilt), never a shifted field."""
