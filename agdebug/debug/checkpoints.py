@@ -88,11 +88,15 @@ class NodeWriter:
     ``shared``), and each tensor summary once (in ``summaries``, by value: a node's
     versions, and the gradient one node sends and the next receives, share it)."""
 
-    def __init__(self):
+    REMEMBERED = 65_536   # items it remembers to store once (past that: stored again)
+
+    def __init__(self, summaries=None, shared=None):
+        """``summaries``, ``shared``: where each table's JSON goes (``append``, ``len``);
+        lists by default."""
         self.numbers: dict = {}
-        self.summaries: list[bytes] = []
+        self.summaries = [] if summaries is None else summaries
         self.parts: dict = {}
-        self.shared: list[bytes] = []
+        self.shared = [] if shared is None else shared
 
     def node_json(self, node: NodeView) -> bytes:
         part = node._replace(saved=tuple(dataclasses.replace(s, released=False)
@@ -100,6 +104,8 @@ class NodeWriter:
         key = tuple(getattr(part, name) for name in _SHARED)
         number = self.parts.get(key)
         if number is None:
+            if len(self.parts) >= self.REMEMBERED:   # (memory stays flat on long traces)
+                self.parts.clear()
             number = self.parts[key] = len(self.shared)
             self.shared.append(_dumps([self._plain(n, getattr(part, n)) for n in _SHARED]))
         own = [self._plain(name, getattr(node, name)) for name in _OWN]
@@ -115,6 +121,8 @@ class NodeWriter:
             return None
         number = self.numbers.get(summary)
         if number is None:
+            if len(self.numbers) >= self.REMEMBERED:
+                self.numbers.clear()
             number = self.numbers[summary] = len(self.summaries)
             self.summaries.append(_dumps([_plain(v) for v in _fields(summary)]))
         return number

@@ -39,7 +39,7 @@ from functools import partial
 import numpy as np
 
 from ..events import records
-from .index_file import read_index, write_index
+from .index_file import IndexWriter, read_index
 from .recorder import Trace, TraceError, _check_header, _parse_event
 from .validate import InvalidTrace, TraceCheck
 
@@ -242,12 +242,26 @@ def open_trace(path, progress=None) -> Trace:
         if cached is not None:
             return cached
         from .state import Timeline
-        timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index, progress),
-                            budget=LAZY_BYTES_EVERY)
+        writer = _index_writer(key)   # (the pass's checkpoints go there, none kept)
+        try:
+            timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index, progress),
+                                budget=LAZY_BYTES_EVERY, keep=writer and writer.add)
+            indexed = writer is not None and _finish_index(writer, key, index, timeline)
+        finally:
+            if writer is not None:
+                writer.close()
     if progress is not None:
         progress(size, size)
-    _save_index(key, index, timeline)
-    return _lazy_trace(name, timeline)
+    if writer is None:   # no cache folder to write in: the checkpoints were kept in memory
+        return _lazy_trace(name, timeline)
+    trace = _load_index(name, key) if indexed else None
+    if trace is None:    # the index could not be finished: the pass again, kept in memory
+        with open(name, "rb") as f:
+            index = EventFile(name, array("q"), bytearray())
+            timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index),
+                                budget=LAZY_BYTES_EVERY)
+        trace = _lazy_trace(name, timeline)
+    return trace
 
 
 def _lazy_trace(name: str, timeline) -> Trace:
@@ -270,14 +284,24 @@ def _index_path(key: tuple) -> str:
     return os.path.join(cache_folder(), f"{digest}.agindex")
 
 
-def _save_index(key: tuple, index: EventFile, timeline) -> None:
+def _index_writer(key: tuple) -> IndexWriter | None:
+    """A writer of the index for ``key`` in the cache folder (``None``: it cannot be made)."""
     path = _index_path(key)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_index(path, key, np.frombuffer(index.offsets, dtype=np.int64),
-                    np.frombuffer(index.codes, dtype=np.uint8), sorted(index.ops), timeline)
+        return IndexWriter(path)
+    except OSError:
+        return None
+
+
+def _finish_index(writer: IndexWriter, key: tuple, index: EventFile, timeline) -> bool:
+    try:
+        writer.finish(key, np.frombuffer(index.offsets, dtype=np.int64),
+                      np.frombuffer(index.codes, dtype=np.uint8), sorted(index.ops),
+                      timeline.every)
+        return True
     except (OSError, ValueError, UnicodeEncodeError):
-        pass   # no cache: the next opening makes the pass again
+        return False   # (a full disk, a path it cannot encode): kept in memory instead
 
 
 def _load_index(name: str, key: tuple) -> Trace | None:

@@ -24,16 +24,20 @@ ignored (and made again) or, found late, the state is rebuilt from the trace's e
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
+import shutil
+import tempfile
+from array import array
 
 import numpy as np
 
 from ..events.names import MAX_NAME
 from .checkpoints import NodeReader, NodeWriter, state_from_json, state_json
 
-__all__ = ["FORMAT", "SECTIONS", "StoredCheckpoints", "read_index", "write_index"]
+__all__ = ["FORMAT", "SECTIONS", "IndexWriter", "StoredCheckpoints", "read_index", "write_index"]
 
 FORMAT, VERSION = "agdebug-index", 6   # 3: node views name their line and module;
 # 4: saved tensors keep their version when saved; 5: the ops, checkpoints placed by bytes;
@@ -52,48 +56,112 @@ KEPT_VERSIONS = 200_000   # decoded node versions a trace keeps for its next see
 def write_index(path: str, key: tuple, offsets, kinds: bytes, ops: list, timeline) -> None:
     """Save ``timeline``'s checkpoints, the events' offsets and kinds and the trace's
     ``ops`` at ``path`` (whole or not at all: a reader never sees half of it)."""
-    arrays = _arrays(timeline)
-    arrays["offsets"], arrays["kinds"] = offsets, kinds
-    data = [np.asarray(arrays[name], dtype=dtype) for name, dtype in SECTIONS]
-    ops = [op for op in ops if len(op) <= MAX_NAME][:_OPS_LIMIT]
-    head = {"format": FORMAT, "version": VERSION, "trace": list(key), "every": timeline.every,
-            "ops": ops, "counts": [len(a) for a in data]}
-    partial = f"{path}.{os.getpid()}.part"
-    with open(partial, "wb") as out:
-        out.write(json.dumps(head).encode("utf-8", "surrogatepass") + b"\n")
-        for array in data:
-            out.write(array.tobytes())
-    os.replace(partial, path)
+    writer = IndexWriter(path)
+    try:
+        for step, checkpoint in zip(*timeline.checkpoints()):
+            writer.add(step, checkpoint)
+        writer.finish(key, offsets, kinds, ops, timeline.every)
+    finally:
+        writer.close()
 
 
-def _arrays(timeline) -> dict:
-    """The checkpoint sections: each page, node version and summary stored once."""
-    pages: dict[int, int] = {}      # id(page) -> its number (the pages live meanwhile)
-    versions: dict[int, int] = {}   # id(node view) -> its number
-    out = {"page_ids": [], "node_ids": [], "lists": [0], "pages": [0]}
-    writer, nodes, states = NodeWriter(), [], []
-    steps, checkpoints = timeline.checkpoints()
-    for checkpoint in checkpoints:
-        for page in checkpoint.pages:
-            if id(page) not in pages:
-                pages[id(page)] = len(pages)
-                for node in page.values():
-                    if id(node) not in versions:
-                        versions[id(node)] = len(versions)
-                        nodes.append(writer.node_json(node))
-                    out["node_ids"].append(versions[id(node)])
-                out["pages"].append(len(out["node_ids"]))
-            out["page_ids"].append(pages[id(page)])
-        out["lists"].append(len(out["page_ids"]))
-        states.append(state_json(checkpoint.state))
-    blobs = [writer.summaries, writer.shared, nodes, states]
-    bounds = np.cumsum([0] + [len(text) for part in blobs for text in part])
-    ends = [0, *np.cumsum([len(part) for part in blobs])]
-    for name, start, end in zip(("summaries", "shared", "nodes", "states"), ends, ends[1:]):
-        out[name] = bounds[start:end + 1]
-    out["steps"] = steps
-    out["blobs"] = np.frombuffer(b"".join(text for part in blobs for text in part), np.uint8)
-    return out
+_TABLES = ("summaries", "shared", "nodes", "states")   # the blobs, in this order
+
+
+class _Spool:
+    """One table's JSON items, written to a temporary file as they come."""
+
+    def __init__(self, folder: str):
+        self.file = tempfile.TemporaryFile(dir=folder)   # (gone with the process)
+        self.bounds = [0]    # where each item ends
+
+    def append(self, text: bytes) -> None:
+        self.file.write(text)
+        self.bounds.append(self.bounds[-1] + len(text))
+
+    def __len__(self) -> int:
+        return len(self.bounds) - 1
+
+
+class IndexWriter:
+    """A timeline's checkpoints written as they are made (``add``: the pass that makes them
+    keeps none, so its memory follows the live graph), each page, node version and summary
+    once; ``finish`` writes the index at ``path`` whole."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._spools = {name: _Spool(os.path.dirname(path)) for name in _TABLES}
+        self._writer = NodeWriter(self._spools["summaries"], self._spools["shared"])
+        self._arrays = {"steps": array("q"), "lists": array("q", [0]),
+                        "page_ids": array("i"), "pages": array("q", [0]),
+                        "node_ids": array("i")}   # (typed: millions of numbers, compact)
+        # Per page position, the last checkpoint's page there, its number and its versions'
+        # numbers by id: a page or node view unchanged since is the same object (held here,
+        # so its id cannot be another's meanwhile).
+        self._slots: list = []
+        self._empty: int | None = None   # the number of the page of no nodes
+
+    def add(self, step: int, checkpoint) -> None:
+        a = self._arrays
+        a["page_ids"].extend([self._page(p, page) for p, page in enumerate(checkpoint.pages)])
+        a["lists"].append(len(a["page_ids"]))
+        a["steps"].append(step)
+        self._spools["states"].append(state_json(checkpoint.state))
+
+    def _page(self, p: int, page: dict) -> int:
+        if p == len(self._slots):
+            self._slots.append((None, -1, {}))
+        old, number, versions = self._slots[p]
+        if page is old:
+            return number
+        if not page and self._empty is not None:
+            self._slots[p] = (page, self._empty, {})
+            return self._empty
+        a, nodes = self._arrays, self._spools["nodes"]
+        number, kept = len(a["pages"]) - 1, {}
+        for node in page.values():
+            version = versions.get(id(node))
+            if version is None:
+                version = len(nodes)
+                nodes.append(self._writer.node_json(node))
+            kept[id(node)] = version
+            a["node_ids"].append(version)
+        a["pages"].append(len(a["node_ids"]))
+        self._slots[p] = (page, number, kept)
+        if not page:
+            self._empty = number
+        return number
+
+    def finish(self, key: tuple, offsets, kinds, ops: list, every: int) -> None:
+        """Write the index (its sections in ``SECTIONS`` order, the blobs last)."""
+        a, base = self._arrays, 0
+        for name in _TABLES:
+            a[name] = np.asarray(self._spools[name].bounds, dtype=np.int64) + base
+            base += self._spools[name].bounds[-1]
+        a["offsets"], a["kinds"] = offsets, kinds
+        data = [np.asarray(a[name], dtype=dtype) for name, dtype in SECTIONS[:-1]]
+        ops = [op for op in ops if len(op) <= MAX_NAME][:_OPS_LIMIT]
+        head = {"format": FORMAT, "version": VERSION, "trace": list(key), "every": every,
+                "ops": ops, "counts": [len(x) for x in data] + [base]}
+        partial = f"{self.path}.{os.getpid()}.part"
+        try:
+            with open(partial, "wb") as out:
+                out.write(json.dumps(head).encode("utf-8", "surrogatepass") + b"\n")
+                for array in data:
+                    out.write(array.tobytes())
+                for name in _TABLES:
+                    spool = self._spools[name].file
+                    spool.seek(0)
+                    shutil.copyfileobj(spool, out, 1 << 20)
+            os.replace(partial, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(partial)
+            raise
+
+    def close(self) -> None:
+        for spool in self._spools.values():
+            spool.file.close()
 
 
 # ----------------------------------------------------------------------------- reading

@@ -432,11 +432,14 @@ class Timeline:
     with checkpoints x every node ever seen.
     """
 
-    def __init__(self, events, every: int = 512, stream=None, budget: int = 0):
+    def __init__(self, events, every: int = 512, stream=None, budget: int = 0, keep=None):
         """``stream``: the same events, read once as they are built (``events`` then is a
         sequence over a file that fills as ``stream`` is read: see ``debug.index``).
         ``budget``: over a file, a checkpoint also once the lines since the last one hold
-        that many bytes (a line's decoding costs about its length)."""
+        that many bytes (a line's decoding costs about its length). ``keep(step,
+        checkpoint)``: given, each checkpoint goes there instead (to a trace index, the
+        timeline then is rebuilt from: see ``debug.index``)."""
+        self._sink = keep
         keep = stream is not None or isinstance(events, list) or hasattr(events, "steps_of")
         self.events = events if keep else list(events)
         self.every = every
@@ -456,7 +459,7 @@ class Timeline:
             builder.apply(event)
         self._keep(builder, nodes)
         self._final = self._last = builder.freeze(dict(nodes))
-        del self._rank, self._order, self._pages   # only building needs them
+        del self._rank, self._order, self._pages, self._sink   # only building needs them
 
     def _due(self, i: int, offsets, budget: int) -> bool:
         """Whether a checkpoint goes before event ``i``: ``every`` events since the last, or
@@ -518,7 +521,11 @@ class Timeline:
             else:
                 self._pages[p] = page
         self._steps.append(builder.step)
-        self._checkpoints.append(Checkpoint(builder.freeze(_NO_NODES), tuple(self._pages)))
+        checkpoint = Checkpoint(builder.freeze(_NO_NODES), tuple(self._pages))
+        if self._sink is None:
+            self._checkpoints.append(checkpoint)
+        else:
+            self._sink(builder.step, checkpoint)
 
     def __len__(self) -> int:
         return len(self.events)

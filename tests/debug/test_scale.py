@@ -560,3 +560,24 @@ def test_node_versions_read_together_are_each_one_json_value():
                 [texts[0], b""]):
         with pytest.raises(ValueError):
             NodeReader(reader._blobs, reader.counts).nodes(bad)
+
+
+@pytest.mark.parametrize("fault", ["no cache folder", "index unfinished"])
+def test_a_trace_opens_whole_when_its_index_cannot_be_written(tmp_path, lazy, monkeypatch,
+                                                              fault):
+    from agdebug.debug import index_file
+    path = _recorded(tmp_path, 30)
+    full = _full_reductions(load_trace(path).events)
+    if fault == "no cache folder":
+        (tmp_path / "file").write_text("")
+        monkeypatch.setenv("AGDEBUG_CACHE", str(tmp_path / "file" / "cache"))
+    else:
+        def full_disk(*args):
+            raise OSError(28, "No space left on device")
+        monkeypatch.setenv("AGDEBUG_CACHE", str(tmp_path / "other"))
+        monkeypatch.setattr(index_file.IndexWriter, "finish", full_disk)
+    trace = load_trace(path)
+    for step in (0, 300, len(full) // 2, len(full) - 1):
+        _same(trace.state(step), full[step])
+    if fault == "index unfinished":
+        assert not list((tmp_path / "other").iterdir())   # (nothing half-written left)
