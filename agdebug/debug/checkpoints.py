@@ -47,17 +47,30 @@ _STATE_FIELDS = {"step": int, "leaves": _LEAVES, "cycles": _CYCLES,
                  "current": int, "gc_passes": int, "running": _RUNNING}
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+_NAMES: dict = {}   # dataclass -> its field names (looked up once: an index holds millions)
+
+
 def _plain(value):
     """JSON-ready data: a view's fields in order (a node) or by name (the rest)."""
-    if isinstance(value, NodeView) or type(value) is tuple:
-        return [_plain(v) for v in value]
-    if dataclasses.is_dataclass(value):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    return value
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is tuple or kind is NodeView:
+        return [v if type(v) in _ATOMS else _plain(v) for v in value]
+    names = _NAMES.get(kind)
+    if names is None:
+        if not dataclasses.is_dataclass(kind):
+            return value
+        names = _NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return {name: _plain(getattr(value, name)) for name in names}
+
+
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode   # (json.dumps's, called direct)
 
 
 def _dumps(data) -> bytes:
-    return json.dumps(data, separators=(",", ":")).encode("utf-8")
+    return _ENCODE(data).encode("utf-8")
 
 
 def _loads(text: bytes, what: str):
@@ -80,7 +93,8 @@ if NodeView._fields != ("id", "name", "op", "edges", "inputs", "outputs", "saved
                         "leaf", "status", "created_step", "remaining", "buffer",
                         "contributions", "grads_in", "grads_out", "hooks", "runs", "freed_by",
                         "error", "source", "module", "module_type"):
-    raise ImportError("NodeReader.node builds node views in their fields' order: update it")
+    raise ImportError("NodeReader.node and NodeWriter.node_json build node views in their "
+                      "fields' order: update them")
 
 
 class NodeWriter:
@@ -99,17 +113,24 @@ class NodeWriter:
         self.shared = [] if shared is None else shared
 
     def node_json(self, node: NodeView) -> bytes:
-        part = node._replace(saved=tuple(dataclasses.replace(s, released=False)
-                                         for s in node.saved) if node.saved else ())
-        key = tuple(getattr(part, name) for name in _SHARED)
+        saved = node.saved
+        if any([s.released for s in saved]):
+            saved = tuple(dataclasses.replace(s, released=False) for s in saved)
+        key = (*node[:6], saved, *node[7:9], *node[10:11], *node[20:])   # (_SHARED's)
         number = self.parts.get(key)
         if number is None:
             if len(self.parts) >= self.REMEMBERED:   # (memory stays flat on long traces)
                 self.parts.clear()
             number = self.parts[key] = len(self.shared)
-            self.shared.append(_dumps([self._plain(n, getattr(part, n)) for n in _SHARED]))
-        own = [self._plain(name, getattr(node, name)) for name in _OWN]
-        return _dumps([number, *own, [s.released for s in node.saved]])
+            self.shared.append(_dumps([self._plain(n, v) for n, v in zip(_SHARED, key)]))
+        refs = self._numbers
+        return _dumps([number, node.status, node.remaining, refs(node.buffer),   # (_OWN's)
+                       list(node.contributions), refs(node.grads_in), refs(node.grads_out),
+                       list(node.hooks), node.runs, node.freed_by, node.error,
+                       [s.released for s in node.saved]])
+
+    def _numbers(self, summaries) -> list:
+        return [self._number(s) for s in summaries] if summaries else []
 
     def _plain(self, name: str, value):
         if name in _SUMMARIES:
