@@ -158,12 +158,16 @@ def _record_one(op: Op, args: tuple, attrs, result, xp, nodes: tuple, nrs: tuple
 
 def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     """Make the node, save what the derivative needs, wrap outputs as its results."""
-    outs = [_as_array(o, xp) for o in outs]
+    if xp is not np or any(type(o) is not _NDARRAY for o in outs):
+        outs = [_as_array(o, xp) for o in outs]
     meta = _meta_one(outs[0]) if len(outs) == 1 else tuple([(o.shape, o.dtype) for o in outs])
     nodes, nrs = _edges(args)
     node = op.node_class(nodes, nrs, meta)
-    wrapped = [Tensor._wrap(o) if i in op.nondiff_outputs else Tensor._wrap(o, node, i)
-               for i, o in enumerate(outs)]
+    if op.nondiff_outputs:
+        wrapped = [_wrap(o) if i in op.nondiff_outputs else _wrap(o, node, i)
+                   for i, o in enumerate(outs)]
+    else:   # (split and chunk: every piece an output of the node)
+        wrapped = [_wrap(o, node, i) for i, o in enumerate(outs)]
     _complete(op, node, args, attrs, wrapped, extras)
     return wrapped
 
