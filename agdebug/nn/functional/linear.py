@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...ops.linalg import products as linalg
 from ...ops.linalg.bilinear import bilinear
+from ...ops.shape.views_copies import t as transpose_2d
 from ._parser import torch_words
 
 __all__ = ["bilinear", "linear"]
@@ -22,18 +23,24 @@ def linear(input, weight, bias=None):
     >>> ag.nn.functional.linear(x, w, b).grad_fn.name()
     'AddmmBackward0'
     """
-    if input.ndim == 0 or weight.ndim == 0:
+    ndim, weight_ndim = input._data.ndim, weight._data.ndim
+    if ndim == 0 or weight_ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
-                           f"{input.ndim}D and {weight.ndim}D")
-    if input.ndim == 2 and bias is not None:
-        return linalg.addmm(bias, input, weight.t())
-    if input.ndim == 2 and weight.ndim == 2:   # torch's matmul: mm here, mv for a 1D weight
-        return linalg.mm(input, weight.t())
+                           f"{ndim}D and {weight_ndim}D")
+    if ndim == 2 and bias is not None:
+        return linalg.addmm(bias, input, _t(weight))
+    if ndim == 2 and weight_ndim == 2:   # torch's matmul: mm here, mv for a 1D weight
+        return linalg.mm(input, _t(weight))
     if bias is not None:
         flat = input.reshape(-1, input.shape[-1])
-        out = linalg.addmm(bias, flat, weight.t())
+        out = linalg.addmm(bias, flat, _t(weight))
         return out.view(tuple(input.shape[:-1]) + (weight.shape[0],))
-    return linalg.matmul(input, weight.t())
+    return linalg.matmul(input, _t(weight))
 
+
+def _t(weight):
+    """``weight.t()``: for a matrix its op (TBackward0) directly, without the method's layer
+    of argument checks (every Linear layer's call)."""
+    return transpose_2d(weight) if weight._data.ndim == 2 else weight.t()
 
 torch_words(globals(), ["linear"])

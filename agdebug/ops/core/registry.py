@@ -31,7 +31,8 @@ from .arguments import arity_error, input_error
 from .saved_names import event_names, torch_fields
 from .checks import broadcast_error
 from .running import (NotAnInput, _as_tensor, _cuda_index, _edges, _record, _record_one,
-                      _share_view_state, _unwrap, _unwrap_elementwise, _unwrap_to_first, run_direct)
+                      _share_view_state, _unwrap, _unwrap_elementwise, _unwrap_to_first, run_direct,
+                      save_plan)
 
 __all__ = ["Op", "defop", "OPS"]
 
@@ -77,6 +78,7 @@ class Op:
         defaults = {k: p.default for k, p in signature.items()
                     if p.default is not inspect.Parameter.empty}
         self.save_specs = tuple(_save_spec(name, s, params, self.extras) for s in saves)
+        self.save_plan = save_plan(self.save_specs)
         save_names = frozenset(spec[0] for spec in self.save_specs)
         # torch calls the first two inputs ``self`` and ``other`` (``grad_fn._saved_self``),
         # where the forward calls them ``x`` and ``y``; other names are torch's own.

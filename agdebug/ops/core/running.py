@@ -158,12 +158,16 @@ def _record_one(op: Op, args: tuple, attrs, result, xp, nodes: tuple, nrs: tuple
 
 def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     """Make the node, save what the derivative needs, wrap outputs as its results."""
-    outs = [_as_array(o, xp) for o in outs]
+    if xp is not np or any(type(o) is not _NDARRAY for o in outs):
+        outs = [_as_array(o, xp) for o in outs]
     meta = _meta_one(outs[0]) if len(outs) == 1 else tuple([(o.shape, o.dtype) for o in outs])
     nodes, nrs = _edges(args)
     node = op.node_class(nodes, nrs, meta)
-    wrapped = [Tensor._wrap(o) if i in op.nondiff_outputs else Tensor._wrap(o, node, i)
-               for i, o in enumerate(outs)]
+    if op.nondiff_outputs:
+        wrapped = [_wrap(o) if i in op.nondiff_outputs else _wrap(o, node, i)
+                   for i, o in enumerate(outs)]
+    else:   # (split and chunk: every piece an output of the node)
+        wrapped = [_wrap(o, node, i) for i, o in enumerate(outs)]
     _complete(op, node, args, attrs, wrapped, extras)
     return wrapped
 
@@ -305,40 +309,77 @@ def _meta_one(array) -> tuple:
     return meta
 
 
+def save_plan(specs: tuple) -> tuple:
+    """The op's saving step, built once when it is declared: per saved value ``(name,
+    kind, index, needed)``, ``needed`` being None (always saved), the one input whose
+    gradient needs it (an int: tested inline) or a tuple of them."""
+    plan = []
+    for name, kind, index, needed_by in specs:
+        if needed_by is not None and len(needed_by) == 1:
+            needed_by = needed_by[0]
+        plan.append((name, _KINDS[kind], index, needed_by))
+    return tuple(plan)
+
+
+# The kinds as small ints, in the order ops declare them most (an input, the result).
+_ARG, _RESULT, _STRIDES, _SIZES, _EXTRA, _KEY, _ATTR, _ARRAY = range(8)
+_KINDS = {"arg": _ARG, "result": _RESULT, "strides": _STRIDES, "sizes": _SIZES,
+          "extra": _EXTRA, "key": _KEY, "attr": _ATTR, "array": _ARRAY}
+
+
 def _save(op: Op, node, args: tuple, wrapped: list, extras) -> dict:
+    """Run the op's ``save_plan``: every recorded op with saved state runs this loop."""
     saved = {}
     edges = node._next
-    for name, kind, index, needed_by in op.save_specs:
-        if needed_by is not None and not _needed(edges, needed_by):
-            if kind == "array" and node._attrs is not None:
+    for name, kind, index, needed in op.save_plan:
+        if needed is not None and (edges[needed] is None if needed.__class__ is int
+                                   else not _needed(edges, needed)):
+            if kind == _ARRAY and node._attrs is not None:
                 node._attrs.pop(name, None)   # not kept: torch's _saved_<name> is None
             continue
-        # The kinds in the order ops declare them most (an input, the result): every
-        # recorded op with saved state runs this loop.
-        if kind == "arg":
+        if kind == _ARG:
             value = args[index]
             if isinstance(value, Tensor):
                 saved[name] = SavedTensor(value, False)
             else:
                 saved[name] = value   # a number, or None for an absent optional input
-        elif kind == "result":
+        elif kind == _RESULT:
             saved[name] = SavedTensor(wrapped[index], True)
-        elif kind == "strides":
-            array = args[index]._data
-            saved[name] = tuple([step // array.itemsize for step in array.strides])
-        elif kind == "sizes":
+        elif kind == _STRIDES:
+            saved[name] = _strides(args[index]._data)
+        elif kind == _SIZES:
             saved[name] = args[index]._data.shape
-        elif kind == "extra":
+        elif kind == _EXTRA:
             saved[name] = SavedTensor(Tensor._wrap(extras[index]), False)
-        elif kind == "key":
+        elif kind == _KEY:
             _save_index_arrays(node, name, saved)
-        else:   # "attr" or "array": a keyword
-            value = None if node._attrs is None else node._attrs.get(name)
-            if isinstance(value, Tensor):   # a tensor keyword: saved as it is
-                saved[name] = SavedTensor(node._attrs.pop(name), False)
-            elif value is not None and (type(value) is _NDARRAY or backend.is_array(value)):
-                saved[name] = SavedTensor(_wrap(node._attrs.pop(name)), False)
+        else:   # _ATTR or _ARRAY
+            _save_keyword(node, name, saved)
     return saved
+
+
+def _save_keyword(node, name: str, saved: dict) -> None:
+    """A keyword ("attr" or "array"): a tensor or an array in it is saved as a tensor."""
+    value = None if node._attrs is None else node._attrs.get(name)
+    if isinstance(value, Tensor):   # a tensor keyword: saved as it is
+        saved[name] = SavedTensor(node._attrs.pop(name), False)
+    elif value is not None and (type(value) is _NDARRAY or backend.is_array(value)):
+        saved[name] = SavedTensor(_wrap(node._attrs.pop(name)), False)
+
+
+_STRIDES_CACHE: dict = {}
+
+
+def _strides(array) -> tuple:
+    """An array's strides in elements (torch's ``sym_strides``), shared per layout: each
+    Linear layer's addmm saves two."""
+    key = (array.strides, array.itemsize)
+    strides = _STRIDES_CACHE.get(key)
+    if strides is None:
+        strides = tuple([step // array.itemsize for step in array.strides])
+        if len(_STRIDES_CACHE) < 4096:   # bounded, as _META_CACHE
+            _STRIDES_CACHE[key] = strides
+    return strides
 
 
 def _save_index_arrays(node, name: str, saved: dict) -> None:

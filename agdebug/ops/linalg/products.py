@@ -251,7 +251,20 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     >>> ag.addmm(ag.tensor([1.0]), ag.tensor([[1.0, 2.0]]), ag.tensor([[3.0], [4.0]]))
     tensor([[12.]])
     """
-    # (Every Linear layer calls this: the checks read the arrays, not Tensor properties.)
+    # Every Linear layer calls this: one test of the arrays passes a good call (a matrix
+    # product of one dtype onto a bias row); anything else is checked in torch's order.
+    a, b, c = mat1._data, mat2._data, input._data
+    if not (a.ndim == 2 and b.ndim == 2 and a.dtype is b.dtype and c.dtype is b.dtype
+            and a.shape[1] == b.shape[0] and c.shape == (b.shape[1],)):
+        _check_addmm(input, mat1, mat2)
+    # The defaults (int 1, as torch gives them back), read by the node without a keyword dict;
+    # ``beta=1.0`` or ``alpha=True`` are kept as given (``grad_fn._saved_beta``).
+    if type(beta) is int and type(alpha) is int and beta == alpha == 1:
+        return addmm_op(input, mat1, mat2)
+    return addmm_op(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def _check_addmm(input, mat1, mat2) -> None:
     a, b = mat1._data, mat2._data
     if a.ndim != 2 or b.ndim != 2:
         name, m = ("mat1", a) if a.ndim != 2 else ("mat2", b)
@@ -264,13 +277,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                            f"and {_name(mat2)}")
     if a.shape[1] != b.shape[0]:
         _check_mm_shapes(mat1, mat2)
-    if input._data.shape != (b.shape[1],):   # (a Linear layer's bias is known good)
-        _check_expandable(input._data.shape, (a.shape[0], b.shape[1]))
-    # The defaults (int 1, as torch gives them back), read by the node without a keyword dict;
-    # ``beta=1.0`` or ``alpha=True`` are kept as given (``grad_fn._saved_beta``).
-    if type(beta) is int and type(alpha) is int and beta == alpha == 1:
-        return addmm_op(input, mat1, mat2)
-    return addmm_op(input, mat1, mat2, beta=beta, alpha=alpha)
+    _check_expandable(input._data.shape, (a.shape[0], b.shape[1]))
 
 
 def _check_expandable(have: tuple, target: tuple) -> None:

@@ -19,6 +19,8 @@ from ..core.checks import dims_of
 
 def _dim(dim: int, ndim: int) -> int:
     """One dim, wrapped, with torch's IndexError when out of range."""
+    if type(dim) is int and -ndim <= dim < ndim:   # the common case, without dims_of's tuple
+        return dim if dim >= 0 else dim + ndim
     return dims_of(int(dim), ndim)[0]
 
 

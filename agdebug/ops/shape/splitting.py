@@ -59,10 +59,12 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    size = input.shape[_dim(dim, input.ndim)]
+    dim = _dim(dim, input.ndim)
+    size = input._data.shape[dim]
     if size == 0:
         return split(input, [0] * chunks, dim)
-    return split(input, -(-size // chunks), dim)
+    # A split size of at least 1 that split_size_arguments would pass: the op, directly.
+    return tuple(sh.split(input, split_size=int(-(-size // chunks)), dim=dim))
 
 
 def unbind(input, dim=0):

@@ -67,10 +67,12 @@ def unsafe_chunk(input, chunks: int, dim: int = 0) -> tuple:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    size = input.shape[_dim(dim, input.ndim)]
+    dim = _dim(dim, input.ndim)
+    size = input._data.shape[dim]
     if size == 0:   # torch: ``chunks`` empty pieces
         return unsafe_split_with_sizes(input, [0] * chunks, dim)
-    return unsafe_split(input, -(-size // chunks), dim)
+    # (every LSTM/GRU step: a split size of at least 1, which split_size_arguments passes)
+    return tuple(unsafe_split_op(input, split_size=int(-(-size // chunks)), dim=dim))
 
 
 FUNCTIONS = {"unsafe_split": unsafe_split, "unsafe_split_with_sizes": unsafe_split_with_sizes,

@@ -297,8 +297,9 @@ def _split_sizes(n: int, split_size: int) -> list:
 
 def _pieces(x, sizes, dim: int) -> list:
     out, start = [], 0
+    lead = (slice(None),) * dim
     for size in sizes:
-        out.append(x[(slice(None),) * dim + (slice(start, start + size),)])
+        out.append(x[lead + (slice(start, start + size),)])
         start += size
     return out
 

@@ -1,0 +1,130 @@
+"""The fast paths of issue 27 give the general path's bytes, graph and saved values.
+
+``F.linear`` calls the ``t`` op directly and ``addmm`` passes a good call with one test;
+``chunk``/``unsafe_chunk`` call their split op directly; each op saves through a plan
+built at its declaration. Each is compared with the general path it skips and with torch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agdebug as ag
+import agdebug.nn.functional as F
+
+
+def _graph(t) -> list:
+    """(node name, saved names, input edges by name), breadth first from ``t.grad_fn``."""
+    out, todo = [], [t.grad_fn]
+    while todo:
+        node = todo.pop(0)
+        if node is None:
+            continue
+        edges = [fn.name() if fn is not None else None for fn, _ in node.next_functions]
+        out.append((node.name(), sorted(n for n in dir(node) if n.startswith("_saved_")), edges))
+        todo.extend(fn for fn, _ in node.next_functions)
+    return out
+
+
+def _leaves(lib, dtype):
+    rng = np.random.default_rng(3)
+    x = lib.tensor(rng.standard_normal((5, 3)).astype(dtype))
+    w = lib.tensor(rng.standard_normal((4, 3)).astype(dtype), requires_grad=True)
+    b = lib.tensor(rng.standard_normal(4).astype(dtype), requires_grad=True)
+    return x, w, b
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_is_addmm_of_the_transposed_weight(dtype):
+    x, w, b = _leaves(ag, dtype)
+    fast, general = F.linear(x, w, b), ag.addmm(b, x, w.t())
+    assert fast._data.tobytes() == general._data.tobytes()
+    assert _graph(fast) == _graph(general)
+    node = fast.grad_fn   # x needs no gradient: torch keeps mat1 for mat2's, not mat2
+    assert node._saved_mat1._data is x._data and node._saved_mat2 is None
+    t_node = node.next_functions[2][0]
+    assert t_node.name() == "TBackward0" and t_node.next_functions[0][0].variable is w
+    fast.sum().backward()
+    grads = w.grad._data.tobytes(), b.grad._data.tobytes()
+    w.grad = b.grad = None
+    general.sum().backward()
+    assert (w.grad._data.tobytes(), b.grad._data.tobytes()) == grads
+
+
+def test_linear_graph_and_saved_values_match_torch(torch):
+    ours, theirs = F.linear(*_leaves(ag, "float32")), torch.nn.functional.linear(
+        *_leaves(torch, "float32"))
+    # (bitwise only against our general path: torch's MKL and NumPy's OpenBLAS sum apart)
+    np.testing.assert_allclose(ours._data, theirs.detach().numpy(), rtol=1e-6)
+    assert _graph(ours) == _graph(theirs)
+    for name in ("_saved_mat1_sym_sizes", "_saved_mat2_sym_sizes", "_saved_mat2_sym_strides",
+                 "_saved_alpha", "_saved_beta"):
+        assert repr(getattr(ours.grad_fn, name)) == repr(getattr(theirs.grad_fn, name)), name
+
+
+@pytest.mark.parametrize("call", [
+    "F.linear(x, w, b.double())", "F.linear(x, w[:, :2], b)", "F.linear(x, w, b[:3])",
+    "F.linear(x, w.t(), b)", "lib.addmm(b, x.t(), w)", "lib.addmm(b[:1], x, w.t())",
+    "lib.addmm(b.reshape(1, 4), x, w.t())", "lib.addmm(b, x[0], w.t())"])
+def test_linear_and_addmm_checks_off_the_fast_path_match_torch(torch, call):
+    results = []
+    for lib in (ag, torch):
+        x, w, b = _leaves(lib, "float32")
+        functional = F if lib is ag else torch.nn.functional
+        try:
+            value = eval(call, {"lib": lib, "F": functional, "x": x, "w": w, "b": b})
+            results.append(("ok", value.shape, value.grad_fn.name()))
+        except Exception as error:   # noqa: BLE001 - the error itself is compared
+            results.append((type(error).__name__, str(error).splitlines()[0]))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("name, general", [("chunk", "split"), ("unsafe_chunk", "unsafe_split")])
+@pytest.mark.parametrize("shape, chunks, dim", [((20, 64), 4, 1), ((7, 5), 3, 0), ((7, 5), 2, -1),
+                                               ((6,), 4, 0), ((0, 3), 2, 0)])
+def test_chunk_is_its_split(torch, name, general, shape, chunks, dim):
+    data = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    results = []
+    for lib, method in ((ag, name), (ag, general), (torch, name)):
+        x = lib.tensor(data, requires_grad=True) * 1
+        size = shape[dim]
+        if method == general and size:
+            pieces = getattr(x, method)(-(-size // chunks), dim)
+        elif method == general:
+            pieces = getattr(x, f"{method}_with_sizes")([0] * chunks, dim)
+        else:
+            pieces = getattr(x, method)(chunks, dim)
+        if pieces[0].numel():
+            sum(p.sum() * (i + 1) for i, p in enumerate(pieces)).backward()
+        results.append([(tuple(p.shape), p.detach().numpy().tobytes(), p.grad_fn.name(),
+                         p._base is not None) for p in pieces])
+    assert results[0] == results[2]
+    assert results[0] == results[1]
+
+
+def test_save_plan_follows_the_declared_specs():
+    from agdebug.ops.core.running import _ARG, _RESULT, _STRIDES, _SIZES
+    from agdebug.ops import OPS
+    from agdebug.ops.linalg.products import addmm_op
+    kinds = [(name, kind, needed) for name, kind, _, needed in addmm_op.save_plan]
+    assert kinds == [("mat1", _ARG, 2), ("mat2", _ARG, 1), ("mat2_sym_strides", _STRIDES, 2),
+                     ("mat1_sym_strides", _STRIDES, 1), ("mat1_sym_sizes", _SIZES, None),
+                     ("mat2_sym_sizes", _SIZES, None)]
+    assert all(len(step) == 4 for op in OPS.values() for step in op.save_plan)
+    assert OPS["exp"].save_plan == (("result", _RESULT, 0, None),)
+
+
+def test_saved_strides_are_those_of_each_layout(torch):
+    for lib in (ag, torch):
+        x = lib.ones(6, 4, requires_grad=True)
+        w = lib.ones(3, 6, requires_grad=True)
+        out = lib.addmm(lib.zeros(3), x.t(), w.t())
+        first = (tuple(out.grad_fn._saved_mat1_sym_strides),
+                 tuple(out.grad_fn._saved_mat2_sym_strides))
+        out = lib.addmm(lib.zeros(3), x.t().contiguous(), w.t().contiguous())
+        second = (tuple(out.grad_fn._saved_mat1_sym_strides),
+                  tuple(out.grad_fn._saved_mat2_sym_strides))
+        if lib is ag:
+            ours = first, second
+    assert ours == (first, second)
