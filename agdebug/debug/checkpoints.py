@@ -112,6 +112,12 @@ class NodeWriter:
         self.parts: dict = {}
         self.shared = [] if shared is None else shared
 
+    def forget_except(self, node_ids) -> None:
+        """Forget what it stored but for the nodes ``node_ids`` (those that may have more
+        versions to come): a long trace's writer then holds its live graph, not its past."""
+        self.parts = {key: n for key, n in self.parts.items() if key[0] in node_ids}
+        self.numbers.clear()
+
     def node_json(self, node: NodeView) -> bytes:
         saved = node.saved
         if any([s.released for s in saved]):

@@ -107,6 +107,9 @@ class IndexWriter:
         a["lists"].append(len(a["page_ids"]))
         a["steps"].append(step)
         self._spools["states"].append(state_json(checkpoint.state))
+        if len(a["steps"]) % 64 == 0:   # (what left the graph never comes back)
+            self._writer.forget_except({i for page, _, _ in self._slots if page
+                                        for i in page})
 
     def _page(self, p: int, page: dict) -> int:
         if p == len(self._slots):
