@@ -4,7 +4,7 @@ A recording of repeated W1 chains (forward and backward) until the trace holds t
 number of events is saved with ``Trace.save``; then, once each (not warmed up): the first
 opening (``load_trace``'s validating pass, which builds the index of a long trace) and the
 state of its first screen (the first backward about to run), the same from the index, peak
-memory (tracemalloc) of both, and ``Timeline.state(step)`` at random steps (the nearest
+memory of the first opening (a fresh process's RSS) and of the indexed one (tracemalloc), and ``Timeline.state(step)`` at random steps (the nearest
 checkpoint plus at most ``every`` events), also with the events held in a list (up to
 200,000 events) for comparison. ``--quick`` uses 10,000 events (opened eagerly:
 below ``debug.index.LAZY_BYTES``). ``AGDEBUG_BENCH_BIG=1`` in full mode adds the same rows
@@ -66,6 +66,7 @@ def trace_rows(cfg, wanted: int, repeats: int | None = None) -> list:
         label = f"{len(trace.events):,}-event trace"
         del trace
         os.environ["AGDEBUG_CACHE"] = os.path.join(folder, "cache")   # (a fresh index)
+        first_peak = first_opening_rss(path, os.path.join(folder, "cache-rss"))
         first = opened(path, load_trace)        # the pass: it builds the index
         again = opened(path, load_trace)        # the index read back
         peak = memory(path, load_trace)
@@ -78,6 +79,8 @@ def trace_rows(cfg, wanted: int, repeats: int | None = None) -> list:
                 {"agdebug": first["load"]}),
             Row("TRACE", f"first screen's state of {label}, first opening", "s",
                 {"agdebug": first["load"] + first["screen"]}),
+            Row("TRACE", f"peak memory (RSS), first opening of {label}", "MB",
+                {"agdebug": first_peak}),
             Row("TRACE", f"first screen's state of {label}, indexed", "s",
                 {"agdebug": again["load"] + again["screen"]}, at_most(2.0, "s")),
             Row("TRACE", f"peak memory, indexed opening of {label}", "MB", {"agdebug": peak},
@@ -120,6 +123,31 @@ def opened(path: str, load_trace) -> dict:
     starts = timeline.steps_of("backward_started")
     timeline.state(starts[0] - 1 if starts else len(timeline))
     return {"load": load, "screen": lap()}
+
+
+# The peak of this process alone: ru_maxrss would count the parent's pages it forked with
+# (Linux keeps that peak across exec), /proc's VmHWM is the new image's (kB both).
+_FIRST_OPENING = """
+import os, resource, sys
+from agdebug.debug import load_trace
+load_trace(sys.argv[1]).state(0)
+if os.path.exists("/proc/self/status"):
+    with open("/proc/self/status") as status:
+        print([line.split()[1] for line in status if line.startswith("VmHWM:")][0])
+else:
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def first_opening_rss(path: str, cache: str) -> float:
+    """Peak resident memory (MB) of a fresh process opening ``path`` for the first time
+    (its index made in ``cache``): what the user's machine must have, interpreter included."""
+    import subprocess
+    import sys
+    env = {**os.environ, "AGDEBUG_CACHE": cache}
+    done = subprocess.run([sys.executable, "-c", _FIRST_OPENING, path], env=env, check=True,
+                          capture_output=True, text=True)
+    return int(done.stdout.split()[-1]) / 1024
 
 
 def memory(path: str, load_trace) -> float:
