@@ -4,8 +4,9 @@ A recording of repeated W1 chains (forward and backward) until the trace holds t
 number of events is saved with ``Trace.save``; then, once each (not warmed up): the first
 opening (``load_trace``'s validating pass, which builds the index of a long trace) and the
 state of its first screen (the first backward about to run), the same from the index, peak
-memory of the first opening (a fresh process's RSS) and of the indexed one (tracemalloc), and ``Timeline.state(step)`` at random steps (the nearest
-checkpoint plus at most ``every`` events), also with the events held in a list (up to
+memory of the first opening (a fresh process's RSS) and of the indexed one (tracemalloc),
+and ``Timeline.state(step)`` at random steps (the nearest checkpoint plus at most ``every``
+events), also with the events held in a list (up to
 200,000 events) for comparison. ``--quick`` uses 10,000 events (opened eagerly:
 below ``debug.index.LAZY_BYTES``). ``AGDEBUG_BENCH_BIG=1`` in full mode adds the same rows
 at 1,000,000 events and the recorder's memory over 10,000 steps (minutes).
