@@ -241,27 +241,39 @@ def open_trace(path, progress=None) -> Trace:
         cached = _load_index(name, key)
         if cached is not None:
             return cached
-        from .state import Timeline
-        writer = _index_writer(key)   # (the pass's checkpoints go there, none kept)
-        try:
-            timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index, progress),
-                                budget=LAZY_BYTES_EVERY, keep=writer and writer.add)
-            indexed = writer is not None and _finish_index(writer, key, index, timeline)
-        finally:
-            if writer is not None:
-                writer.close()
+        trace = _indexed(name, f, index, key, progress)
     if progress is not None:
         progress(size, size)
-    if writer is None:   # no cache folder to write in: the checkpoints were kept in memory
-        return _lazy_trace(name, timeline)
-    trace = _load_index(name, key) if indexed else None
-    if trace is None:    # the index could not be finished: the pass again, kept in memory
-        with open(name, "rb") as f:
-            index = EventFile(name, array("q"), bytearray())
-            timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index),
-                                budget=LAZY_BYTES_EVERY)
-        trace = _lazy_trace(name, timeline)
-    return trace
+    return trace if trace is not None else _in_memory(name)
+
+
+def _indexed(name: str, f, index: EventFile, key: tuple, progress) -> Trace | None:
+    """The pass over ``f``, each checkpoint written to the trace's index as it is made (none
+    kept: memory follows the live graph); the trace read back from that index. ``None``
+    when the index could not be finished (the pass is then made again, in memory); the
+    checkpoints kept in memory when none can be written (no cache folder)."""
+    from .state import Timeline
+    writer = _index_writer(key)
+    try:
+        timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index, progress),
+                            budget=LAZY_BYTES_EVERY, keep=writer and writer.add)
+        if writer is None:
+            return _lazy_trace(name, timeline)
+        finished = _finish_index(writer, key, index, timeline)
+    finally:
+        if writer is not None:
+            writer.close()
+    return _load_index(name, key) if finished else None
+
+
+def _in_memory(name: str) -> Trace:
+    """A long trace's pass with its checkpoints kept in memory (its index failed)."""
+    from .state import Timeline
+    with open(name, "rb") as f:
+        index = EventFile(name, array("q"), bytearray())
+        timeline = Timeline(index, LAZY_EVERY, stream=_scan(name, f, index),
+                            budget=LAZY_BYTES_EVERY)
+    return _lazy_trace(name, timeline)
 
 
 def _lazy_trace(name: str, timeline) -> Trace:

@@ -37,7 +37,7 @@ import numpy as np
 from ..events.names import MAX_NAME
 from .checkpoints import NodeReader, NodeWriter, state_from_json, state_json
 
-__all__ = ["FORMAT", "SECTIONS", "IndexWriter", "StoredCheckpoints", "read_index", "write_index"]
+__all__ = ["FORMAT", "SECTIONS", "IndexWriter", "StoredCheckpoints", "read_index"]
 
 FORMAT, VERSION = "agdebug-index", 6   # 3: node views name their line and module;
 # 4: saved tensors keep their version when saved; 5: the ops, checkpoints placed by bytes;
@@ -52,18 +52,6 @@ KEPT_VERSIONS = 200_000   # decoded node versions a trace keeps for its next see
 
 
 # ----------------------------------------------------------------------------- writing
-
-def write_index(path: str, key: tuple, offsets, kinds: bytes, ops: list, timeline) -> None:
-    """Save ``timeline``'s checkpoints, the events' offsets and kinds and the trace's
-    ``ops`` at ``path`` (whole or not at all: a reader never sees half of it)."""
-    writer = IndexWriter(path)
-    try:
-        for step, checkpoint in zip(*timeline.checkpoints()):
-            writer.add(step, checkpoint)
-        writer.finish(key, offsets, kinds, ops, timeline.every)
-    finally:
-        writer.close()
-
 
 _TABLES = ("summaries", "shared", "nodes", "states")   # the blobs, in this order
 
