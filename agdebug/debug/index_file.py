@@ -16,6 +16,9 @@ decoding a state), and how many items each section holds. Then the sections, bac
   lie in ``blobs``;
 - ``blobs``: the JSON, in that order, then the checkpoints' states.
 
+``IndexWriter`` writes them as a trace's first pass makes its checkpoints (each table
+spooled to a temporary file, the sections put together at the end), so the pass keeps none.
+
 Opening reads the header and the small arrays and checks them (sizes, order, bounds); a
 checkpoint's JSON is read and checked (``debug.checkpoints``) when a seek first needs it.
 Nothing in the file is code: anything wrong in it is a ``ValueError``, and the index is
