@@ -215,11 +215,9 @@ def _frame(layout, dpi, captions, side: int) -> _Frame:
                   (0, band, width, height), lines)
 
 
-def wrap(text: str, width: float) -> list[str]:
-    """``text`` in lines at most ``width`` pixels wide in the caption font (words kept
-    whole where they fit). Bounded: past ``MAX_CAPTION_LINES`` the last ends with "..."."""
-    face, lines, line = font(CAPTION_PX), [], ""
-    for word in text[:MAX_CAPTION].split(" "):
+def _wrapped(face, text: str, width: float) -> list[str]:
+    lines, line = [], ""
+    for word in text.split(" "):
         joined = f"{line} {word}" if line else word
         if face.getlength(joined) <= width or not joined.strip():
             line = joined
@@ -231,7 +229,15 @@ def wrap(text: str, width: float) -> list[str]:
             cut = max(1, int(len(line) * width / face.getlength(line)))
             lines.append(line[:cut])
             line = line[cut:]
-    lines.append(line)
+    return lines + [line]
+
+
+def wrap(text: str, width: float) -> list[str]:
+    """``text`` in lines at most ``width`` pixels wide in the caption font (words kept
+    whole where they fit). Bounded: past ``MAX_CAPTION_LINES`` the last ends with "..."."""
+    face, lines = font(CAPTION_PX), []
+    for paragraph in text[:MAX_CAPTION].split("\n"):   # (printed output keeps its lines;
+        lines += _wrapped(face, paragraph, width)        # a font measures one line only)
     if len(lines) > MAX_CAPTION_LINES or len(text) > MAX_CAPTION:
         lines = lines[:MAX_CAPTION_LINES]
         lines[-1] = lines[-1][:max(0, len(lines[-1]) - 3)] + "..."

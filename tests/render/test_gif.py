@@ -102,6 +102,20 @@ def test_captions_wrap_to_the_width_and_stay_bounded():
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
     crafted = gif.wrap("y" * 100_000, 300)
     assert len(crafted) == gif.MAX_CAPTION_LINES and crafted[-1].endswith("...")
+    # Printed output keeps its lines (a font cannot measure a newline: it raised before).
+    printed = gif.wrap("The program printed: one\n    two words\n\nend", 300)
+    assert printed == ["The program printed: one", "two words", "", "end"]
+
+
+@needs_dot
+def test_a_gif_of_a_trace_whose_program_printed_lines(tmp_path):
+    from agdebug.debug import load_trace
+    trace = load_trace(Path(__file__).parents[1] / "tui" / "traces" / "inplace.agtrace")
+    timeline = trace.timeline()
+    printed = [s for s in timeline.steps_of("printed") if "\n" in timeline.events[s - 1].text]
+    assert printed   # (the in-place error's message, printed over several lines)
+    data = ex.gif_bytes(timeline, printed[:1])
+    assert data.startswith(b"GIF89a")
 
 
 @needs_dot
