@@ -202,19 +202,24 @@ class NodeReader:
         number, status, remaining, buffer, counts, grads_in, grads_out, hooks, runs, \
             freed_by, error, flags = row   # (checked one by one: a seek reads hundreds)
         if not (status in _STATUSES and type(freed_by) is str and type(error) is str
-                and _int(remaining) and _int(runs) and _listed(int, counts)
-                and _listed(str, hooks)):
+                and _int(remaining) and _int(runs)
+                and (counts == [] or _listed(int, counts))     # (empty: the usual case)
+                and (hooks == [] or _listed(str, hooks))):
             raise ValueError("node view: a field of the wrong type")
+        part = self._kept["shared"].get(number) if type(number) is int else None
         try:
             i, name, op, edges, inputs, outputs, saved, attrs, leaf, created, source, module, \
-                module_type = self._item("shared", number)
+                module_type = part or self._item("shared", number)
         except records.RecordError as exc:
             raise ValueError(str(exc)) from None
         refs = self._refs
+        if flags != [] or saved:
+            saved = _released(saved, flags)
         return tuple.__new__(NodeView, (   # NodeView(...), its fields in order, quicker
-            i, name, op, edges, inputs, outputs, _released(saved, flags), attrs, leaf, status,
-            created, remaining, refs(buffer), tuple(counts), refs(grads_in), refs(grads_out),
-            tuple(hooks), runs, freed_by, error, source, module, module_type))
+            i, name, op, edges, inputs, outputs, saved, attrs, leaf, status, created,
+            remaining, () if buffer == [] else refs(buffer), tuple(counts),
+            () if grads_in == [] else refs(grads_in), () if grads_out == [] else
+            refs(grads_out), tuple(hooks), runs, freed_by, error, source, module, module_type))
 
     def _refs(self, numbers, optional: bool = True) -> tuple:
         if type(numbers) is not list:
