@@ -112,6 +112,7 @@ class Narrator:
         self._timeline = None        # a trace file's (``follow``): far sentences use it
         self._at = 0                 # the sentence being told
         self._depth_end = 0          # where ``_depth`` was counted up to
+        self._unmade: set = set()    # nodes looked for in vain (made before recording)
         if hasattr(events, "steps_of"):   # a trace file's events: indexed when asked for
             self.follow(events)
         else:
@@ -201,9 +202,11 @@ class Narrator:
         far sentence indexed is found through the state its sentence shows (its view names
         the step that made it): one event read, never a wrong "nowhere"."""
         created = self._created.get(node_id)
-        if created is not None or self._timeline is None or not node_id:
-            return created
         timeline, at = self._timeline, self._at
+        if created is not None or timeline is None or at < self._indexed \
+                or node_id in self._unmade or not node_id:
+            return created   # (all before ``at`` was read: it was made before recording)
+        self._unmade.add(node_id)   # (looked for once)
         for step in (at + 1, at):
             view = timeline.state(step).nodes.get(node_id)
             if view is not None and 0 <= view.created_step < at:
@@ -211,6 +214,7 @@ class Narrator:
                 if event.kind == "node_created" and event.node == node_id:
                     made = timeline.state(view.created_step)
                     self._note_created(event, any(made.running.values()))
+                    self._unmade.discard(node_id)
                     return event
         return None
 
