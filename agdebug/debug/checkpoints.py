@@ -295,9 +295,9 @@ def _summary(data) -> records.TensorSummary:
     other through ``records.decode``, which also says what is wrong."""
     if type(data) is list and len(data) == len(_SUMMARY_FIELDS):
         tensor, shape, dtype, device, nbytes, stats, name = data
-        if stats is None and _all(int, (tensor, nbytes)) and _listed(int, shape) \
-                and _all(str, (dtype, device, name)) and len(name) <= MAX_NAME \
-                and name.isprintable():
+        if stats is None and _int(tensor) and _int(nbytes) and _listed(int, shape) \
+                and type(dtype) is str and type(device) is str and type(name) is str \
+                and len(name) <= MAX_NAME and name.isprintable():
             return records.TensorSummary(tensor, tuple(shape), dtype, device, nbytes, None,
                                          name)
         data = dict(zip(_SUMMARY_FIELDS, data))
@@ -310,15 +310,19 @@ def _summary(data) -> records.TensorSummary:
 
 def _quick_pairs(first: type, second: type):
     def pairs(value):
+        if value == []:
+            return ()
         if type(value) is list and all([type(p) is list and len(p) == 2 and type(p[0]) is first
                                         and type(p[1]) is second for p in value]) \
-                and (first is not int or _all(int, [p[0] for p in value] + [p[1] for p in value])):
-            return tuple([(p[0], p[1]) for p in value])
+                and (first is not int or _all(int, [v for p in value for v in p])):
+            return tuple(map(tuple, value))
         return None
     return pairs
 
 
 _SAVED_KEYS = tuple(f.name for f in dataclasses.fields(SavedView))
+if _SAVED_KEYS != ("name", "tensor", "shape", "dtype", "nbytes", "released", "version"):
+    raise ImportError("_quick_saved and _released build saved views in their fields' order")
 
 
 def _quick_saved(value):
@@ -329,8 +333,8 @@ def _quick_saved(value):
         if type(item) is not dict or tuple(item) != _SAVED_KEYS:
             return None
         name, tensor, shape, dtype, nbytes, released, version = item.values()
-        if not (_all(str, (name, dtype)) and _all(int, (tensor, nbytes, version))
-                and _listed(int, shape) and type(released) is bool):
+        if not (type(name) is str and type(dtype) is str and _int(tensor) and _int(nbytes)
+                and _int(version) and _listed(int, shape) and type(released) is bool):
             return None
         out.append(SavedView(name, tensor, tuple(shape), dtype, nbytes, released, version))
     return tuple(out)
@@ -371,7 +375,7 @@ def _int(value) -> bool:
 
 
 def _listed(kind: type, values) -> bool:
-    return type(values) is list and _all(kind, values)
+    return type(values) is list and (not values or _all(kind, values))
 
 
 def _released(saved: tuple, flags) -> tuple:
@@ -381,8 +385,8 @@ def _released(saved: tuple, flags) -> tuple:
         raise ValueError("node view: released flags do not match its saved tensors")
     if not any(flags):
         return saved
-    return tuple(dataclasses.replace(s, released=True) if f else s
-                 for s, f in zip(saved, flags))
+    return tuple(SavedView(s.name, s.tensor, s.shape, s.dtype, s.nbytes, True, s.version)
+                 if f else s for s, f in zip(saved, flags))   # (a replace, quicker)
 
 
 def state_json(state: GraphState) -> bytes:
