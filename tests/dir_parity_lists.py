@@ -15,16 +15,13 @@ def _words(text: str) -> set:
 # ------------------------------------------------------------------------------- top level
 TOP_NOT_BUILT = set().union(
     # ops and their aten spellings
-    _words("""affine_grid_generator alias_copy angle as_strided_copy as_strided_scatter binomial
-              bitwise_left_shift bitwise_right_shift cholesky conj_physical_ constant_pad_nd
-              conv_tbc convolution detach_copy diagonal_copy diagonal_scatter embedding_bag
-              embedding_renorm_ empty_permuted empty_strided expand_copy fill frobenius_norm
-              gradient grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell hash_tensor
-              histogram histogramdd igamma igammac lstm lstm_cell nonzero_static nuclear_norm
-              ormqr pdist permute_copy qr resize_as_ rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell
-              segment_reduce select_copy select_scatter slice_copy slice_inverse slice_scatter
-              split_copy split_with_sizes_copy squeeze_copy t_copy transpose_copy triangular_solve
-              unbind_copy unfold_copy unsqueeze_copy view_copy"""),
+    _words("""affine_grid_generator angle as_strided_scatter binomial bitwise_left_shift
+              bitwise_right_shift cholesky conj_physical_ constant_pad_nd conv_tbc convolution
+              diagonal_scatter embedding_bag embedding_renorm_ empty_permuted empty_strided fill
+              frobenius_norm gradient grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell
+              hash_tensor histogram histogramdd igamma igammac lstm lstm_cell nonzero_static
+              nuclear_norm ormqr pdist qr resize_as_ rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell
+              segment_reduce select_scatter slice_inverse slice_scatter triangular_solve"""),
     # the batch-norm and normalisation kernels torch exposes (SyncBatchNorm's among them)
     _words("""batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt
               batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats

@@ -11,6 +11,7 @@ import agdebug as ag
 from tests.torch_parity import assert_same_as_torch, assert_same_with_grads, evaluate, leaf
 
 X = {"x": leaf(2, 3)}
+X3 = {"x": leaf(2, 3, 4)}
 POS = {"x": leaf(2, 3, scale=0.4) + ".add(1.5).detach().requires_grad_()"}
 
 GRAD_CASES = [
@@ -26,6 +27,26 @@ GRAD_CASES = [
     ("lib.adjoint(x)", X),
     ("lib.real(x)", X),
     ("lib.range(0, 3, 0.5, dtype=lib.float64, requires_grad=True) * 2", {}),
+    # the view ops' copy variants: one node each (TBackward0_copy...), the view's gradient
+    *((expr, X3) for expr in (
+        "lib.alias_copy(x)", "lib.as_strided_copy(x, (3, 2), (1, 3), 2)",
+        "lib.as_strided_copy(x, size=(2,), stride=(5,))", "lib.diagonal_copy(x, -1, 2, 1)",
+        "lib.expand_copy(x[:, :1], (3, 2, 5, 4))", "lib.expand_copy(x, (-1, 3, 4))",
+        "lib.permute_copy(x, (2, 0, 1))", "lib.permute_copy(x, [-1, 0, 1])",
+        "lib.select_copy(x, 1, -1)", "lib.select_copy(x, -1, 2)",
+        "lib.slice_copy(x)", "lib.slice_copy(x, 2, -3, None, 2)", "lib.slice_copy(x, 1, 2, 1)",
+        "lib.slice_copy(x, dim=-1, start=-100, end=100)", "lib.slice_copy(x, 0, None, -1)",
+        "lib.split_copy(x, 2, 1)", "lib.split_copy(x, 5, -1)",
+        "lib.split_with_sizes_copy(x, [1, 0, 2], 1)", "lib.squeeze_copy(x[:, :1])",
+        "lib.squeeze_copy(x[:, :1], 1)", "lib.squeeze_copy(x[:, :1], 0)",
+        "lib.squeeze_copy(x[:, :1], (1, 0))", "lib.squeeze_copy(x[:, :1], dim=[-2])",
+        "lib.t_copy(x[0])", "lib.t_copy(x[0, 0])", "lib.transpose_copy(x, 0, -1)",
+        "lib.unbind_copy(x, 1)", "lib.unbind_copy(x)", "lib.unfold_copy(x, 2, 2, 1)",
+        "lib.unfold_copy(x, -2, 2, 2)", "lib.unsqueeze_copy(x, -1)",
+        "lib.view_copy(x, (6, 4))", "lib.view_copy(x, [-1])",
+        "lib.view_copy(x.transpose(0, 2), (8, 3))", "lib.view_copy(x, size=(4, 6))",
+        "lib.view_copy(x, lib.float32)", "lib.view_copy(x, dtype=lib.int64)",
+        "lib.view_copy(x.transpose(0, 2), lib.int64)")),
 ]
 
 VALUE_CASES = [
@@ -52,6 +73,33 @@ VALUE_CASES = [
     "lib.range(3, 0)", "lib.range(3)", "lib.range(0, float('inf'))",
 ]
 
+# The copy variants' refusals: the view's words, or torch's parser's for the copy's schema
+COPY_ERRORS = [
+    "lib.alias_copy(x, 1)", "lib.alias_copy([1.0])", "lib.as_strided_copy(x, (30,), (1,))",
+    "lib.as_strided_copy(x, (2,))", "lib.diagonal_copy(x, 0, 1, 1)",
+    "lib.diagonal_copy(lib.ones(3))", "lib.expand_copy(x, (3, 3, 4))",
+    "lib.expand_copy(x, 3, 2, 3, 4)",
+    "lib.permute_copy(x, (0, 1))", "lib.permute_copy(x, (0, 0, 1))",
+    "lib.permute_copy([1.0], (0,))", "lib.permute_copy(x, (0, 1, 3))",
+    "lib.select_copy(x, 0, 5)", "lib.select_copy(x, 3, 0)", "lib.select_copy(lib.tensor(1.), 0, 0)",
+    "lib.select_copy(x, 0, 1.5)", "lib.slice_copy(x, 1, 0, 3, 0)", "lib.slice_copy(x, 1, 0, 3, -1)",
+    "lib.slice_copy(lib.tensor(1.))", "lib.slice_copy(x, 3)", "lib.slice_copy(x, 0, 1.5)",
+    "lib.split_copy(x, 0, 1)", "lib.split_copy(x, [1, 1], 1)", "lib.split_copy(x, -1)",
+    "lib.split_copy(lib.tensor(1.), 1)", "lib.split_with_sizes_copy(x, [1, 1], 1)",
+    "lib.split_with_sizes_copy(x, [-1, 4], 1)", "lib.squeeze_copy(x, 5)",
+    "lib.squeeze_copy(x, (0, 0))", "lib.squeeze_copy([1.0])", "lib.squeeze_copy([1.0], 1)",
+    "lib.t_copy(x)", "lib.transpose_copy(x, 0, 5)", "lib.unbind_copy(x, 4)",
+    "lib.unbind_copy(lib.tensor(1.))", "lib.unfold_copy(x, 0, 3, 1)",
+    "lib.unfold_copy(x, 0, 1, 0)", "lib.unfold_copy(x, 3, 1, 1)",
+    "lib.unfold_copy(lib.tensor(1.), 0, 1, 1)", "lib.unsqueeze_copy(x, 5)",
+    "lib.view_copy(x, (5,))", "lib.view_copy(x, (-1, -1))", "lib.view_copy(x, 6, 4)",
+    "lib.view_copy([1.0], (1,))", "lib.view_copy(x, 1.5)",
+    "lib.view_copy(x.transpose(0, 2).double(), lib.int32)",
+    "lib.detach_copy(x)", "lib.detach_copy(x).sum().backward()", "lib.view_copy(x, 24)",
+    "lib.view_copy(x)",
+    "lib.expand_copy(x.float(), (3,))",
+]
+
 
 @pytest.mark.parametrize("expr, setup", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
 def test_values_and_gradients_match_torch(torch, expr, setup):
@@ -65,6 +113,24 @@ def test_matches_torch(torch, expr):
         assert evaluate(torch, expr, X) == (kind, got)
     else:
         assert_same_as_torch(torch, expr, X)
+
+
+@pytest.mark.parametrize("expr", COPY_ERRORS)
+def test_copy_variants_refuse_as_torch(torch, expr):
+    assert_same_as_torch(torch, expr, X3)
+
+
+@pytest.mark.parametrize("lib_name", ["ag", "torch"])
+def test_copy_variants_are_copies(torch, lib_name):
+    lib = ag if lib_name == "ag" else torch
+    x = lib.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    for out in (lib.alias_copy(x), lib.t_copy(x[0]), lib.expand_copy(x[:, :1], (2, 5, 4)),
+                *lib.split_copy(x, 2, 1), lib.view_copy(x, lib.int32)):
+        assert out._base is None and out.is_contiguous()
+        assert out.data_ptr() != x.data_ptr()
+    y = x.detach()
+    lib.alias_copy(y).add_(1)
+    assert y._version == 0 and float(y.sum()) == 276.0
 
 
 def _message(fn, *args) -> str:
