@@ -12,6 +12,7 @@ from tests.torch_parity import assert_same_as_torch, assert_same_with_grads, eva
 
 X = {"x": leaf(2, 3)}
 X3 = {"x": leaf(2, 3, 4)}
+SCATTER = {"m": leaf(3, 4), "h": leaf(3, 2, step=0.21), "r": leaf(4, step=0.5)}
 POS = {"x": leaf(2, 3, scale=0.4) + ".add(1.5).detach().requires_grad_()"}
 
 GRAD_CASES = [
@@ -47,6 +48,20 @@ GRAD_CASES = [
         "lib.view_copy(x.transpose(0, 2), (8, 3))", "lib.view_copy(x, size=(4, 6))",
         "lib.view_copy(x, lib.float32)", "lib.view_copy(x, dtype=lib.int64)",
         "lib.view_copy(x.transpose(0, 2), lib.int64)")),
+    # view scatters (the input copied in its layout, src written into one view of the copy)
+    *((expr, SCATTER) for expr in (
+        "lib.slice_scatter(m, h, 1, 0, 4, 2)", "m.slice_scatter(h, dim=1, start=-4, step=2)",
+        "lib.slice_scatter(m, h, -1, -100, 100, 2)", "lib.slice_scatter(m, r[None])",
+        "lib.slice_scatter(m, r[None], end=-2)", "lib.slice_scatter(m.t(), h.t(), 0, 1, None, 2)",
+        "lib.slice_scatter(m, h.float(), 1, 1, 4, 2)", "lib.slice_scatter(m, h.expand(3, 2), 1, 2)",
+        "lib.select_scatter(m, r, 0, -1)", "m.select_scatter(h[:, 0], 1, 2)",
+        "lib.select_scatter(m.t(), h[:, 0], 0, 0)", "lib.diagonal_scatter(m, r[:3])",
+        "lib.diagonal_scatter(m, r[:2], 2)", "m.diagonal_scatter(r[:2], -1)",
+        "lib.diagonal_scatter(m, r[:3], 0, -1, 0)", "lib.diagonal_scatter(m.t(), r[:3])",
+        "lib.as_strided_scatter(m, h, (3, 2), (1, 3))",
+        "lib.as_strided_scatter(m, h, (3, 2), (1, 3), 2)",
+        "m.as_strided_scatter(h.t(), (2, 3), (3, 1), storage_offset=1)",
+        "lib.as_strided_scatter(m.detach().t(), h.detach().t(), (2, 3), (1, 3))")),
 ]
 
 VALUE_CASES = [
@@ -100,6 +115,26 @@ COPY_ERRORS = [
     "lib.expand_copy(x.float(), (3,))",
 ]
 
+SCATTER_ERRORS = [
+    "lib.slice_scatter(m, h, 1)", "lib.slice_scatter(m, h[:, :1], 1, 0, 4, 2)",
+    "lib.slice_scatter(m, h, 1, 0, 4, 0)", "lib.slice_scatter(m, h, 5)",
+    "lib.slice_scatter(m, [1.0], 1)", "lib.slice_scatter(lib.tensor(1.), lib.tensor(2.))",
+    "lib.slice_scatter(m, h, 1, 0.5)", "m.slice_scatter([1.0])", "m.slice_scatter(None)",
+    "lib.slice_scatter(m.detach().long(), h, 1, 0, 4, 2)",
+    "lib.slice_scatter(m.detach().long(), h.detach(), 1, 0, 4, 2)",
+    "lib.slice_scatter(m.detach().long(), h[:, :1], 1, 0, 4, 2)",
+    "lib.select_scatter(m, h, 1, 0)", "lib.select_scatter(m, h[:, 0], 1, 9)",
+    "lib.select_scatter(m, lib.tensor(1., dtype=lib.float64), 0, 0)",
+    "lib.select_scatter(m, r, 0, 1.5)",
+    "lib.diagonal_scatter(m, h)", "lib.diagonal_scatter(m, h[:, 0], 0, 1, 1)",
+    "lib.diagonal_scatter(m, h[:2, 0], 1)", "m.diagonal_scatter('a')",
+    "lib.as_strided_scatter(m, h, (3, 3), (1, 3))", "lib.as_strided_scatter(m, h, (3, 2), (1, 30))",
+    "lib.as_strided_scatter(m, h, (3, 2), (0, 1))",
+    "lib.as_strided_scatter(m, h, (3, 2), (1,))", "lib.as_strided_scatter(m, h, 3, (1,))",
+    "lib.as_strided_scatter(m, h, (3, 2), (1, 3), -1)",
+    "lib.as_strided_scatter(m.t(), h.t(), (2, 3), (1, 3))",
+]
+
 
 @pytest.mark.parametrize("expr, setup", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
 def test_values_and_gradients_match_torch(torch, expr, setup):
@@ -118,6 +153,21 @@ def test_matches_torch(torch, expr):
 @pytest.mark.parametrize("expr", COPY_ERRORS)
 def test_copy_variants_refuse_as_torch(torch, expr):
     assert_same_as_torch(torch, expr, X3)
+
+
+@pytest.mark.parametrize("expr", SCATTER_ERRORS)
+def test_view_scatters_refuse_as_torch(torch, expr):
+    assert_same_as_torch(torch, expr, SCATTER)
+
+
+def test_as_strided_scatter_keeps_torchs_derivative(torch):
+    """torch's gradient for as_strided_scatter's input is the gradient inside the region src
+    overwrote (zero outside): not the derivative (pytorch#88105), kept as torch's."""
+    for lib in (ag, torch):
+        m = lib.zeros(3, 4, dtype=lib.float64, requires_grad=True)
+        lib.as_strided_scatter(m, lib.ones(2, 2, dtype=lib.float64), (2, 2), (1, 4)).sum() \
+            .backward()
+        assert m.grad.tolist() == [[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [0.0] * 4]
 
 
 @pytest.mark.parametrize("lib_name", ["ag", "torch"])

@@ -34,6 +34,7 @@ from .tensor_methods import device  # noqa: F401 - register ops
 from .core import inplace_views  # noqa: F401 - register ops
 from .linalg import matrix_functions
 from .shape import copy_variants
+from .indexing import scatter_views
 from .core.registry import OPS, Op, defop
 from .core.inplace import apply_inplace
 
@@ -210,7 +211,8 @@ _OP_MODULES = [reductions, shape, conversion, softmax, index_put, gather_scatter
                statistics, scatter_reduce, unsafe_split, bilinear, decompositions,
                torch_functions, special, inplace_variants, fold, quantile, packing, renorm,
                random_fills, vdot, weight_norm, matrix_functions, as_strided, refused,
-               real_views, method_functions, removed, memory, aliases, copy_variants]
+               real_views, method_functions, removed, memory, aliases, copy_variants,
+               scatter_views]
 
 
 install()

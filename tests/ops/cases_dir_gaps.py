@@ -10,6 +10,14 @@ rng = np.random.default_rng(27)
 POS = rng.uniform(0.5, 3.0, (2, 3))
 A = rng.standard_normal((2, 3, 4))
 COLUMN = rng.standard_normal((2, 1, 4))
+M = rng.standard_normal((3, 4))
+HALF = rng.standard_normal((3, 2))
+ROW = rng.standard_normal(4)
+
+
+def _fixed(t, x):
+    """A constant input for as_strided_scatter's src alone (see the case)."""
+    return t.tensor(np.arange(12.0).reshape(3, 4))
 
 CASES = [
     # in place, polygamma has its own node in torch (the schema polygamma_(self, n))
@@ -53,4 +61,22 @@ CASES = [
          grad_fn="UnsqueezeBackward0_copy"),
     Case("view_copy", lambda t, x: t.view_copy(x.transpose(0, 2), (8, 3)), [A],
          grad_fn="ViewBackward0_copy"),
+    # view scatters: input and src both differentiable
+    Case("slice_scatter", lambda t, x, s: t.slice_scatter(x, s, 1, 0, 4, 2), [M, HALF],
+         grad_fn="SliceScatterBackward0"),
+    Case("slice_scatter", lambda t, x, s: x.slice_scatter(s, start=1, end=2), [M, ROW[None]],
+         grad_fn="SliceScatterBackward0", id="slice_scatter_method"),
+    Case("select_scatter", lambda t, x, s: t.select_scatter(x, s, 0, 1), [M, ROW],
+         grad_fn="SelectScatterBackward0"),
+    Case("diagonal_scatter", lambda t, x, s: t.diagonal_scatter(x, s[:3], 1), [M, ROW],
+         grad_fn="DiagonalScatterBackward0"),
+    Case("diagonal_scatter", lambda t, x, s: x.diagonal_scatter(s[:3], 0, 1, 0), [M, ROW],
+         grad_fn="DiagonalScatterBackward0", id="diagonal_scatter_method"),
+    # torch's derivative for as_strided_scatter's input is not the true one (its gradcheck is
+    # an expected failure, pytorch#88105), so central differences check src's alone
+    Case("as_strided_scatter", lambda t, s: t.as_strided_scatter(_fixed(t, s), s, (3, 2), (1, 3),
+                                                                 2), [HALF],
+         grad_fn="AsStridedScatterBackward0"),
+    Case("as_strided_scatter", lambda t, x, s: x.as_strided_scatter(s, (2, 3), (3, 1)),
+         [M, HALF.T.copy()], numeric=False, id="as_strided_scatter_input"),
 ]

@@ -155,26 +155,37 @@ def _int(function: str, param: str, position: int, value, optional=False) -> int
     return int(value)
 
 
-def select_copy(input, dim, index):
-    """``torch.select_copy(input, dim, index)``: ``input.select(dim, index)``, copied."""
-    dim, index = _int("select_copy", "dim", 2, dim), _int("select_copy", "index", 3, index)
+def select_arguments(function: str, input, dim, index, at: int = 2) -> dict:
+    """``select``'s keywords (dim and index wrapped), checked as torch checks them (``dim``
+    is argument ``at`` of ``function``)."""
+    dim, index = _int(function, "dim", at, dim), _int(function, "index", at + 1, index)
     index_put._select_method(input.detach(), dim, index)
     dim = _dim(dim, input.ndim)
-    return select_copy_op(input, dim=dim, index=index % input.shape[dim])
+    return {"dim": dim, "index": index % input.shape[dim]}
 
 
-def slice_copy(input, dim=0, start=None, end=None, step=1):
-    """``torch.slice_copy(input, dim=0, start=None, end=None, step=1)``: ``input[start:end:
-    step]`` along ``dim``, copied; the bounds are clamped to the size, as Python's are."""
-    dim, start = _int("slice_copy", "dim", 2, dim), _int("slice_copy", "start", 3, start, True)
-    end, step = _int("slice_copy", "end", 4, end, True), _int("slice_copy", "step", 5, step)
+def select_copy(input, dim, index):
+    """``torch.select_copy(input, dim, index)``: ``input.select(dim, index)``, copied."""
+    return select_copy_op(input, **select_arguments("select_copy", input, dim, index))
+
+
+def slice_arguments(function: str, input, dim, start, end, step, at: int = 2) -> dict:
+    """``slice``'s keywords: the bounds clamped to the size, as Python's are."""
+    dim, start = _int(function, "dim", at, dim), _int(function, "start", at + 1, start, True)
+    end, step = _int(function, "end", at + 2, end, True), _int(function, "step", at + 3, step)
     if input.ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     dim = _dim(dim, input.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     start, end, _ = slice(start, end).indices(input.shape[dim])
-    return slice_copy_op(input, dim=dim, start=start, end=max(start, end), step=step)
+    return {"dim": dim, "start": start, "end": max(start, end), "step": step}
+
+
+def slice_copy(input, dim=0, start=None, end=None, step=1):
+    """``torch.slice_copy(input, dim=0, start=None, end=None, step=1)``: ``input[start:end:
+    step]`` along ``dim``, copied."""
+    return slice_copy_op(input, **slice_arguments("slice_copy", input, dim, start, end, step))
 
 
 def split_copy(input, split_size, dim=0):
