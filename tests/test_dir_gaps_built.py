@@ -115,6 +115,22 @@ COPY_ERRORS = [
     "lib.expand_copy(x.float(), (3,))",
 ]
 
+SHIFTS = {"a": "lib.tensor([1, -8, 3], dtype=lib.int32)", "b": "lib.tensor([1, 2, 40])",
+          "u": "lib.tensor([1, 2, 255], dtype=lib.uint8)", "f": "lib.tensor([1.0, 2.0])"}
+SHIFT_CASES = [
+    "a << 1", "a >> 1", "a << b", "a >> b", "2 << a", "-64 >> a", "a << -1", "a >> -1",
+    "a >> 40", "lib.tensor([-9]) >> 70", "lib.tensor([5]) << 64", "u << 7", "u >> b",
+    "u << -1", "lib.bitwise_left_shift(a, b)", "lib.bitwise_right_shift(a, 2)",
+    "lib.bitwise_left_shift(2, a)", "a.bitwise_left_shift(2)", "a.bitwise_right_shift(b)",
+    "lib.tensor([True]) << 1", "lib.tensor(3) << lib.tensor([1, 2], dtype=lib.int8)",
+    "a.clone().bitwise_left_shift_(1)", "a.clone().bitwise_right_shift_(b)",
+    "a.clone().__ilshift__(b)", "a.clone().__irshift__(3)", "u.clone().__ilshift__(b)",
+    # torch's kernels have no floating or bool shift; in place, its cast rule first
+    "f << 1", "a << 1.5", "1.5 >> a", "lib.bitwise_left_shift(f, 1)", "f.bitwise_right_shift(1)",
+    "lib.tensor([True]) << lib.tensor([True])", "a.clone().bitwise_left_shift_(1.5)",
+    "lib.bitwise_left_shift(1, 2)", "a << 'x'", "a.bitwise_left_shift_(a.float())",
+]
+
 SCATTER_ERRORS = [
     "lib.slice_scatter(m, h, 1)", "lib.slice_scatter(m, h[:, :1], 1, 0, 4, 2)",
     "lib.slice_scatter(m, h, 1, 0, 4, 0)", "lib.slice_scatter(m, h, 5)",
@@ -153,6 +169,11 @@ def test_matches_torch(torch, expr):
 @pytest.mark.parametrize("expr", COPY_ERRORS)
 def test_copy_variants_refuse_as_torch(torch, expr):
     assert_same_as_torch(torch, expr, X3)
+
+
+@pytest.mark.parametrize("expr", SHIFT_CASES)
+def test_shifts_match_torch(torch, expr):
+    assert_same_as_torch(torch, expr, SHIFTS)
 
 
 @pytest.mark.parametrize("expr", SCATTER_ERRORS)

@@ -35,6 +35,7 @@ from .core import inplace_views  # noqa: F401 - register ops
 from .linalg import matrix_functions
 from .shape import copy_variants
 from .indexing import scatter_views
+from .pointwise import shifts
 from .core.registry import OPS, Op, defop
 from .core.inplace import apply_inplace
 
@@ -212,7 +213,7 @@ _OP_MODULES = [reductions, shape, conversion, softmax, index_put, gather_scatter
                torch_functions, special, inplace_variants, fold, quantile, packing, renorm,
                random_fills, vdot, weight_norm, matrix_functions, as_strided, refused,
                real_views, method_functions, removed, memory, aliases, copy_variants,
-               scatter_views]
+               scatter_views, shifts]
 
 
 install()

@@ -79,4 +79,9 @@ CASES = [
          grad_fn="AsStridedScatterBackward0"),
     Case("as_strided_scatter", lambda t, x, s: x.as_strided_scatter(s, (2, 3), (3, 1)),
          [M, HALF.T.copy()], numeric=False, id="as_strided_scatter_input"),
+    # bit shifts: integers only, no gradient
+    Case("bitwise_left_shift", lambda t, x, y: x.bitwise_left_shift(y),
+         [np.array([1, -8, 3], dtype=np.int32), np.array([1, 2, 40])]),
+    Case("bitwise_right_shift", lambda t, x, y: t.bitwise_right_shift(x, y),
+         [np.array([1, -8, 3], dtype=np.int32), np.array([1, 70, -1])]),
 ]
