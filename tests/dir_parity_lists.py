@@ -26,9 +26,8 @@ TOP_NOT_BUILT = set().union(
               batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats
               batch_norm_update_stats native_batch_norm native_channel_shuffle native_dropout
               native_group_norm native_layer_norm native_norm"""),
-    # window functions, spectral ops and other expensive numerics
-    _words("""bartlett_window blackman_window hamming_window hann_window kaiser_window fft istft
-              stft signal lobpcg pca_lowrank svd_lowrank"""),
+    # spectral ops and other expensive numerics
+    _words("fft istft stft signal lobpcg pca_lowrank svd_lowrank"),
     # dtypes NumPy has, memory formats and layouts
     _words("""uint16 uint32 uint64 layout strided memory_format channels_last channels_last_3d
               contiguous_format legacy_contiguous_format preserve_format"""),

@@ -131,6 +131,23 @@ SHIFT_CASES = [
     "lib.bitwise_left_shift(1, 2)", "a << 'x'", "a.bitwise_left_shift_(a.float())",
 ]
 
+_WINDOWS = ("hann", "hamming", "blackman", "bartlett", "kaiser")
+WINDOW_CASES = [
+    *(f"lib.{w}_window({n}, {p}, dtype=lib.{d})" for w in _WINDOWS for n in (0, 1, 2, 5, 10, 257)
+      for p in (True, False) for d in ("float32", "float64", "float16")),
+    "lib.hann_window(6)", "lib.hann_window(window_length=3)", "lib.blackman_window(5)",
+    "lib.hamming_window(7, True, 1)", "lib.hamming_window(7, False, 0.5, 0.3)",
+    "lib.kaiser_window(7, True, 2)", "lib.kaiser_window(7, beta=3.0, periodic=False)",
+    "lib.bartlett_window(4, requires_grad=True)", "lib.hann_window(4, device='cpu')",
+    "lib.hann_window(4, requires_grad=True) * 2",
+    # torch's refusals, in its order (the dtype before the length)
+    "lib.hann_window(-1)", "lib.kaiser_window(-3)", "lib.hann_window(5, dtype=lib.int64)",
+    "lib.bartlett_window(-2, dtype=lib.int32)", "lib.blackman_window(5, dtype=lib.bool)",
+    "lib.hamming_window(5, dtype=lib.uint8)", "lib.kaiser_window(5, dtype=lib.int8)",
+    "lib.hann_window(5, dtype=lib.int16)", "lib.hann_window(5.0)", "lib.hann_window(True)",
+    "lib.hann_window(5, None)", "lib.hann_window(5, 1)", "lib.hann_window('a')",
+]
+
 SCATTER_ERRORS = [
     "lib.slice_scatter(m, h, 1)", "lib.slice_scatter(m, h[:, :1], 1, 0, 4, 2)",
     "lib.slice_scatter(m, h, 1, 0, 4, 0)", "lib.slice_scatter(m, h, 5)",
@@ -174,6 +191,13 @@ def test_copy_variants_refuse_as_torch(torch, expr):
 @pytest.mark.parametrize("expr", SHIFT_CASES)
 def test_shifts_match_torch(torch, expr):
     assert_same_as_torch(torch, expr, SHIFTS)
+
+
+@pytest.mark.parametrize("expr", WINDOW_CASES)
+def test_windows_match_torch(torch, expr):
+    # within 1 ulp of the largest value (torch's cosines and ours may round apart); kaiser's
+    # I0 is NumPy's, not torch's series: within 8
+    assert_same_as_torch(torch, expr, {}, ulps=8 if "kaiser" in expr else 1)
 
 
 @pytest.mark.parametrize("expr", SCATTER_ERRORS)
