@@ -15,12 +15,12 @@ def _words(text: str) -> set:
 # ------------------------------------------------------------------------------- top level
 TOP_NOT_BUILT = set().union(
     # ops and their aten spellings
-    _words("""affine_grid_generator angle binomial cholesky conj_physical_ constant_pad_nd conv_tbc
-              convolution embedding_bag embedding_renorm_ empty_permuted empty_strided fill
-              frobenius_norm gradient grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell
-              hash_tensor histogram histogramdd igamma igammac lstm lstm_cell nonzero_static
-              nuclear_norm ormqr pdist qr resize_as_ rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell
-              segment_reduce slice_inverse triangular_solve"""),
+    _words("""affine_grid_generator angle binomial cholesky conj_physical_ conv_tbc convolution
+              embedding_bag embedding_renorm_ empty_permuted empty_strided fill gradient
+              grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell hash_tensor histogram
+              histogramdd igamma igammac lstm lstm_cell nonzero_static ormqr pdist qr resize_as_
+              rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell segment_reduce slice_inverse
+              triangular_solve"""),
     # the batch-norm and normalisation kernels torch exposes (SyncBatchNorm's among them)
     _words("""batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt
               batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats

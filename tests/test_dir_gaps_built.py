@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 import agdebug as ag
@@ -148,6 +149,29 @@ WINDOW_CASES = [
     "lib.hann_window(5, None)", "lib.hann_window(5, 1)", "lib.hann_window('a')",
 ]
 
+# a full-rank input: the nuclear norm's gradient is unique only there
+_FULL_RANK = np.random.default_rng(27).standard_normal((2, 3, 4)).round(3).tolist()
+NATIVE = {"x": leaf(2, 3, 4), "a": f"lib.tensor({_FULL_RANK}, dtype=lib.float64).requires_grad_()"}
+NATIVE_GRAD_CASES = [
+    "lib.constant_pad_nd(x, (1, 2))", "lib.constant_pad_nd(x, (1, 2, 0, 1), 3.5)",
+    "lib.constant_pad_nd(x, (-1, 1))", "lib.constant_pad_nd(x, [1, 1, -1, 0, 2, 2])",
+    "lib.constant_pad_nd(x, (-2, -2))", "lib.frobenius_norm(x, (0, 1))",
+    "lib.frobenius_norm(x, (1,), True)", "lib.frobenius_norm(x, 1)", "lib.frobenius_norm(x, ())",
+    "lib.frobenius_norm(x, [-1, 0])", "lib.nuclear_norm(a)", "lib.nuclear_norm(a, True)",
+    "lib.nuclear_norm(a, (0, 2))", "lib.nuclear_norm(a, (0, 2), True)",
+    "lib.nuclear_norm(a, keepdim=True)",
+]
+NATIVE_ERRORS = [
+    "lib.constant_pad_nd(x, (1,))", "lib.constant_pad_nd(x, (1, 1, 1, 1, 1, 1, 1, 1))",
+    "lib.constant_pad_nd(x, (-3, -2))", "lib.constant_pad_nd(x, (-5, 1))",
+    "lib.constant_pad_nd(x, (-3, 1))",
+    "lib.constant_pad_nd(lib.ones(2, dtype=lib.int64), (1, 1), 2.5)",
+    "lib.frobenius_norm(x, (0, 1, 2))", "lib.frobenius_norm(x, (5,))",
+    "lib.frobenius_norm(x, (0, 0))", "lib.frobenius_norm(x.int(), (0,))",
+    "lib.frobenius_norm(x.float(), (0,))", "lib.nuclear_norm(x, (0,))",
+    "lib.nuclear_norm(lib.ones(3, dtype=lib.float64))", "lib.nuclear_norm(x, (0, 0))",
+]
+
 SCATTER_ERRORS = [
     "lib.slice_scatter(m, h, 1)", "lib.slice_scatter(m, h[:, :1], 1, 0, 4, 2)",
     "lib.slice_scatter(m, h, 1, 0, 4, 0)", "lib.slice_scatter(m, h, 5)",
@@ -198,6 +222,34 @@ def test_windows_match_torch(torch, expr):
     # within 1 ulp of the largest value (torch's cosines and ours may round apart); kaiser's
     # I0 is NumPy's, not torch's series: within 8
     assert_same_as_torch(torch, expr, {}, ulps=8 if "kaiser" in expr else 1)
+
+
+@pytest.mark.parametrize("expr", NATIVE_GRAD_CASES)
+def test_native_functions_match_torch(torch, expr):
+    assert_same_with_grads(torch, expr, NATIVE)
+
+
+@pytest.mark.parametrize("expr", NATIVE_ERRORS)
+def test_native_functions_refuse_as_torch(torch, expr):
+    assert_same_as_torch(torch, expr, NATIVE)
+
+
+def test_jit_norms_warn_once_at_the_callers_line():
+    # (torch's TORCH_WARN_ONCE has fired by now in this process: its text is quoted here)
+    from agdebug import native_functions
+    native_functions._WARNED.clear()
+    x = ag.ones(2, 3)
+    _, first = _warnings(lambda: (ag.frobenius_norm(x, (0,)), ag.nuclear_norm(x)))
+    _, again = _warnings(lambda: (ag.frobenius_norm(x, (0,)), ag.nuclear_norm(x)))
+    assert [(c, f) for c, _, f in first] == [(UserWarning, __file__)] * 2
+    assert [m for _, m, _ in first] == [
+        "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be "
+        "removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
+        "keepdim)` instead",
+        "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+        "removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, "
+        "keepdim)` instead"]
+    assert again == []
 
 
 @pytest.mark.parametrize("expr", SCATTER_ERRORS)
