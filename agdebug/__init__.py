@@ -27,6 +27,9 @@ from .generator import Generator, default_generator
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                      IntTensor, LongTensor, ShortTensor, torch_range)
 from .dtype_info import finfo, iinfo
+from .native_functions import constant_pad_nd, frobenius_norm, nuclear_norm
+from .window_functions import (bartlett_window, blackman_window, hamming_window, hann_window,
+                               kaiser_window)
 from .printing import set_printoptions
 from .threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
                       set_num_threads)
@@ -77,4 +80,6 @@ __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator
            "seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_printoptions",
            "get_num_threads", "set_num_threads", "get_num_interop_threads",
-           "set_num_interop_threads", "range", "short", *_function_names, *_nn_functions]
+           "set_num_interop_threads", "range", "short", "bartlett_window", "blackman_window",
+           "hamming_window", "hann_window", "kaiser_window", "constant_pad_nd", "frobenius_norm",
+           "nuclear_norm", *_function_names, *_nn_functions]

@@ -15,24 +15,19 @@ def _words(text: str) -> set:
 # ------------------------------------------------------------------------------- top level
 TOP_NOT_BUILT = set().union(
     # ops and their aten spellings
-    _words("""affine_grid_generator alias_copy angle as_strided_copy as_strided_scatter binomial
-              bitwise_left_shift bitwise_right_shift cholesky conj_physical_ constant_pad_nd
-              conv_tbc convolution detach_copy diagonal_copy diagonal_scatter embedding_bag
-              embedding_renorm_ empty_permuted empty_strided expand_copy fill frobenius_norm
-              gradient grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell hash_tensor
-              histogram histogramdd igamma igammac lstm lstm_cell nonzero_static nuclear_norm
-              ormqr pdist permute_copy qr resize_as_ rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell
-              segment_reduce select_copy select_scatter slice_copy slice_inverse slice_scatter
-              split_copy split_with_sizes_copy squeeze_copy t_copy transpose_copy triangular_solve
-              unbind_copy unfold_copy unsqueeze_copy view_copy"""),
+    _words("""affine_grid_generator angle binomial cholesky conj_physical_ conv_tbc convolution
+              embedding_bag embedding_renorm_ empty_permuted empty_strided fill gradient
+              grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell hash_tensor histogram
+              histogramdd igamma igammac lstm lstm_cell nonzero_static ormqr pdist qr resize_as_
+              rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell segment_reduce slice_inverse
+              triangular_solve"""),
     # the batch-norm and normalisation kernels torch exposes (SyncBatchNorm's among them)
     _words("""batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt
               batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats
               batch_norm_update_stats native_batch_norm native_channel_shuffle native_dropout
               native_group_norm native_layer_norm native_norm"""),
-    # window functions, spectral ops and other expensive numerics
-    _words("""bartlett_window blackman_window hamming_window hann_window kaiser_window fft istft
-              stft signal lobpcg pca_lowrank svd_lowrank"""),
+    # spectral ops and other expensive numerics
+    _words("fft istft stft signal lobpcg pca_lowrank svd_lowrank"),
     # dtypes NumPy has, memory formats and layouts
     _words("""uint16 uint32 uint64 layout strided memory_format channels_last channels_last_3d
               contiguous_format legacy_contiguous_format preserve_format"""),
@@ -143,10 +138,8 @@ TOP_NOT_API = set().union(
 # ---------------------------------------------------------------------------------- Tensor
 TENSOR_NOT_BUILT = set().union(
     # ops
-    _words("""angle as_strided_scatter bitwise_left_shift bitwise_left_shift_ bitwise_right_shift
-              bitwise_right_shift_ cholesky conj_physical_ diagonal_scatter hash_tensor histogram
-              igamma igamma_ igammac igammac_ nonzero_static ormqr qr select_scatter slice_inverse
-              slice_scatter triangular_solve istft stft"""),
+    _words("""angle cholesky conj_physical_ hash_tensor histogram igamma igamma_ igammac igammac_
+              nonzero_static ormqr qr slice_inverse triangular_solve istft stft"""),
     # CPU-only element callbacks, resizing and memory
     _words("""apply_ map_ map2_ resize resize_ resize_as resize_as_ set_ is_set_to
               new_empty_strided share_memory_"""),

@@ -33,6 +33,9 @@ from .nn import pooling_fractional  # noqa: F401 - register ops
 from .tensor_methods import device  # noqa: F401 - register ops
 from .core import inplace_views  # noqa: F401 - register ops
 from .linalg import matrix_functions
+from .shape import copy_variants
+from .indexing import scatter_views
+from .pointwise import shifts
 from .core.registry import OPS, Op, defop
 from .core.inplace import apply_inplace
 
@@ -209,7 +212,8 @@ _OP_MODULES = [reductions, shape, conversion, softmax, index_put, gather_scatter
                statistics, scatter_reduce, unsafe_split, bilinear, decompositions,
                torch_functions, special, inplace_variants, fold, quantile, packing, renorm,
                random_fills, vdot, weight_norm, matrix_functions, as_strided, refused,
-               real_views, method_functions, removed, memory, aliases]
+               real_views, method_functions, removed, memory, aliases, copy_variants,
+               scatter_views, shifts]
 
 
 install()
