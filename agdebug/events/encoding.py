@@ -22,13 +22,13 @@ __all__ = ["to_json"]
 
 def to_json(record) -> str:
     """``record`` (an event or a record inside one) as compact JSON."""
-    encode = _ENCODERS.get(type(record))
+    encode = ENCODERS.get(type(record))
     if encode is None:
         encode = _encoder(type(record))
     return encode(record)
 
 
-_ENCODERS: dict = {}
+ENCODERS: dict = {}   # record class -> its encoder (the recorder reads it directly)
 
 
 def _encoder(cls):
@@ -44,7 +44,7 @@ def _encoder(cls):
     text = "def encode(r):\n    return f'{{" + ",".join(parts) + "}}'\n"
     scope = dict(_HELPERS)
     exec(text, scope)  # noqa: S102 - text written here from the class's own fields
-    encode = _ENCODERS[cls] = scope["encode"]
+    encode = ENCODERS[cls] = scope["encode"]
     return encode
 
 

@@ -221,31 +221,38 @@ def _sent_to(fn, edges: tuple, needed: set, captures: set) -> tuple:
 
 
 def _hook(fn, tag) -> None:
-    """Pre- and post-hooks on ``fn``, once per watch: they hold only ids."""
+    """Pre- and post-hooks on ``fn``, once per watch: one object that holds only ids (the
+    tag keeps torch's two hook dicts, to take the hook out when watching ends)."""
     if tag.hooked:
         return
     tag.hooked = True
-    node = tag.node
-    hooks = _NodeHooks(node, tag.name)
-    handles = [fn.register_prehook(hooks.pre), fn.register_hook(hooks.post)]
+    hooks = _NodeHooks(tag.node, tag.name)
+    tag.hooks = (fn.register_prehook(hooks), fn.register_hook(hooks))
     if tag.name == nodes.ACCUMULATE:
         leaf = fn.variable
         if leaf.__dict__.get(_LEAF_HOOK) != STATE.session:
             # (kept apart: the leaf outlives this accumulator, and its hook must go too)
             setattr(leaf, _LEAF_HOOK, STATE.session)
             STATE.leaf_handles.append(leaf.register_post_accumulate_grad_hook(_accumulated))
-    STATE.handles[node] = handles
 
 
 _LEAF_HOOK = "_agdebug_hooked"
 
 
 class _NodeHooks:
+    """The watcher's pre-hook and post-hook of one node, in one object: torch calls a
+    pre-hook with (grad_outputs,), a post-hook with (grad_inputs, grad_outputs)."""
+
     __slots__ = ("name", "node")
 
     def __init__(self, node: int, name: str):
         self.node = node
         self.name = name
+
+    def __call__(self, grads, grad_outputs=None):
+        if grad_outputs is None:
+            return self.pre(grads)
+        return self.post(grads, grad_outputs)
 
     def pre(self, grad_outputs):
         runs = LOCAL.runs

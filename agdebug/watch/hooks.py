@@ -28,7 +28,8 @@ from . import backward, nodes
 from .state import LOCAL, STATE, Early
 from .tensors import summaries, summarize
 
-__all__ = ["ProgramHook", "register_node_hook", "register_tensor_hook", "restore"]
+__all__ = ["OWN_KEY", "ProgramHook", "register_node_hook", "register_tensor_hook",
+           "restore"]
 
 
 class ProgramHook:
@@ -162,28 +163,18 @@ def register_node_hook(original):
     return staticmethod(_register_hook)
 
 
-class OwnHandle:
-    """The handle of a hook the watcher registers on a node (two per node a backward runs):
-    what torch's ``_register_hook`` does, without its ``RemovableHandle``, which cost most
-    of the registration. Keys are negative: torch's handles count up from 0."""
-
-    __slots__ = ("hooks", "key")
-
-    def __init__(self, hooks: dict, key: int):
-        self.hooks, self.key = hooks, key
-
-    def remove(self) -> None:
-        self.hooks.pop(self.key, None)
-
-
-_own_keys = itertools.count(-1, -1)
+# The key of the watcher's own hook in a node's hook dicts: torch's handles count up from 0,
+# and the watcher puts at most one hook of each kind on a node (``backward._hook``).
+OWN_KEY = -1
 
 
 def _own(backward_hooks, hook):
+    """What torch's ``_register_hook`` does for the watcher's own hooks, without its
+    ``RemovableHandle`` (which cost most of the registration): the handle is the dict
+    itself, and ``dict.pop(OWN_KEY)`` removes the hook."""
     hooks = {} if backward_hooks is None else backward_hooks   # (torch keeps the dict)
-    key = next(_own_keys)
-    hooks[key] = hook
-    return hooks, OwnHandle(hooks, key)
+    hooks[OWN_KEY] = hook
+    return hooks, hooks
 
 
 def _remember(hooks, key, wrapped: ProgramHook) -> None:

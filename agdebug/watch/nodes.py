@@ -29,7 +29,7 @@ _NodeFreed = r.builder(r.NodeFreed)
 class Tag:
     """What the watcher keeps in a node's ``metadata``: its id and the watch it belongs to."""
 
-    __slots__ = ("__weakref__", "edges", "hooked", "name", "node", "session")
+    __slots__ = ("__weakref__", "edges", "hooked", "hooks", "name", "node", "session")
 
     def __init__(self, node: int, name: str, edges: tuple = ()):
         self.node = node
@@ -37,6 +37,7 @@ class Tag:
         self.edges = edges   # (node id or 0, output_nr) per next function: fixed once made
         self.session = STATE.session
         self.hooked = False
+        self.hooks = ()   # torch's pre- and post-hook dicts holding the watcher's hooks
 
 
 class _TagRef(weakref.ref):
@@ -67,7 +68,6 @@ def _tag(fn, name: str, edges: tuple = ()) -> Tag:
 
 def _freed(ref: _TagRef) -> None:
     STATE.node_refs.pop(ref.node, None)
-    STATE.handles.pop(ref.node, None)
     life = probe.LIFE   # the probe's GC bookkeeping: a pass that frees nodes is shown
     if life.in_gc:
         life.freed_in_gc += 1

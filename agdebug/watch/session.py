@@ -216,12 +216,12 @@ def _switch_off(patches) -> None:
     hooks.restore()
     for owner, attr, _ in patches:
         setattr(owner, attr, _ORIGINALS.pop((owner, attr)))
-    for handles in list(STATE.handles.values()):
-        for handle in handles:
-            handle.remove()
+    for ref in list(STATE.node_refs.values()):
+        tag = ref()
+        for node_hooks in tag.hooks if tag is not None else ():
+            node_hooks.pop(hooks.OWN_KEY, None)
     for handle in STATE.leaf_handles:
         handle.remove()
-    STATE.handles.clear()
     STATE.leaf_handles.clear()
     STATE.node_refs.clear()    # dead references never call back
     STATE.saved_refs.clear()

@@ -63,7 +63,6 @@ class _State:
         self.thread: threading.Thread | None = None
         self.node_refs: dict = {}     # node id -> weak reference to its tag
         self.saved_refs: dict = {}    # holder serial -> weak reference to the holder
-        self.handles: dict = {}       # node id -> its hook handles (removed at the end)
         self.leaf_handles: list = []  # leaves' post-accumulate-grad hooks (weak handles)
         self.leaves: dict = {}        # AccumulateGrad id -> data_ptr of .grad (0: None)
         self.cycles: set = set()      # leaf tensor ids on a live cycle
