@@ -51,7 +51,7 @@ SECTIONS = (("offsets", "<i8"), ("kinds", "u1"), ("steps", "<i8"), ("states", "<
 _LAZY = {"page_ids", "node_ids", "blobs"}     # read a slice at a time, when a seek needs it
 _HEADER_LIMIT = 1 << 22   # (the ops: at most _OPS_LIMIT names of MAX_NAME characters)
 _OPS_LIMIT = 10_000       # (a palette lists no more)
-KEPT_VERSIONS = 200_000   # decoded node versions a trace keeps for its next seeks
+KEPT_VERSIONS = 50_000    # decoded node versions a trace keeps for its next seeks
 
 
 # ----------------------------------------------------------------------------- writing
