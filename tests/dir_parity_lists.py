@@ -18,7 +18,7 @@ TOP_NOT_BUILT = set().union(
     _words("""affine_grid_generator angle binomial cholesky conj_physical_ conv_tbc convolution
               embedding_bag embedding_renorm_ empty_permuted empty_strided fill gradient
               grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell hash_tensor histogram
-              histogramdd igamma igammac lstm lstm_cell nonzero_static ormqr pdist qr resize_as_
+              histogramdd igamma igammac lstm lstm_cell nonzero_static ormqr qr resize_as_
               rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell segment_reduce slice_inverse
               triangular_solve"""),
     # the batch-norm and normalisation kernels torch exposes (SyncBatchNorm's among them)

@@ -17,7 +17,7 @@ NOT_BUILT = {
     "nn": {"AdaptiveLogSoftmaxWithLoss", "CrossMapLRN2d", "LinearCrossEntropyLoss",
            "LinearCrossEntropyOptions", "SyncBatchNorm", "attention", "grad"},
     "nn.functional": {"conv_tbc", "grad", "grouped_mm", "linear_cross_entropy",
-                      "native_channel_shuffle", "pdist", "scaled_grouped_mm", "scaled_mm"},
+                      "native_channel_shuffle", "scaled_grouped_mm", "scaled_mm"},
     "nn.init": set(),
     "optim": {"Muon", "swap_in_optimizer_params_and_state"},
     "optim.lr_scheduler": set(),

@@ -79,6 +79,12 @@ CASES = [
          grad_fn="AsStridedScatterBackward0"),
     Case("as_strided_scatter", lambda t, x, s: x.as_strided_scatter(s, (2, 3), (3, 1)),
          [M, HALF.T.copy()], numeric=False, id="as_strided_scatter_input"),
+    # pdist: every pair of rows (torch's _pdist_backward has no derivative; ours has one)
+    Case("pdist", lambda t, x: t.pdist(x), [M], grad_fn="PdistBackward0"),
+    Case("pdist", lambda t, x: t.nn.functional.pdist(x, 1), [M], id="pdist_p1"),
+    Case("pdist", lambda t, x: t.pdist(x, p=0.5), [M], id="pdist_p_half"),
+    Case("pdist", lambda t, x: t.pdist(x, 3), [M], id="pdist_p3"),
+    Case("pdist", lambda t, x: t.pdist(x.t(), float("inf")), [M], id="pdist_inf_transposed"),
     # bit shifts: integers only, no gradient
     Case("bitwise_left_shift", lambda t, x, y: x.bitwise_left_shift(y),
          [np.array([1, -8, 3], dtype=np.int32), np.array([1, 2, 40])]),

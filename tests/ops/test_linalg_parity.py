@@ -102,6 +102,11 @@ EXPRESSIONS = [
     "lib.cdist(a, a, compute_mode='use_mm_for_euclid_dist')", "lib.cdist(v, v)",
     "lib.cdist(a, s)", "lib.cdist(a, a, p=-1)", "lib.cdist(i, i)",
     "lib.cdist(lib.zeros(0, 4), a)",
+    # pdist (a transposed input is made contiguous, as torch does)
+    "lib.pdist(a)", "lib.pdist(a, 1)", "lib.pdist(a.t(), 0.5)", "lib.pdist(a, float('inf'))",
+    "lib.nn.functional.pdist(s, p=3)", "lib.pdist(a[:1])", "lib.pdist(a[:, :0])",
+    "lib.pdist(v)", "lib.pdist(b)", "lib.pdist(a, -1)", "lib.pdist(i)",
+    "lib.pdist(a.half())", "lib.pdist(a, 'a')", "lib.pdist(a, None)",
     # linalg norms
     "lib.linalg.norm(a)", "lib.linalg.norm(a, 'fro')", "lib.linalg.norm(a, 1)",
     "lib.linalg.norm(a, -1)", "lib.linalg.norm(a, float('inf'))", "lib.linalg.norm(v, 3)",

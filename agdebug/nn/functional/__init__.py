@@ -25,7 +25,7 @@ from .margin_loss import (cosine_embedding_loss, hinge_embedding_loss, margin_ra
                           triplet_margin_with_distance_loss, multi_margin_loss,
                           multilabel_margin_loss)
 from .ctc import ctc_loss
-from .distance import cosine_similarity, pairwise_distance
+from .distance import cosine_similarity, pairwise_distance, pdist
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from .padding import pad
 from .conv import conv1d, conv2d, conv3d, conv_transpose3d
@@ -73,7 +73,8 @@ __all__ = [
     "max_unpool2d", "max_unpool3d", "mish", "mse_loss", "multi_head_attention_forward",
     "multi_margin_loss",
     "multilabel_margin_loss", "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot",
-    "pad", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu",
+    "pad", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss",
+    "prelu",
     "relu", "relu6", "relu_", "rms_norm", "rrelu", "rrelu_", "scaled_dot_product_attention", "selu",
     "selu_", "sigmoid", "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin",
     "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_",

@@ -1,4 +1,4 @@
-"""Distance functions: ``F.cosine_similarity`` and ``F.pairwise_distance``.
+"""Distance functions: ``F.cosine_similarity``, ``F.pairwise_distance`` and ``F.pdist``.
 
 >>> import agdebug as ag
 >>> ag.nn.functional.pairwise_distance(ag.zeros(1, 2), ag.ones(1, 2))
@@ -7,11 +7,12 @@ tensor([1.4142])
 
 from __future__ import annotations
 
+from ...ops.linalg import distance as distance_ops
 from ...ops.nn import loss_pieces as loss_ops
 from ._parser import torch_words
 from .loss import _broadcast_pair, _no_grad
 
-__all__ = ["cosine_similarity", "pairwise_distance"]
+__all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -32,6 +33,12 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     diff = loss_ops.add_scalar(x1 - x2, other=eps)
     return loss_ops.norm_p_dim(diff, ord=float(p), dim=(dim % max(diff.ndim, 1),),
                                keepdim=keepdim)
+
+
+
+def pdist(input, p=2.0):
+    """``torch.pdist``: the ``p``-norm distance between every pair of rows (PdistBackward0)."""
+    return distance_ops.pdist(input, p)
 
 
 torch_words(globals(), __all__)

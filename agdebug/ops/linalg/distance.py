@@ -1,4 +1,4 @@
-"""Cross products and distances: cross / linalg.cross, cdist, dist.
+"""Cross products and distances: cross / linalg.cross, cdist, dist, pdist.
 
 The p-norm derivatives share one helper: the gradient of ``||d||_p`` with
 respect to ``d``, written with tensor ops so it differentiates again.
@@ -13,7 +13,8 @@ from ...tensor import Tensor
 from .products import _name
 from ..reduction.norms import check_inf_norm
 from ..core.registry import defop
-from ..core.checks import broadcast_shape, dims_of
+from ..core.checks import broadcast_shape, dims_of, kernel_missing
+from ..core.arguments import must_be
 from ..core.gradients import needs
 
 
@@ -215,5 +216,65 @@ def _check_cdist(x1, x2, p) -> None:
         raise RuntimeError("cdist only supports non-negative p values")
 
 
-FUNCTIONS = {"cross": cross, "cdist": cdist, "dist": dist}
+# ----------------------------------------------------------------------------- pdist
+
+def _pairs(xp, n: int):
+    """The row pairs (i, j), i < j, in torch's order (the upper triangle, row by row)."""
+    return xp.triu_indices(n, 1)
+
+
+@defop("pdist", node="PdistBackward0", saves=("self", "result"))
+def pdist_op(xp, self, p=2.0):
+    i, j = _pairs(xp, self.shape[0])
+    return _pairwise(xp, self[i][:, None, :], self[j][:, None, :], p)[:, 0, 0]
+
+
+@pdist_op.vjp
+def pdist_vjp(ctx, grad):
+    xp = xp_of(ctx.self._data)
+    i, j = (Tensor._wrap(k) for k in _pairs(xp, ctx.self.shape[0]))
+    diff = ctx.self.index_select(0, i) - ctx.self.index_select(0, j)    # [pairs, m]
+    g = grad.unsqueeze(-1) * _pdist_grad(diff, ctx.result.unsqueeze(-1), ctx.p)
+    return (ctx.self * 0).index_add(0, i, g).index_add(0, j, -g),
+
+
+def _pdist_grad(diff: Tensor, dist: Tensor, p: float) -> Tensor:
+    """d dist / d diff as torch's _pdist_backward has it: 0 where the distance is 0 (and,
+    for p < 1, where an entry of the difference is), every tied entry in full for p = inf."""
+    if p == 0:
+        return diff * 0
+    if p == 1:
+        return diff.sign()
+    if p == math.inf:
+        return diff.sign() * (diff.abs() == dist)
+    keep = _const((dist._data != 0).astype(dist._data.dtype), dist)
+    safe = dist + _const((dist._data == 0).astype(dist._data.dtype), dist)
+    if p == 2:
+        return diff / safe * keep
+    size = diff.abs() + _const((diff._data == 0).astype(diff._data.dtype), diff)
+    return diff.sign() * size ** (p - 1) / safe ** (p - 1) * keep
+
+
+def pdist(input, p=2.0):
+    """The ``p``-norm distance between every pair of rows of ``input`` (n x m): the upper
+    triangle of ``cdist(input, input)``, row by row, n (n - 1) / 2 values (PdistBackward0).
+
+    >>> import agdebug as ag
+    >>> ag.pdist(ag.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+    tensor([5.0000, 1.0000, 4.2426])
+    """
+    if not isinstance(p, (int, float)):
+        raise must_be("pdist", "p", 2, "float", p)
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if input._data.dtype.itemsize < 4:
+        raise kernel_missing("pdist", input._data.dtype)
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return pdist_op(input, p=float(p))
+
+
+FUNCTIONS = {"cross": cross, "cdist": cdist, "dist": dist, "pdist": pdist}
 METHODS = {"cross": cross, "dist": dist}
