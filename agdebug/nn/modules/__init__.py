@@ -51,9 +51,11 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 
 __all__ = [
-    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveLogSoftmaxWithLoss",
+    "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AlphaDropout", "FractionalMaxPool2d",
     "FractionalMaxPool3d", "AvgPool1d", "AvgPool2d",
     "AvgPool3d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
