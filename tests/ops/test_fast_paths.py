@@ -103,6 +103,25 @@ def test_chunk_is_its_split(torch, name, general, shape, chunks, dim):
     assert results[0] == results[1]
 
 
+@pytest.mark.parametrize("name", ["chunk", "unsafe_chunk"])
+@pytest.mark.parametrize("chunks", [2.0, True, None, "2", np.int64(2), np.float64(2.0), "int",
+                                    "float"])
+def test_chunk_takes_ints_as_torch(torch, name, chunks):
+    """An int, a numpy integer or a one-element integer tensor; torch's TypeError for the
+    rest, its position counted after ``self`` for the method."""
+    said = []
+    for lib in (torch, ag):
+        given = {"int": lib.tensor(2), "float": lib.tensor(2.0)}.get(chunks, chunks) \
+            if isinstance(chunks, str) else chunks
+        for call in (lambda: getattr(lib.ones(4), name)(given),
+                     lambda: getattr(lib, name)(lib.ones(4), given)):
+            try:
+                said.append(len(call()))
+            except TypeError as error:
+                said.append(str(error))
+    assert said[:2] == said[2:]
+
+
 def test_save_plan_follows_the_declared_specs():
     from agdebug.ops.core.running import _ARG, _RESULT, _STRIDES, _SIZES
     from agdebug.ops import OPS

@@ -32,9 +32,18 @@ _OPTIONAL_TENSORS = frozenset({"weight", "bias", "running_mean", "running_var", 
                                "tau", "offsets", "per_sample_weights", "src", "source"})
 
 
+_HEAP_TYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class made by ``class`` (its C name is bare)
+
+
 def type_name(value) -> str:
-    """The type as torch's parser names it (``list``, ``NoneType``, ``Tensor``)."""
-    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+    """The type as torch's parser names it: C's name of the type (``list``, ``NoneType``,
+    ``numpy.float64``: a C type outside builtins carries its module), ``Tensor``."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    if kind.__flags__ & _HEAP_TYPE or kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__name__}"
 
 
 def must_be(function: str, param: str, position, expected: str, value) -> TypeError:

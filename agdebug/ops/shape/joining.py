@@ -133,6 +133,10 @@ def _roll_method(self, shifts, dims=None):
     return roll(self, shifts, dims, _method=True)
 
 
+def _chunk_method(self, chunks, dim=0):
+    return chunk(self, chunks, dim, _method=True)
+
+
 def _movedim_method(self, source, destination):
     return movedim(self, source, destination, _method=True)
 
@@ -153,7 +157,7 @@ METHODS = {
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
     "T": property(_T), "mT": property(_mT), "repeat": repeat, "narrow": narrow, "flip": flip,
     "contiguous": contiguous, "split": _split_method, "split_with_sizes": split_with_sizes,
-    "chunk": chunk, "unbind": unbind,
+    "chunk": _chunk_method, "unbind": unbind,
     "roll": _roll_method, "movedim": _movedim_method, "moveaxis": _movedim_method,
     "view": _view, "reshape": _reshape, "expand": _expand, "squeeze_": squeeze_,
     "unsqueeze_": unsqueeze_, "transpose_": transpose_, "swapdims_": transpose_,

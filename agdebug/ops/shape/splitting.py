@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from . import views_copies as sh
+from ..core.arguments import must_be
+from .as_strided import _as_int
 from .signatures import _dim
 
 
@@ -53,8 +55,18 @@ def split_sizes_arguments(input, split_sizes, dim) -> tuple:
     return dim, sizes
 
 
-def chunk(input, chunks, dim=0):
+def chunks_argument(name: str, chunks, method: bool) -> int:
+    """``chunks`` as an int (a numpy integer or one-element integer tensor is one), else
+    torch's TypeError, which counts positions after ``self`` for the method."""
+    found = _as_int(chunks)
+    if found is None:
+        raise must_be(name, "chunks", 1 if method else 2, "int", chunks)
+    return found
+
+
+def chunk(input, chunks, dim=0, *, _method=False):
     """``x.chunk(n, dim)``: at most ``n`` pieces of equal size (the last may be smaller)."""
+    chunks = chunks_argument("chunk", chunks, _method)
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:

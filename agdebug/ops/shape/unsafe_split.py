@@ -14,7 +14,7 @@ from . import views_copies as sh
 from ..core.registry import defop
 from ..core.saved_names import SELF_SIZES
 from .signatures import _dim
-from .splitting import split_size_arguments, split_sizes_arguments
+from .splitting import chunks_argument, split_size_arguments, split_sizes_arguments
 
 __all__ = ["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"]
 
@@ -56,13 +56,14 @@ def unsafe_split_with_sizes(input, split_sizes, dim: int = 0) -> tuple:
     return tuple(unsafe_split_with_sizes_op(input, split_sizes=sizes, dim=dim))
 
 
-def unsafe_chunk(input, chunks: int, dim: int = 0) -> tuple:
+def unsafe_chunk(input, chunks: int, dim: int = 0, *, _method=False) -> tuple:
     """``torch.unsafe_chunk``: ``chunk`` into at most ``chunks`` pieces that are not views.
 
     >>> import agdebug as ag
     >>> ag.unsafe_chunk(ag.ones(4, requires_grad=True), 2)[0].grad_fn.name()
     'UnsafeSplitBackward0'
     """
+    chunks = chunks_argument("unsafe_chunk", chunks, _method)
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -75,6 +76,10 @@ def unsafe_chunk(input, chunks: int, dim: int = 0) -> tuple:
     return tuple(unsafe_split_op(input, split_size=int(-(-size // chunks)), dim=dim))
 
 
+def _unsafe_chunk_method(self, chunks, dim=0):
+    return unsafe_chunk(self, chunks, dim, _method=True)
+
+
 FUNCTIONS = {"unsafe_split": unsafe_split, "unsafe_split_with_sizes": unsafe_split_with_sizes,
              "unsafe_chunk": unsafe_chunk}
-METHODS = dict(FUNCTIONS)
+METHODS = {**FUNCTIONS, "unsafe_chunk": _unsafe_chunk_method}
