@@ -50,6 +50,8 @@ ACTIVATIONS = [
     "F.prelu(x, lib.tensor(0.2))", "F.prelu(x[0], lib.tensor([0.3]))",
     "F.prelu(x, lib.ones(2))", "F.prelu(x[0], lib.ones(4))", "F.prelu(x, lib.ones(1, 4))",
     "F.prelu(i, lib.tensor([1]))", "F.prelu(lib.tensor(-1.0), lib.ones(1) * 0.25)",
+    "F.prelu(x.double(), lib.tensor([0.25]))", "F.prelu(x, lib.ones(1, 4).double())",
+    "F.prelu(x.half(), lib.tensor([0.25]))", "lib.prelu(x.double(), lib.tensor([0.25]))",
     "F.rrelu(x)", "F.rrelu(x, 0.2, 0.4)", "F.rrelu(x * 1, inplace=True)", "F.rrelu(i)",
     "F.rrelu(x, training=False)",
 ]

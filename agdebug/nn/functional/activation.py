@@ -258,6 +258,9 @@ def prelu(input, weight):
     >>> ag.nn.functional.prelu(ag.tensor([-2.0, 3.0]), ag.tensor([0.25]))
     tensor([-0.5000,  3.0000])
     """
+    if input.dtype != weight.dtype:   # (torch checks this first)
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._legacy} "
+                           f"and {weight.dtype._legacy}")
     if weight.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
