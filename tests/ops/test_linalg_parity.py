@@ -57,7 +57,7 @@ EXPRESSIONS = [
     "lib.tril_indices(3, 3, dtype=lib.float32)", "lib.tril_indices(-1, 3)",
     # block_diag / kron
     "lib.block_diag(a, v, lib.tensor(2.0))", "lib.block_diag(i, lib.ones(1, 2))",
-    "lib.block_diag(lib.ones(2, 2, 2))", "lib.block_diag(lib.zeros(0, 2), s)",
+    "lib.block_diag(lib.ones(2, 2, 2))", "lib.block_diag(lib.zeros(0, 2), s)", "lib.block_diag()",
     "lib.kron(a, v)", "lib.kron(i, i)", "lib.kron(lib.tensor(2.0), v)", "a.kron(b)",
     # add* family
     "lib.addmv(v, a, w)", "lib.addmv(lib.tensor(1.0), a, w, beta=0.5, alpha=2)",

@@ -248,7 +248,8 @@ def block_diag_op(xp, *xs, shapes=()):
     from ..shape.views_copies import _common_dtype
     mats = [x.reshape(s) for x, s in zip(xs, _block_shapes(shapes))]
     dtype = _common_dtype(mats) if mats else backend.DEFAULT_FLOAT.np
-    out = xp.zeros((sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)), dtype=dtype)
+    rows = sum(m.shape[0] for m in mats) if mats else 1   # (torch: no blocks, one empty row)
+    out = xp.zeros((rows, sum(m.shape[1] for m in mats)), dtype=dtype)
     r = c = 0
     for m in mats:
         out[r:r + m.shape[0], c:c + m.shape[1]] = m
