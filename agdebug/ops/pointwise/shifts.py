@@ -41,24 +41,14 @@ def _named(op, method: bool = False):
     return call
 
 
-def _reflected(op):
-    """``2 << x``: the number shifted by the tensor."""
-    def method(self, other):
-        try:
-            other = m.operand(other)
-        except TypeError:
-            return NotImplemented
-        return op(other, self)
-    return method
-
-
 _LEFT_, _RIGHT_ = m.bitwise_inplace(bitwise_left_shift), m.bitwise_inplace(bitwise_right_shift)
 METHODS = {
     "bitwise_left_shift": _named(bitwise_left_shift, method=True),
     "bitwise_right_shift": _named(bitwise_right_shift, method=True),
     "__lshift__": m.bitwise_operator(bitwise_left_shift),
     "__rshift__": m.bitwise_operator(bitwise_right_shift),
-    "__rlshift__": _reflected(bitwise_left_shift), "__rrshift__": _reflected(bitwise_right_shift),
+    "__rlshift__": m.bitwise_operator(bitwise_left_shift, reflected=True),
+    "__rrshift__": m.bitwise_operator(bitwise_right_shift, reflected=True),
     "bitwise_left_shift_": _LEFT_, "bitwise_right_shift_": _RIGHT_,
     "__ilshift__": _LEFT_, "__irshift__": _RIGHT_,
 }

@@ -151,15 +151,16 @@ def where(condition, input=None, other=None):
 
 # ----------------------------------------------------------------------------- bitwise
 
-def bitwise_operator(op):
-    """``x & y`` (and ``y & x``: the ops commute). Another operand is Python's TypeError,
-    as in torch: ``NotImplemented`` lets Python say ``unsupported operand type(s)``."""
+def bitwise_operator(op, reflected: bool = False):
+    """``x & y`` (and ``y & x``: the ops commute); ``reflected``: ``2 << x``, the operand
+    first. Another operand is Python's TypeError, as in torch: ``NotImplemented`` lets
+    Python say ``unsupported operand type(s)``."""
     def method(self, other):
         try:
             other = operand(other)
         except TypeError:
             return NotImplemented
-        return op(self, other)
+        return op(other, self) if reflected else op(self, other)
     method.__name__ = op.name
     return method
 
