@@ -530,11 +530,6 @@ class Timeline:
     def __len__(self) -> int:
         return len(self.events)
 
-    def checkpoints(self) -> tuple[list, list]:
-        """The steps of its checkpoints, and the ``Checkpoint`` at each (a trace index
-        saves them)."""
-        return self._steps, self._checkpoints
-
     def state(self, step: int) -> GraphState:
         """The state after the first ``step`` events (clamped to the trace)."""
         step = max(0, min(int(step), len(self.events)))
