@@ -127,7 +127,7 @@ def opened(path: str, load_trace) -> dict:
 
 
 # The peak of this process alone: ru_maxrss would count the parent's pages it forked with
-# (Linux keeps that peak across exec), /proc's VmHWM is the new image's (kB both).
+# (Linux keeps that peak across exec), /proc's VmHWM is the new image's.
 _FIRST_OPENING = """
 import os, resource, sys
 from agdebug.debug import load_trace
@@ -135,8 +135,9 @@ load_trace(sys.argv[1]).state(0)
 if os.path.exists("/proc/self/status"):
     with open("/proc/self/status") as status:
         print([line.split()[1] for line in status if line.startswith("VmHWM:")][0])
-else:
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+else:   # (kB, as VmHWM; macOS gives bytes)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(peak // 1024 if sys.platform == "darwin" else peak)
 """
 
 
