@@ -16,7 +16,7 @@ from . import ops as _ops  # noqa: F401 - registers ops and Tensor methods first
 from . import autograd, cuda, debug, distributions, nn, optim, utils
 from . import special
 from . import accelerator, amp, backends, distributed, onnx
-from .amp import autocast
+from .amp import GradScaler, autocast
 from .backend import (Device, bfloat16, bool_, complex64, complex128, device, dtype, float16,
                       float32, float64, int8, int16, int32, int64, uint8)
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
@@ -64,7 +64,7 @@ int = int32
 short = int16
 
 __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator", "amp",
-           "autocast", "backends",
+           "autocast", "GradScaler", "backends",
            "distributed", "onnx", "inf", "nan", "pi", "e", "newaxis", "FloatTensor",
            "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
            "ByteTensor", "BoolTensor", "distributions", "nn",

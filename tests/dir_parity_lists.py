@@ -39,7 +39,7 @@ TOP_NOT_BUILT = set().union(
               is_autocast_xla_enabled set_autocast_cache_enabled set_autocast_cpu_dtype
               set_autocast_cpu_enabled set_autocast_dtype set_autocast_enabled
               set_autocast_gpu_dtype set_autocast_ipu_dtype set_autocast_ipu_enabled
-              set_autocast_xla_dtype set_autocast_xla_enabled GradScaler"""),
+              set_autocast_xla_dtype set_autocast_xla_enabled"""),
     # runtime settings, devices and interchange
     _words("""get_deterministic_debug_mode set_deterministic_debug_mode set_default_tensor_type
               init_num_threads thread_safe_generator get_device_module OutOfMemoryError
