@@ -258,7 +258,8 @@ def _backward_planned(b: _Builder, e) -> None:
     if stack:
         top = replace(stack[-1], nodes=tuple(p.node for p in e.nodes))
         b.running[e.thread] = stack[:-1] + (top,)
-        b.backward = top if b.backward is stack[-1] else b.backward
+        # Equal, not the same object: a decoded checkpoint holds two copies of it.
+        b.backward = top if b.backward == stack[-1] else b.backward
     for p in e.nodes:
         node = b.node(p.node, p.name)
         if not node.edges and p.edges:

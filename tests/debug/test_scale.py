@@ -545,6 +545,22 @@ def test_an_indexed_trace_keeps_a_bounded_number_of_decoded_versions(tmp_path, l
     assert 20 < most <= 20 + max(len(full[s].nodes) for s in range(len(full)))
 
 
+@pytest.mark.parametrize("every", [2, 3])
+def test_an_indexed_trace_replayed_from_any_checkpoint_gives_the_full_reduction(
+        tmp_path, lazy, monkeypatch, every):
+    """Checkpoints every few steps: events replayed after one between a backward's start and
+    its plan (decoded, the running stack's top and ``backward`` are equal, not one object)
+    still give the plan to ``backward``."""
+    monkeypatch.setattr(lazy, "LAZY_EVERY", every)
+    monkeypatch.setattr(lazy, "LAZY_BYTES_EVERY", 10**9)   # ``every`` alone places them
+    path = _recorded(tmp_path, 3)
+    full = _full_reductions(load_trace(path).events)
+    trace = load_trace(path)
+    assert len(trace.timeline()._checkpoints) > len(full) // (every + 1)
+    for step in reversed(range(len(full))):   # backwards: each seek starts at a checkpoint
+        _same(trace.state(step), full[step])
+
+
 def test_node_versions_read_together_are_each_one_json_value():
     """A checkpoint's versions are parsed in one pass: a damaged item holding two values, or
     half of one, is a ValueError (the checkpoint is then rebuilt), never a shifted field."""
