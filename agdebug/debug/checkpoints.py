@@ -33,6 +33,7 @@ from types import MappingProxyType
 
 from ..events import records
 from ..events.names import MAX_NAME
+from . import checkpoint_shapes as shapes
 from .cycles import CycleView
 from .state import STATUSES, BackwardView, ErrorView, GraphState, LeafView, NodeView, SavedView
 
@@ -162,11 +163,11 @@ class NodeReader:
 
     def __init__(self, blobs, counts: dict):
         self._blobs, self.counts = blobs, counts
-        self._kept: dict = {"summaries": {}, "shared": {}}
+        self.forget()
 
     def forget(self) -> None:
         """Drop the items decoded so far (they are read again when needed)."""
-        self._kept = {"summaries": {}, "shared": {}}
+        self._kept = {"summaries": {None: None}, "shared": {}}
 
     def node(self, text: bytes) -> NodeView:
         return self.nodes([text])[0]
@@ -175,6 +176,10 @@ class NodeReader:
         """Node versions from their JSON, read together: each table's items that are new
         are parsed in one pass (a cold seek reads a thousand versions)."""
         rows = _loads_all(texts, "node view")
+        if all(map(shapes.OWN.fullmatch, texts)):
+            found = self._usual_nodes(rows)
+            if found is not None:
+                return found
         for row in rows:
             if type(row) is not list or len(row) != len(_OWN) + 2:
                 raise ValueError(f"node view: expected {len(_OWN) + 2} fields")
@@ -190,6 +195,40 @@ class NodeReader:
         for number, data in shared.items():
             self._kept["shared"][number] = self._decoded("shared", data)
         return [self._node(row) for row in rows]
+
+    def _usual_nodes(self, rows: list) -> list[NodeView] | None:
+        """``nodes`` when each item it reads has the usual shape (``checkpoint_shapes``):
+        built with no field checked again. ``None`` otherwise, and the checked way (which
+        says what is wrong) runs."""
+        shared = self._usual_raw("shared", {row[0] for row in rows}, shapes.SHARED)
+        if shared is None:
+            return None
+        wanted = {n for row in rows for n in (*row[3], *row[5], *row[6])}
+        for data in shared.values():
+            wanted.update(data[4], data[5], (data[8],))
+        summaries = self._usual_raw("summaries", wanted, shapes.SUMMARY)
+        if summaries is None:
+            return None
+        kept, parts = self._kept["summaries"], self._kept["shared"]
+        for number, data in summaries.items():
+            kept[number] = _usual_summary(*data)
+        get = kept.__getitem__   # (kept[None] is None: an optional summary left out)
+        try:
+            for number, data in shared.items():
+                parts[number] = _usual_shared(data, get)
+            return [_usual_node(row, parts[row[0]], get) for row in rows]
+        except KeyError:   # a number past its table's end
+            return None
+
+    def _usual_raw(self, table: str, numbers, shape) -> dict | None:
+        """``_raw``, or ``None`` unless each item's text has the usual ``shape``."""
+        kept, count = self._kept[table], self.counts[table]
+        todo = sorted([n for n in numbers if type(n) is int and 0 <= n < count
+                       and n not in kept])
+        texts = self._blobs(table, todo)
+        if not all(map(shape.fullmatch, texts)):
+            return None
+        return dict(zip(todo, _loads_all(texts, table)))
 
     def _raw(self, table: str, numbers) -> dict:
         """Number -> parsed JSON of each item of ``table`` in ``numbers`` not decoded yet."""
@@ -281,6 +320,36 @@ class NodeReader:
             return None
         return (i, name, op, edges, self._refs(inputs), self._refs(outputs, False), saved,
                 attrs, self.summary(leaf, True), created, source, module, module_type)
+
+
+def _usual_node(row: list, part: tuple, get) -> NodeView:
+    """A version whose text and shared ``part`` have the usual shapes; ``get``: summary
+    number -> summary."""
+    number, status, remaining, buffer, counts, grads_in, grads_out, hooks, runs, \
+        freed_by, error, flags = row
+    i, name, op, edges, inputs, outputs, saved, attrs, leaf, created, source, module, \
+        module_type = part
+    if flags or saved:
+        saved = _released(saved, flags)
+    return tuple.__new__(NodeView, (   # NodeView(...), its fields in order, quicker
+        i, name, op, edges, inputs, outputs, saved, attrs, leaf, status, created, remaining,
+        tuple(map(get, buffer)), tuple(counts), tuple(map(get, grads_in)),
+        tuple(map(get, grads_out)), tuple(hooks), runs, freed_by, error, source, module,
+        module_type))
+
+
+def _usual_shared(data: list, get) -> tuple:
+    i, name, op, edges, inputs, outputs, saved, attrs, leaf, created, source, module, \
+        module_type = data
+    saved = tuple([SavedView(n, t, tuple(shape), d, b, r, v)
+                   for n, t, shape, d, b, r, v in map(dict.values, saved)])
+    return (i, name, op, tuple(map(tuple, edges)), tuple(map(get, inputs)),
+            tuple(map(get, outputs)), saved, tuple(map(tuple, attrs)), get(leaf), created,
+            source, module, module_type)
+
+
+def _usual_summary(tensor, shape, dtype, device, nbytes, stats, name) -> records.TensorSummary:
+    return records.TensorSummary(tensor, tuple(shape), dtype, device, nbytes, None, name)
 
 
 _SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(records.TensorSummary))
