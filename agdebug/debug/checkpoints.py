@@ -142,6 +142,9 @@ class NodeWriter:
     def _plain(self, name: str, value):
         if name in _SUMMARIES:
             return [self._number(s) for s in value]
+        if name == "saved":   # (a list of its fields: half the text of an object's)
+            return [[s.name, s.tensor, list(s.shape), s.dtype, s.nbytes, s.released,
+                     s.version] for s in value]
         return self._number(value) if name == "leaf" else _plain(value)
 
     def _number(self, summary) -> int | None:
@@ -200,18 +203,16 @@ class NodeReader:
         """``nodes`` when each item it reads has the usual shape (``checkpoint_shapes``):
         built with no field checked again. ``None`` otherwise, and the checked way (which
         says what is wrong) runs."""
-        shared = self._usual_raw("shared", {row[0] for row in rows}, shapes.SHARED)
-        if shared is None:
+        shared, usual = self._parsed("shared", {row[0] for row in rows}, shapes.SHARED)
+        if not usual:
             return None
         wanted = {n for row in rows for n in (*row[3], *row[5], *row[6])}
         for data in shared.values():
             wanted.update(data[4], data[5], (data[8],))
-        summaries = self._usual_raw("summaries", wanted, shapes.SUMMARY)
-        if summaries is None:
-            return None
+        summaries, usual = self._parsed("summaries", wanted, shapes.SUMMARY)
         kept, parts = self._kept["summaries"], self._kept["shared"]
-        for number, data in summaries.items():
-            kept[number] = _usual_summary(*data)
+        for number, data in summaries.items():   # (with statistics: checked)
+            kept[number] = _usual_summary(*data) if usual else _summary(data)
         get = kept.__getitem__   # (kept[None] is None: an optional summary left out)
         try:
             for number, data in shared.items():
@@ -220,15 +221,13 @@ class NodeReader:
         except KeyError:   # a number past its table's end
             return None
 
-    def _usual_raw(self, table: str, numbers, shape) -> dict | None:
-        """``_raw``, or ``None`` unless each item's text has the usual ``shape``."""
+    def _parsed(self, table: str, numbers, shape) -> tuple[dict, bool]:
+        """(``_raw``, whether the text of each item has the usual ``shape``)."""
         kept, count = self._kept[table], self.counts[table]
         todo = sorted([n for n in numbers if type(n) is int and 0 <= n < count
                        and n not in kept])
         texts = self._blobs(table, todo)
-        if not all(map(shape.fullmatch, texts)):
-            return None
-        return dict(zip(todo, _loads_all(texts, table)))
+        return dict(zip(todo, _loads_all(texts, table))), all(map(shape.fullmatch, texts))
 
     def _raw(self, table: str, numbers) -> dict:
         """Number -> parsed JSON of each item of ``table`` in ``numbers`` not decoded yet."""
@@ -279,6 +278,9 @@ class NodeReader:
             return self._refs(value, name != "outputs")
         if name == "leaf":
             return self.summary(value, True)
+        if name == "saved" and type(value) is list:   # (each a list of its fields)
+            value = [dict(zip(_SAVED_KEYS, v)) if type(v) is list and len(v) == len(_SAVED_KEYS)
+                     else v for v in value]
         quick = _QUICK.get(name)
         found = quick(value) if quick is not None else None
         return found if found is not None else records.decode(hint, value, f"node view.{name}")
@@ -303,23 +305,7 @@ class NodeReader:
             return _summary(data)
         if type(data) is not list or len(data) != len(_SHARED):
             raise ValueError(f"node view: expected {len(_SHARED)} shared fields")
-        return self._usual_shared(data) or tuple([self._field(n, v)
-                                                  for n, v in zip(_SHARED, data)])
-
-    def _usual_shared(self, data: list) -> tuple | None:
-        """The usual shared part (``_field`` on each, in fewer steps), else ``None``."""
-        i, name, op, edges, inputs, outputs, saved, attrs, leaf, created, source, module, \
-            module_type = data
-        if not (_int(i) and _int(created) and type(name) is str and type(op) is str
-                and type(source) is str and type(module) is str and type(module_type) is str
-                and type(inputs) is list and type(outputs) is list):
-            return None
-        edges, attrs, saved = _QUICK["edges"](edges), _QUICK["attrs"](attrs), \
-            _quick_saved(saved)
-        if edges is None or attrs is None or saved is None:
-            return None
-        return (i, name, op, edges, self._refs(inputs), self._refs(outputs, False), saved,
-                attrs, self.summary(leaf, True), created, source, module, module_type)
+        return tuple([self._field(n, v) for n, v in zip(_SHARED, data)])
 
 
 def _usual_node(row: list, part: tuple, get) -> NodeView:
@@ -341,11 +327,23 @@ def _usual_node(row: list, part: tuple, get) -> NodeView:
 def _usual_shared(data: list, get) -> tuple:
     i, name, op, edges, inputs, outputs, saved, attrs, leaf, created, source, module, \
         module_type = data
-    saved = tuple([SavedView(n, t, tuple(shape), d, b, r, v)
-                   for n, t, shape, d, b, r, v in map(dict.values, saved)])
+    saved = tuple([_saved_view(*v) for v in saved])
     return (i, name, op, tuple(map(tuple, edges)), tuple(map(get, inputs)),
             tuple(map(get, outputs)), saved, tuple(map(tuple, attrs)), get(leaf), created,
             source, module, module_type)
+
+
+_SAVED_VIEWS: dict = {}   # one view per value: nodes save the same constants over and over
+
+
+def _saved_view(name, tensor, shape, dtype, nbytes, released, version) -> SavedView:
+    key = (name, tensor, tuple(shape), dtype, nbytes, released, version)
+    found = _SAVED_VIEWS.get(key)
+    if found is None:
+        if len(_SAVED_VIEWS) >= 65_536:   # (bounded: a long trace just builds more)
+            _SAVED_VIEWS.clear()
+        found = _SAVED_VIEWS[key] = SavedView(*key)
+    return found
 
 
 def _usual_summary(tensor, shape, dtype, device, nbytes, stats, name) -> records.TensorSummary:

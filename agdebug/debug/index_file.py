@@ -42,9 +42,10 @@ from .checkpoints import NodeReader, NodeWriter, state_from_json, state_json
 
 __all__ = ["FORMAT", "SECTIONS", "IndexWriter", "StoredCheckpoints", "read_index"]
 
-FORMAT, VERSION = "agdebug-index", 6   # 3: node views name their line and module;
+FORMAT, VERSION = "agdebug-index", 7   # 3: node views name their line and module;
 # 4: saved tensors keep their version when saved; 5: the ops, checkpoints placed by bytes;
-# 6: freed nodes leave a checkpoint's graph when the next backward starts
+# 6: freed nodes leave a checkpoint's graph when the next backward starts; 7: saved views
+# are lists of their fields
 SECTIONS = (("offsets", "<i8"), ("kinds", "u1"), ("steps", "<i8"), ("states", "<i8"),
             ("lists", "<i8"), ("page_ids", "<i4"), ("pages", "<i8"), ("node_ids", "<i4"),
             ("summaries", "<i8"), ("shared", "<i8"), ("nodes", "<i8"), ("blobs", "u1"))
