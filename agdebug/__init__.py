@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 
 from . import ops as _ops  # noqa: F401 - registers ops and Tensor methods first
 from . import autograd, cuda, debug, distributions, nn, optim, utils
-from . import special
+from . import gaps, special
 from . import accelerator, amp, backends, distributed, onnx
 from .amp import GradScaler, autocast
 from .backend import (Device, bfloat16, bool_, complex64, complex128, device, dtype, float16,
@@ -83,3 +83,8 @@ __all__ = ["Tensor", "Size", "tensor", "autograd", "cuda", "debug", "accelerator
            "set_num_interop_threads", "range", "short", "bartlett_window", "blackman_window",
            "hamming_window", "hann_window", "kaiser_window", "constant_pad_nd", "frobenius_norm",
            "nuclear_norm", *_function_names, *_nn_functions]
+
+
+def __getattr__(name: str):
+    """A name torch has and agdebug lacks says so (``agdebug.gaps``)."""
+    raise gaps.missing("", "module 'agdebug'", name)

@@ -26,6 +26,7 @@ import sys
 import types
 from contextlib import contextmanager
 
+from . import gaps
 from .watch import watching
 
 __all__ = ["engine_context", "torch_on_agdebug"]
@@ -112,9 +113,10 @@ class TorchAlias(types.ModuleType):
         if submodule and agdebug_name(f"{self.__name__}.{name}") is not None:
             return importlib.import_module(f"{self.__name__}.{name}")   # its alias
         if value is _MISSING or submodule:   # (agdebug's own modules are not torch's)
-            raise AttributeError(
-                f"module '{self.__name__}' has no attribute '{name}': agdebug's engine does "
-                f"not have {self.__name__}.{name} ({ADVICE})")
+            said = gaps.refusal(self.__name__.partition(".")[2], name) \
+                or f"agdebug's engine does not have {self.__name__}.{name}"
+            raise AttributeError(f"module '{self.__name__}' has no attribute '{name}': "
+                                 f"{said}; {ADVICE}", name=name)
         return value
 
     def __dir__(self):

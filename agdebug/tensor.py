@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from . import backend
+from . import backend, gaps
 from .backend import get_dtype
 from .events import WATCH, probe
 from .graph.grad_mode import MODE
@@ -409,6 +409,10 @@ class Tensor:
                     "Tensor.cpu() to copy the tensor to host memory first.")
             return backend.move_array(self._data, backend.CPU)
         return self._data
+
+    def __getattr__(self, name: str):
+        # Only for names the class lacks: a method torch's Tensor has says so (``gaps``).
+        raise gaps.missing("Tensor", f"'{type(self).__name__}' object", name)
 
     def __array__(self, dtype=None, copy=None):
         array = backend.move_array(self._data, backend.CPU)

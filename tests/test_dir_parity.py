@@ -1,7 +1,8 @@
 """What torch 2.13's top level, Tensor, nn, nn.functional, nn.init, optim and lr_scheduler have
 that agdebug's do not: exactly the names listed here, so a gap closed or a new one shows (issue 27
 asks to close or explicitly refuse each). The README names the ones not built yet. The top level
-("") and Tensor lists live in tests/dir_parity_lists.py (they are long)."""
+("") list of what is not API lives in tests/dir_parity_lists.py (it is long); what agdebug lacks
+is agdebug.gaps, which refuses each name in one line."""
 
 from __future__ import annotations
 
@@ -10,23 +11,15 @@ import importlib
 import pytest
 
 import agdebug
+from agdebug import gaps
 from tests import dir_parity_lists as lists
 
-# Not built yet (README: "Not built yet")
-NOT_BUILT = {
-    "nn": {"CrossMapLRN2d", "LinearCrossEntropyLoss",
-           "LinearCrossEntropyOptions", "SyncBatchNorm", "attention", "grad"},
-    "nn.functional": {"conv_tbc", "grad", "grouped_mm", "linear_cross_entropy",
-                      "native_channel_shuffle", "scaled_grouped_mm", "scaled_mm"},
-    "nn.init": set(),
-    "optim": {"Muon", "swap_in_optimizer_params_and_state"},
-    "optim.lr_scheduler": set(),
-    "": lists.TOP_NOT_BUILT,
-    "Tensor": lists.TENSOR_NOT_BUILT,
-}
-# Out of scope: quantization (torch.ao), as sparse tensors and onnx are
-OUT_OF_SCOPE = {"nn": {"intrinsic", "qat", "quantizable", "quantized"},
-                "": lists.TOP_OUT_OF_SCOPE, "Tensor": lists.TENSOR_OUT_OF_SCOPE}
+# What agdebug lacks and refuses by name, not built yet or out of scope (README: "Not built
+# yet"): agdebug.gaps
+NOT_BUILT = {namespace: {n for n, (kind, _) in names.items() if kind == gaps.NOT_BUILT}
+             for namespace, names in gaps.GAPS.items()}
+OUT_OF_SCOPE = {namespace: {n for n, (kind, _) in names.items() if kind == gaps.OUT_OF_SCOPE}
+                for namespace, names in gaps.GAPS.items()}
 # Names torch's module files happen to hold: their own imports, typing, private helpers
 NOT_API = {
     "nn": {"common_types", "factory_kwargs"},
@@ -71,3 +64,23 @@ def test_each_name_is_in_one_group(namespace):
     groups = [NOT_BUILT[namespace], OUT_OF_SCOPE.get(namespace, set()),
               NOT_API.get(namespace, set())]
     assert sum(len(g) for g in groups) == len(set().union(*groups))
+
+
+@pytest.mark.parametrize("namespace", sorted(gaps.GAPS), ids=lambda n: n or "top_level")
+def test_each_missing_name_is_refused_in_one_line_naming_it(namespace):
+    owner = agdebug.zeros(1) if namespace == "Tensor" else _namespace(agdebug, namespace)
+    for name, (kind, what) in gaps.GAPS[namespace].items():
+        with pytest.raises(AttributeError) as raised:
+            getattr(owner, name)
+        qualified = f"Tensor.{name}" if namespace == "Tensor" else \
+            ".".join(p for p in ("torch", namespace, name) if p)
+        assert str(raised.value).endswith(f": agdebug does not have {qualified} ({kind}: {what})")
+        assert "\n" not in str(raised.value) and raised.value.name == name
+
+
+def test_a_name_torch_lacks_too_gets_pythons_own_words():
+    with pytest.raises(AttributeError, match=r"^module 'agdebug' has no attribute 'nothing'$"):
+        agdebug.nothing
+    with pytest.raises(AttributeError, match=r"^'Parameter' object has no attribute 'nothing'$"):
+        agdebug.nn.Parameter(agdebug.zeros(1)).nothing
+    assert not hasattr(agdebug.zeros(1), "nothing")

@@ -72,10 +72,16 @@ def test_a_torch_name_agdebug_lacks_is_an_attribute_error_naming_it():
         with pytest.raises(AttributeError) as error:
             torch.nn.functional.no_such_function  # noqa: B018 - the lookup is the test
         assert not hasattr(torch, "no_such_thing")
+        with pytest.raises(AttributeError) as known:
+            torch.stft  # noqa: B018 - a name torch has: agdebug.gaps says why it is missing
     assert str(error.value) == (
         "module 'torch.nn.functional' has no attribute 'no_such_function': agdebug's engine "
-        "does not have torch.nn.functional.no_such_function (run the script with --engine "
-        "torch to use PyTorch)")
+        "does not have torch.nn.functional.no_such_function; run the script with --engine "
+        "torch to use PyTorch")
+    assert str(known.value) == (
+        "module 'torch' has no attribute 'stft': agdebug does not have torch.stft (not built "
+        "yet: spectral and low-rank numerics); run the script with --engine torch to use "
+        "PyTorch")
 
 
 def test_the_process_torch_is_back_after_the_block(monkeypatch):

@@ -9,6 +9,7 @@ and ``utils``.
 
 from __future__ import annotations
 
+from .. import gaps
 from . import functional, init, modules, parallel, utils
 from .modules import *  # noqa: F403 - every layer, as torch.nn re-exports torch.nn.modules
 from .parallel import DataParallel
@@ -16,3 +17,8 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 
 __all__ = [*modules.__all__, "Buffer", "DataParallel", "Parameter", "UninitializedBuffer",
            "UninitializedParameter", "functional", "init", "parallel", "utils"]
+
+
+def __getattr__(name: str):
+    """A name torch has and agdebug lacks says so (``agdebug.gaps``)."""
+    raise gaps.missing("nn", "module 'agdebug.nn'", name)

@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+from .. import gaps
 from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adafactor import Adafactor
@@ -31,3 +32,8 @@ from .sparse_adam import SparseAdam
 __all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax",
            "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam",
            "lr_scheduler", "swa_utils"]
+
+
+def __getattr__(name: str):
+    """A name torch has and agdebug lacks says so (``agdebug.gaps``)."""
+    raise gaps.missing("optim", "module 'agdebug.optim'", name)

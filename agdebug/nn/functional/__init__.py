@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from ... import gaps
 from .activation import (celu, celu_, elu, elu_, gelu, glu, hardshrink, hardsigmoid, hardswish,
                          hardtanh, hardtanh_, leaky_relu, leaky_relu_, log_softmax, logsigmoid,
                          mish, prelu, relu, relu6, relu_, rrelu, rrelu_, selu, selu_, sigmoid, silu,
@@ -99,3 +100,8 @@ _WORDED_HERE = [
     "pixel_shuffle", "pixel_unshuffle", "rms_norm", "scaled_dot_product_attention", "unfold",
 ]
 torch_words(globals(), _WORDED_HERE)
+
+
+def __getattr__(name: str):
+    """A name torch has and agdebug lacks says so (``agdebug.gaps``)."""
+    raise gaps.missing("nn.functional", "module 'agdebug.nn.functional'", name)
