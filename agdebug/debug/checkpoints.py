@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from itertools import chain
 import typing
 from types import MappingProxyType
 
@@ -206,7 +207,7 @@ class NodeReader:
         shared, usual = self._parsed("shared", {row[0] for row in rows}, shapes.SHARED)
         if not usual:
             return None
-        wanted = {n for row in rows for n in (*row[3], *row[5], *row[6])}
+        wanted = set(chain.from_iterable([row[3] + row[5] + row[6] for row in rows]))
         for data in shared.values():
             wanted.update(data[4], data[5], (data[8],))
         summaries, usual = self._parsed("summaries", wanted, shapes.SUMMARY)
@@ -315,13 +316,16 @@ def _usual_node(row: list, part: tuple, get) -> NodeView:
         freed_by, error, flags = row
     i, name, op, edges, inputs, outputs, saved, attrs, leaf, created, source, module, \
         module_type = part
-    if flags or saved:
+    if len(flags) != len(saved):
+        raise ValueError("node view: released flags do not match its saved tensors")
+    if True in flags:
         saved = _released(saved, flags)
     return tuple.__new__(NodeView, (   # NodeView(...), its fields in order, quicker
         i, name, op, edges, inputs, outputs, saved, attrs, leaf, status, created, remaining,
-        tuple(map(get, buffer)), tuple(counts), tuple(map(get, grads_in)),
-        tuple(map(get, grads_out)), tuple(hooks), runs, freed_by, error, source, module,
-        module_type))
+        tuple(map(get, buffer)) if buffer else (), tuple(counts) if counts else (),
+        tuple(map(get, grads_in)) if grads_in else (),
+        tuple(map(get, grads_out)) if grads_out else (), tuple(hooks) if hooks else (), runs,
+        freed_by, error, source, module, module_type))
 
 
 def _usual_shared(data: list, get) -> tuple:
