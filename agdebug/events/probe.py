@@ -604,6 +604,10 @@ class _Lifetimes:
         self.refs: dict[int, _NodeRef] = {}
         self.in_gc = 0
         self.freed_in_gc = 0
+        self.elsewhere: dict = {}   # the torch watcher's node map (its nodes live there)
+
+    def any_alive(self) -> bool:
+        return bool(self.refs) or bool(self.elsewhere)
 
 
 _LIFE = _Lifetimes()
@@ -634,10 +638,12 @@ def _gc_callback(phase: str, info: dict) -> None:
     freed, _LIFE.freed_in_gc = _LIFE.freed_in_gc, 0
     generation = int(info.get("generation", -1))
     # A pass is shown when it freed graph nodes, or when it was a full collection (what
-    # ``gc.collect()`` runs: "the GC ran and freed nothing" is a lesson of its own). The
-    # young passes Python starts every few hundred allocations, which free none of the
-    # graph, would only interleave noise, at points that move with unrelated allocations.
-    if WATCH.on and (freed or generation == 2):
+    # ``gc.collect()`` runs) while graph nodes lived: "the GC ran and freed none of them" is
+    # a lesson of its own. The young passes Python starts every few hundred allocations,
+    # which free none of the graph, and the full ones before any node exists (a program's
+    # imports run several), would only interleave noise, at points that move with
+    # unrelated allocations.
+    if WATCH.on and (freed or (generation == 2 and _LIFE.any_alive())):
         _emit(r.GcPass, generation=generation, collected=int(info.get("collected", 0)),
               uncollectable=int(info.get("uncollectable", 0)))
 

@@ -24,6 +24,7 @@ KEY = "agdebug"
 _NodeCreated = r.builder(r.NodeCreated)
 _SavedSummary = r.builder(r.SavedSummary)
 _NodeFreed = r.builder(r.NodeFreed)
+probe.LIFE.elsewhere = STATE.node_refs   # (a full GC pass is shown while torch nodes live)
 
 
 class Tag:

@@ -368,3 +368,19 @@ def test_tensors_carry_the_users_names():
     leaves = [e.leaf.name for e in made if e.leaf is not None]
     assert sorted(leaves) == ["bias", "weight", "x"]
     assert [n for n in outputs if n] == ["h", "a", "b", "loss"]
+
+
+def test_a_full_gc_pass_is_shown_only_while_torch_nodes_live():
+    """The full passes a program's imports run are not about its graph; one while nodes
+    live is shown (even when it frees none of them)."""
+    with agdebug.watch.torch() as trace:
+        gc.collect()
+        x = torch.ones(2, requires_grad=True)
+        y = (x * 2).sum()
+        gc.collect()
+        del y
+        gc.collect()
+    assert [e.kind for e in trace.events].count("gc_pass") == 1
+    passes = [i for i, e in enumerate(trace.events) if e.kind == "gc_pass"]
+    made = [i for i, e in enumerate(trace.events) if e.kind == "node_created"]
+    assert made and min(made) < passes[0]
