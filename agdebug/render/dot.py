@@ -408,7 +408,7 @@ def _draw_outputs(out: _Writer, universe, keep, boxes, state) -> None:
             continue
         summary = node.outputs[0]
         hidden = node_id not in state.nodes
-        label = _q(f"output t{summary.id}\n{summary.describe()}")
+        label = _q(f"output {summary.label()}\n{summary.describe()}")   # (the user's name)
         out.element(f"o{summary.id}", f"label={label}", *_OUTPUTS[hidden])
         box = boxes.get(node_id)
         out.element(f"o{summary.id} -> {box.key if box else f'n{node_id}'}",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+
+import pytest
 
 from agdebug.debug.state import EMPTY, reduce
 from agdebug.events import records as r
@@ -73,6 +76,15 @@ def test_deterministic_and_styles():
     assert "s2_0" not in text                                # no box beside the node
     assert 'n4 -> n3 [label="[2]"]' in text                 # edge labelled with grad shape
     assert "output t4" in text
+
+
+@pytest.mark.parametrize("name, shown", [("loss", "output loss"), ("", "output t4"),
+                                         ('a"b\n<c>', 'output a\\"b\\n<c>')])   # (quoted: no DOT)
+def test_an_output_is_labelled_with_the_users_name(name, shown):
+    events = _small_events()
+    sums = events[3]
+    events[3] = dataclasses.replace(sums, outputs=(dataclasses.replace(_t(4, ()), name=name),))
+    assert f'o4 [label="{shown}\\n[] float32"' in to_dot(_state(events))
 
 
 def test_cycle_edges_are_red():
