@@ -21,26 +21,16 @@ from __future__ import annotations
 
 import re
 
-from ..events.names import MAX_NAME
+from ..events.json_shapes import BOOL as _BOOL
+from ..events.json_shapes import INT as _INT
+from ..events.json_shapes import NAME as _NAME
+from ..events.json_shapes import STR as _STR
+from ..events.json_shapes import listed as _listed
 from .state import STATUSES
 
 __all__ = ["OWN", "SHARED", "SUMMARY"]
 
-
-# Possessive quantifiers and atomic groups throughout: this grammar never needs to
-# backtrack (an integer ends at a non-digit, a string at its quote), and not keeping
-# places to go back to makes matching a third quicker.
-
-def _listed(item: str) -> str:
-    return rf"\[(?>{item}(?>,{item})*+)?+\]"
-
-
-_INT = r"-?+(?>0|[1-9][0-9]{0,17}+)"   # at most 18 digits: within int64
-_PLAIN = r'[^"\\\x00-\x1f]*+'
-_STR = rf'"{_PLAIN}(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{{4}}){_PLAIN})*"'   # any JSON string
-_NAME = rf'"[ !#-\[\]-~]{{0,{MAX_NAME}}}"'   # printable ASCII, unescaped: a label
 _REF = rf"(?:{_INT}|null)"
-_BOOL = r"(?:true|false)"
 _STATUS = "(?:" + "|".join(f'"{s}"' for s in STATUSES) + ")"
 _PAIR = rf"\[{_INT},{_INT}\]"
 _ATTR = rf"\[{_STR},{_STR}\]"

@@ -409,6 +409,6 @@ def _parse_event(name: str, number: int, line: str):
         detail = getattr(exc, "msg", "an integer too long to read")
         raise TraceError(f"{name}:{number}: corrupted line: invalid JSON ({detail})") from None
     try:
-        return records.event_from_dict(data)
+        return records.event_from_json(line, data)
     except records.RecordError as exc:
         raise TraceError(f"{name}:{number}: invalid event: {exc}") from None

@@ -19,13 +19,14 @@ True
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from dataclasses import dataclass
 from typing import ClassVar
 
 from .names import MAX_NAME
-from . import encoding
+from . import encoding, json_shapes
 
 __all__ = [
     "EVENT_TYPES",
@@ -436,6 +437,34 @@ def event_from_dict(data: dict) -> Event:
     return _decoder(cls)(body, kind)
 
 
+def event_from_json(line: str, data) -> Event:
+    """``event_from_dict(data)``, ``data`` being the trace line ``line`` parsed: a line of
+    the usual shape (``json_shapes``: what the recorder writes) is built without checking
+    each field again; any other goes the checked way, which says what is wrong."""
+    if type(data) is dict:
+        kind = data.get("kind")
+        usual = _usual_line(kind) if type(kind) is str and kind in EVENT_TYPES else None
+        if usual is not None and usual[0].fullmatch(line):
+            try:
+                return usual[1](data)
+            except RecordError:   # (statistics half given: the checked way says where)
+                pass
+    return event_from_dict(data)
+
+
+_USUAL_LINES: dict = {}   # kind -> (the compiled shape of its line, its builder)
+
+
+def _usual_line(kind: str) -> tuple:
+    found = _USUAL_LINES.get(kind)
+    if found is None:
+        cls = EVENT_TYPES[kind]
+        shape = json_shapes.pattern(cls, kind=kind, labels=frozenset({(TensorSummary, "name")}))
+        build = json_shapes.event_builder(cls, ((Stats, _check_usual_stats),), builder)
+        found = _USUAL_LINES[kind] = (re.compile(shape), build)
+    return found
+
+
 def decode(tp, value, where: str):
     """``value`` (JSON data) as the type ``tp`` names (a record, ``tuple[int, ...]``, ``str |
     None``...), checked as an event's fields are; a ``RecordError`` says where it is wrong."""
@@ -488,6 +517,10 @@ def _dataclass_decoder(cls):
             check(values, where)
         return cls(**values)
     return decode_record
+
+
+def _check_usual_stats(values: dict) -> None:
+    _check_stats(values, "stats")
 
 
 def _check_summary(values: dict, where: str) -> None:
