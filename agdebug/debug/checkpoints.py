@@ -4,7 +4,8 @@ A trace index (``debug.index``) keeps the checkpoints of a long trace for the ne
 It is a file anyone could have changed, so it holds data only, never code: each version of
 a node view is one JSON list (naming by number what the node's versions share and its tensor
 summaries, each of those stored once), a checkpoint's other state one JSON object, and
-reading any back checks every field as a trace line's fields are checked
+reading any back checks every field: items of the usual shape in one pass of a regular
+expression each (``checkpoint_shapes``), any other as a trace line's fields are checked
 (``records.decode``); anything else raises ``ValueError``.
 
 >>> from agdebug.debug.state import NodeView
@@ -28,8 +29,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from itertools import chain
 import typing
+from itertools import chain
 from types import MappingProxyType
 
 from ..events import records
@@ -161,7 +162,8 @@ class NodeWriter:
 
 
 class NodeReader:
-    """Node versions back from ``NodeWriter``'s JSON, every field checked. ``blobs(table,
+    """Node versions back from ``NodeWriter``'s JSON, every field checked (the usual shapes
+    by ``checkpoint_shapes``, the rest field by field). ``blobs(table,
     numbers)`` gives the JSON of those items (in increasing order) of a table ("summaries" or
     "shared", of ``counts`` items); each item is decoded once, then kept."""
 
