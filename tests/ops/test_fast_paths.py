@@ -147,3 +147,20 @@ def test_saved_strides_are_those_of_each_layout(torch):
         if lib is ag:
             ours = first, second
     assert ours == (first, second)
+
+
+def test_unsqueeze_forward_is_expand_dims_view():
+    # the op reshapes itself (expand_dims' own call, without its argument handling): the same
+    # shape, strides and view of the input for every dim, layout and size; out of range, its
+    # error
+    from agdebug.ops.shape.views_copies import unsqueeze
+    base = np.random.default_rng(0).standard_normal((4, 6, 5))
+    for a in (base, base.T, base[:, ::2], base[1], np.asarray(3.0), np.zeros((0, 3)),
+              base.transpose(1, 0, 2)[::-1]):
+        for dim in range(-a.ndim - 1, a.ndim + 1):
+            want, got = np.expand_dims(a, dim), unsqueeze.forward(np, a, dim)
+            assert (got.shape, got.strides) == (want.shape, want.strides)
+            assert (got.base is None, np.shares_memory(got, a)) == \
+                (want.base is None, np.shares_memory(want, a))
+        with pytest.raises(np.exceptions.AxisError):
+            unsqueeze.forward(np, a, a.ndim + 1)

@@ -90,7 +90,10 @@ squeeze_dims.vjp(squeeze_vjp)
 
 @defop("unsqueeze", node="UnsqueezeBackward0", view=True)
 def unsqueeze(xp, x, dim=0):
-    return xp.expand_dims(x, dim)
+    at = dim if dim >= 0 else dim + x.ndim + 1
+    if 0 <= at <= x.ndim:   # expand_dims' own reshape, without its ~2.5 us of argument work
+        return x.reshape(x.shape[:at] + (1,) + x.shape[at:])
+    return xp.expand_dims(x, dim)   # (its error)
 
 
 @unsqueeze.vjp
