@@ -164,3 +164,30 @@ def test_unsqueeze_forward_is_expand_dims_view():
                 (want.base is None, np.shares_memory(want, a))
         with pytest.raises(np.exceptions.AxisError):
             unsqueeze.forward(np, a, a.ndim + 1)
+
+
+@pytest.mark.parametrize("key", [2, -1, 0, slice(1, 3), slice(None), slice(None, None, 2),
+                                 slice(-2, None), slice(5, 1), slice(2, 100)])
+def test_an_int_or_slice_key_takes_the_steps_torch_takes(torch, key):
+    # x[i] and x[a:b] skip the key's plan: the same values, layout, node, saved values,
+    # version sharing and gradient as torch's, and as the general path's x[(i,)]
+    values = np.arange(24.0).reshape(4, 6)
+    got, want = ag.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    ours, theirs = got[key], want[key]
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+    assert ours.stride() == theirs.stride() and ours._base is got
+    assert _graph(ours) == _graph(theirs)
+    ours.sum().backward(), theirs.sum().backward()
+    np.testing.assert_array_equal(got.grad.numpy(), want.grad.numpy())
+    if type(key) is int:
+        general = got[(key,)]
+        assert general.stride() == ours.stride() and _graph(general) == _graph(ours)
+
+
+@pytest.mark.parametrize("key", [4, -5, 7])
+def test_an_int_key_out_of_range_keeps_torchs_error(torch, key):
+    with pytest.raises(IndexError) as ours:
+        ag.ones(4, 2)[key]
+    with pytest.raises(IndexError) as theirs:
+        torch.ones(4, 2)[key]
+    assert str(ours.value) == str(theirs.value)
