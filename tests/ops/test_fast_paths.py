@@ -191,3 +191,22 @@ def test_an_int_key_out_of_range_keeps_torchs_error(torch, key):
     with pytest.raises(IndexError) as theirs:
         torch.ones(4, 2)[key]
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("make", [lambda x: x.view(6, 4), lambda x: x.reshape(24),
+                                  lambda x: x.unsqueeze(1).squeeze(1),
+                                  lambda x: x.t().reshape(24), lambda x: x.view(4, 6, 1)])
+@pytest.mark.parametrize("transposed_grad", [False, True])
+def test_reshaping_derivatives_take_the_view_op_as_torchs(torch, make, transposed_grad):
+    # a view's, squeeze's and unsafe_view's derivative calls the view op for a contiguous
+    # gradient (reshape's own call): the gradient and, with create_graph, its graph are torch's
+    results = []
+    for lib in (ag, torch):
+        x = lib.tensor(np.arange(24.0).reshape(4, 6), requires_grad=True)
+        y = make(x)
+        seed = lib.tensor(np.arange(24.0)[::-1].copy()).reshape(y.shape[::-1])
+        seed = seed.permute(*reversed(range(seed.dim()))) if transposed_grad else \
+            seed.reshape(y.shape)
+        (g,) = lib.autograd.grad(y, x, seed, create_graph=True)
+        results.append((g.detach().numpy().tobytes(), g.stride(), _graph(g)))
+    assert results[0] == results[1]

@@ -23,7 +23,16 @@ def view(xp, x, shape=()):
 
 @view.vjp
 def view_vjp(ctx, grad):
-    return (grad.reshape(input_shape(ctx, 0)),)
+    return (_reshaped(grad, input_shape(ctx, 0)),)
+
+
+def _reshaped(grad, shape: tuple):
+    """``grad.reshape(shape)`` (a gradient of the input's numel, in a reshaping view's
+    derivative): for a contiguous gradient the view op, as ``reshape`` calls it, without the
+    method's argument parsing (every view's, squeeze's and unsqueeze's backward)."""
+    if grad._data.flags.c_contiguous:
+        return view(grad, shape=shape)
+    return grad.reshape(shape)
 
 
 @defop("reshape_alias", node="ReshapeAliasBackward0", view=True, sizes=SELF_SIZES)
@@ -35,7 +44,7 @@ def reshape_alias(xp, x, shape=()):
 
 @reshape_alias.vjp
 def reshape_alias_vjp(ctx, grad):
-    return (grad.reshape(input_shape(ctx, 0)),)
+    return (_reshaped(grad, input_shape(ctx, 0)),)
 
 
 @defop("unsafe_view", node="UnsafeViewBackward0", sizes=SELF_SIZES)
@@ -45,7 +54,7 @@ def unsafe_view(xp, x, shape=()):
 
 @unsafe_view.vjp
 def unsafe_view_vjp(ctx, grad):
-    return (grad.reshape(input_shape(ctx, 0)),)
+    return (_reshaped(grad, input_shape(ctx, 0)),)
 
 
 @defop("expand", node="ExpandBackward0", view=True, sizes=SELF_SIZES)
@@ -81,7 +90,7 @@ def _squeeze_dims(x, dims):
 
 @squeeze.vjp
 def squeeze_vjp(ctx, grad):
-    return (grad.reshape(input_shape(ctx, 0)),)
+    return (_reshaped(grad, input_shape(ctx, 0)),)
 
 
 squeeze_dim.vjp(squeeze_vjp)
