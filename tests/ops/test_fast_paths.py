@@ -210,3 +210,26 @@ def test_reshaping_derivatives_take_the_view_op_as_torchs(torch, make, transpose
         (g,) = lib.autograd.grad(y, x, seed, create_graph=True)
         results.append((g.detach().numpy().tobytes(), g.stride(), _graph(g)))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("shapes, dim, dtypes", [
+    (((2, 3), (2, 4)), 1, None), (((2, 3), (2, 4)), 0, None), (((2, 3), (3,)), 0, None),
+    (((2, 3), ()), 0, None), (((0,), (2, 3)), 1, None), (((2, 3), (2, 3, 1)), 1, None),
+    (((0,), (0,)), 0, None), (((2, 3), (2, 3)), -1, ("float32", "float64")),
+    (((4, 2), (4, 2), (4, 2), (4, 2)), 1, None), (((1, 2), (0,), (3, 2)), 0, None)])
+def test_cat_reads_the_arrays_shapes_as_torch_checks_them(torch, shapes, dim, dtypes):
+    # cat's checks read the arrays' shapes (no Size per read) and skip the cast of arrays of
+    # one dtype: the same result, node, gradients and errors as torch's
+    results = []
+    for lib in (ag, torch):
+        types = [getattr(lib, d) for d in dtypes] if dtypes else [lib.float32] * len(shapes)
+        xs = [lib.ones(s, dtype=t, requires_grad=True) for s, t in zip(shapes, types)]
+        try:
+            y = lib.cat(xs, dim)
+        except (RuntimeError, IndexError) as error:
+            results.append((type(error).__name__, str(error)))
+            continue
+        y.sum().backward()
+        results.append((y.detach().numpy().tobytes(), str(y.dtype), tuple(y.shape),
+                        y.grad_fn.name(), [tuple(x.grad.shape) for x in xs]))
+    assert results[0] == results[1]

@@ -252,14 +252,16 @@ def roll_vjp(ctx, grad):
 def cat(xp, *xs, dim=0, sizes=()):
     kept = [x for x, s in zip(xs, sizes) if s is not None]
     dtype = _common_dtype(kept)
+    if all(x.dtype is dtype for x in kept):   # (the usual case: nothing to convert)
+        return xp.concatenate(kept, axis=dim)
     return xp.concatenate([x.astype(dtype, copy=False) for x in kept], axis=dim)
 
 
 def _common_dtype(arrays):
-    from ...backend import result_dtype
     dtype = arrays[0].dtype
     for a in arrays[1:]:
-        if a.dtype != dtype:
+        if a.dtype is not dtype and a.dtype != dtype:   # (``is`` first: it nearly always is)
+            from ...backend import result_dtype
             dtype = result_dtype(np.empty((1,), dtype), a, 1, a.ndim)
     return dtype
 
