@@ -138,6 +138,17 @@ def test_to_cuda_cpu_and_back(fake_cuda):
     assert x.cpu() is x
 
 
+def test_to_its_own_device_is_itself_as_the_general_path_gives_it(fake_cuda):
+    # ``t.to(t.device)`` returns early (a training loop's batches, clip_grad_norm_): the
+    # tensor itself, as ``to`` gives it; another device, or any other argument, still moves
+    from agdebug.ops.tensor_methods.conversion import to
+    for x in (ag.tensor([1.0, 2.0], requires_grad=True), ag.tensor([1, 2]).cuda()):
+        assert x.to(x.device) is x is to(x, x.device)
+        assert x.to(x.device, copy=True) is not x and x.to(x.device, ag.float64) is not x
+    x = ag.tensor([1.0])
+    assert x.to(CUDA0).device is CUDA0 and x.cuda().to(x.device).device == "cpu"
+
+
 def test_to_device_and_dtype_is_one_copy(fake_cuda):
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     y = x.to("cuda", ag.float64)

@@ -79,6 +79,11 @@ def _compare(op):
 
 
 def _to(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and args[0] is self.device:
+        # ``t.to(device)`` where t already is (each batch of a training loop, twice per
+        # gradient in clip_grad_norm_): ``self``, as ``to`` gives it, without its parsing.
+        # (Devices are interned: a tensor's own is the one object for its device.)
+        return self
     from .tensor_methods.conversion import to
     return to(self, *args, **kwargs)
 

@@ -4,7 +4,8 @@ Every program runs as ``__main__`` on torch and on agdebug's engine (``torch_on_
 this worker, with the same seeds and data; the row's note says whether it ran on agdebug,
 the largest relative difference between the numbers the two printed, or the error that
 stopped it. The target is the issue's: a real program within 2x of torch at one thread.
-Medians of up to 3 runs (1 with ``--quick`` or ``--smoke``; ``--smoke`` runs 2 programs).
+Medians of up to 3 runs of each engine, taken in turn (1 with ``--quick`` or ``--smoke``;
+``--smoke`` runs 2 programs).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ THREAD_SENSITIVE = False
 def measure(program, cfg) -> Row:
     from tests.programs.harness import Mismatch, compare, run
     repeats = 1 if cfg.mode != "full" else min(cfg.repeats, 3)
-    torch_runs = [run(program, "torch", threads=cfg.threads) for _ in range(repeats)]
-    ours = [run(program, "agdebug", threads=cfg.threads) for _ in range(repeats)]
+    torch_runs, ours = [], []
+    for _ in range(repeats):   # interleaved, so that a shared machine's load falls on both
+        torch_runs.append(run(program, "torch", threads=cfg.threads))
+        ours.append(run(program, "agdebug", threads=cfg.threads))
     values = {"torch": statistics.median(r.seconds for r in torch_runs)}
     if torch_runs[0].error:
         return Row("PROG", program.name, "s", values, note=f"torch: {torch_runs[0].error}"[:200])

@@ -147,3 +147,89 @@ def test_saved_strides_are_those_of_each_layout(torch):
         if lib is ag:
             ours = first, second
     assert ours == (first, second)
+
+
+def test_unsqueeze_forward_is_expand_dims_view():
+    # the op reshapes itself (expand_dims' own call, without its argument handling): the same
+    # shape, strides and view of the input for every dim, layout and size; out of range, its
+    # error
+    from agdebug.ops.shape.views_copies import unsqueeze
+    base = np.random.default_rng(0).standard_normal((4, 6, 5))
+    for a in (base, base.T, base[:, ::2], base[1], np.asarray(3.0), np.zeros((0, 3)),
+              base.transpose(1, 0, 2)[::-1]):
+        for dim in range(-a.ndim - 1, a.ndim + 1):
+            want, got = np.expand_dims(a, dim), unsqueeze.forward(np, a, dim)
+            assert (got.shape, got.strides) == (want.shape, want.strides)
+            assert (got.base is None, np.shares_memory(got, a)) == \
+                (want.base is None, np.shares_memory(want, a))
+        with pytest.raises(np.exceptions.AxisError):
+            unsqueeze.forward(np, a, a.ndim + 1)
+
+
+@pytest.mark.parametrize("key", [2, -1, 0, slice(1, 3), slice(None), slice(None, None, 2),
+                                 slice(-2, None), slice(5, 1), slice(2, 100)])
+def test_an_int_or_slice_key_takes_the_steps_torch_takes(torch, key):
+    # x[i] and x[a:b] skip the key's plan: the same values, layout, node, saved values,
+    # version sharing and gradient as torch's, and as the general path's x[(i,)]
+    values = np.arange(24.0).reshape(4, 6)
+    got, want = ag.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    ours, theirs = got[key], want[key]
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+    assert ours.stride() == theirs.stride() and ours._base is got
+    assert _graph(ours) == _graph(theirs)
+    ours.sum().backward(), theirs.sum().backward()
+    np.testing.assert_array_equal(got.grad.numpy(), want.grad.numpy())
+    if type(key) is int:
+        general = got[(key,)]
+        assert general.stride() == ours.stride() and _graph(general) == _graph(ours)
+
+
+@pytest.mark.parametrize("key", [4, -5, 7])
+def test_an_int_key_out_of_range_keeps_torchs_error(torch, key):
+    with pytest.raises(IndexError) as ours:
+        ag.ones(4, 2)[key]
+    with pytest.raises(IndexError) as theirs:
+        torch.ones(4, 2)[key]
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("make", [lambda x: x.view(6, 4), lambda x: x.reshape(24),
+                                  lambda x: x.unsqueeze(1).squeeze(1),
+                                  lambda x: x.t().reshape(24), lambda x: x.view(4, 6, 1)])
+@pytest.mark.parametrize("transposed_grad", [False, True])
+def test_reshaping_derivatives_take_the_view_op_as_torchs(torch, make, transposed_grad):
+    # a view's, squeeze's and unsafe_view's derivative calls the view op for a contiguous
+    # gradient (reshape's own call): the gradient and, with create_graph, its graph are torch's
+    results = []
+    for lib in (ag, torch):
+        x = lib.tensor(np.arange(24.0).reshape(4, 6), requires_grad=True)
+        y = make(x)
+        seed = lib.tensor(np.arange(24.0)[::-1].copy()).reshape(y.shape[::-1])
+        seed = seed.permute(*reversed(range(seed.dim()))) if transposed_grad else \
+            seed.reshape(y.shape)
+        (g,) = lib.autograd.grad(y, x, seed, create_graph=True)
+        results.append((g.detach().numpy().tobytes(), g.stride(), _graph(g)))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("shapes, dim, dtypes", [
+    (((2, 3), (2, 4)), 1, None), (((2, 3), (2, 4)), 0, None), (((2, 3), (3,)), 0, None),
+    (((2, 3), ()), 0, None), (((0,), (2, 3)), 1, None), (((2, 3), (2, 3, 1)), 1, None),
+    (((0,), (0,)), 0, None), (((2, 3), (2, 3)), -1, ("float32", "float64")),
+    (((4, 2), (4, 2), (4, 2), (4, 2)), 1, None), (((1, 2), (0,), (3, 2)), 0, None)])
+def test_cat_reads_the_arrays_shapes_as_torch_checks_them(torch, shapes, dim, dtypes):
+    # cat's checks read the arrays' shapes (no Size per read) and skip the cast of arrays of
+    # one dtype: the same result, node, gradients and errors as torch's
+    results = []
+    for lib in (ag, torch):
+        types = [getattr(lib, d) for d in dtypes] if dtypes else [lib.float32] * len(shapes)
+        xs = [lib.ones(s, dtype=t, requires_grad=True) for s, t in zip(shapes, types)]
+        try:
+            y = lib.cat(xs, dim)
+        except (RuntimeError, IndexError) as error:
+            results.append((type(error).__name__, str(error)))
+            continue
+        y.sum().backward()
+        results.append((y.detach().numpy().tobytes(), str(y.dtype), tuple(y.shape),
+                        y.grad_fn.name(), [tuple(x.grad.shape) for x in xs]))
+    assert results[0] == results[1]

@@ -252,6 +252,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def _broadcast_pair(a, b) -> tuple:
     """torch's ``broadcast_tensors`` (an ExpandBackward0 node for each one that grows), with
     torch's error where the shapes do not broadcast (before ``reduction`` is looked at)."""
+    if a._data.shape == b._data.shape:   # (the usual pair: nothing grows, nothing to check)
+        return a, b
     broadcast_error(a, b)
     shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in (a, b))

@@ -350,6 +350,10 @@ def getitem(self: Tensor, key) -> Tensor:
     >>> x[1, ::2], x[[0, 0], [2, 2]]
     (tensor([3., 5.]), tensor([2., 2.]))
     """
+    if self._data.ndim and (type(key) is int or type(key) is slice):
+        out = _first_dim(self, key)
+        if out is not None:
+            return out
     plan = plan_key(self, key)
     out = self
     for step in plan.steps:
@@ -359,6 +363,19 @@ def getitem(self: Tensor, key) -> Tensor:
     elif not plan.steps:
         out = alias(out)
     return out
+
+
+def _first_dim(t: Tensor, key) -> Tensor:
+    """``x[i]`` or ``x[a:b]``, the commonest keys (a dataset's item, a batch's rows): the step
+    ``plan_key`` would plan, taken directly; None for an index out of range (its error is
+    ``plan_key``'s)."""
+    size = t._data.shape[0]
+    if type(key) is slice:   # (a bare slice is always a step, even x[:])
+        start, stop, step = _slice_bounds(key, size)
+        return slice_(t, dim=0, start=start, end=stop, step=step)
+    if -size <= key < size:
+        return select(t, dim=0, index=key % size)
+    return None
 
 
 def _apply_step(t: Tensor, step: tuple) -> Tensor:

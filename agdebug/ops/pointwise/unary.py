@@ -221,10 +221,14 @@ def sigmoid(xp, x):
     x = to_float(x)
     # Split by sign so that exp never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below
     # (e = exp(-|x|)), as one division of where(x >= 0, 1, e): the same quotients bit for
-    # bit, with two arrays fewer (every LSTM gate runs this).
+    # bit. e is this call's own array, so it becomes the numerator and then the quotient in
+    # place (every LSTM gate runs this: a where and two arrays fewer than out of place).
     e = xp.exp(-xp.abs(x))
-    numerator = xp.where(x >= 0, e.dtype.type(1), e)   # (a 1 of e's dtype on any backend)
-    return (numerator / (1 + e)).astype(x.dtype, copy=False)
+    if e.ndim == 0:   # (NumPy gives a 0-d input's e as a scalar, which takes no writes)
+        e = xp.asarray(e)
+    denominator = 1 + e
+    xp.copyto(e, 1, where=x >= 0)
+    return xp.divide(e, denominator, out=e)
 
 
 @sigmoid.vjp

@@ -24,20 +24,22 @@ def cat(tensors, dim=0):
     tensors = tensor_sequence("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    for i, x in enumerate(tensors):
-        if x.ndim == 0:
+    # (the arrays' shapes: Tensor.shape would make a Size per read, some five per tensor)
+    shapes = [x._data.shape for x in tensors]
+    for i, shape in enumerate(shapes):
+        if not shape:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
     # torch still accepts (and skips) legacy empty 1-D tensors next to any others.
-    skipped = [_legacy_empty(x) for x in tensors]
+    skipped = [shape == (0,) for shape in shapes]
     if all(skipped):
         skipped = [False] * len(tensors)
-    first = tensors[skipped.index(False)]
-    dim = _dim(dim, first.ndim)
-    for i, (x, skip) in enumerate(zip(tensors, skipped)):
-        if not skip:
-            _check_cat_shape(first, x, dim, i)
-    sizes = tuple(None if skip else x.shape[dim] for x, skip in zip(tensors, skipped))
+    first = shapes[skipped.index(False)]
+    dim = _dim(dim, len(first))
+    for i, (shape, skip) in enumerate(zip(shapes, skipped)):
+        if not skip and shape != first:   # (equal shapes pass at once)
+            _check_cat_shape(first, shape, dim, i)
+    sizes = tuple(None if skip else shape[dim] for shape, skip in zip(shapes, skipped))
     return sh.cat(*tensors, dim=dim, sizes=sizes)
 
 
@@ -55,15 +57,11 @@ def tensor_sequence(name: str, tensors) -> list:
     return list(tensors)
 
 
-def _legacy_empty(x: Tensor) -> bool:
-    return tuple(x.shape) == (0,)
-
-
-def _check_cat_shape(first: Tensor, x: Tensor, dim: int, i: int) -> None:
-    if x.ndim != first.ndim:
-        raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} and "
-                           f"{x.ndim}")
-    for d, (a, b) in enumerate(zip(first.shape, x.shape)):
+def _check_cat_shape(first: tuple, shape: tuple, dim: int, i: int) -> None:
+    if len(shape) != len(first):
+        raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and "
+                           f"{len(shape)}")
+    for d, (a, b) in enumerate(zip(first, shape)):
         if d != dim and a != b:
             raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
                                f"Expected size {a} but got size {b} for tensor number {i} in "

@@ -23,7 +23,16 @@ def view(xp, x, shape=()):
 
 @view.vjp
 def view_vjp(ctx, grad):
-    return (grad.reshape(input_shape(ctx, 0)),)
+    return (_reshaped(grad, input_shape(ctx, 0)),)
+
+
+def _reshaped(grad, shape: tuple):
+    """``grad.reshape(shape)`` (a gradient of the input's numel, in a reshaping view's
+    derivative): for a contiguous gradient the view op, as ``reshape`` calls it, without the
+    method's argument parsing (every view's, squeeze's and unsqueeze's backward)."""
+    if grad._data.flags.c_contiguous:
+        return view(grad, shape=shape)
+    return grad.reshape(shape)
 
 
 @defop("reshape_alias", node="ReshapeAliasBackward0", view=True, sizes=SELF_SIZES)
@@ -35,7 +44,7 @@ def reshape_alias(xp, x, shape=()):
 
 @reshape_alias.vjp
 def reshape_alias_vjp(ctx, grad):
-    return (grad.reshape(input_shape(ctx, 0)),)
+    return (_reshaped(grad, input_shape(ctx, 0)),)
 
 
 @defop("unsafe_view", node="UnsafeViewBackward0", sizes=SELF_SIZES)
@@ -45,7 +54,7 @@ def unsafe_view(xp, x, shape=()):
 
 @unsafe_view.vjp
 def unsafe_view_vjp(ctx, grad):
-    return (grad.reshape(input_shape(ctx, 0)),)
+    return (_reshaped(grad, input_shape(ctx, 0)),)
 
 
 @defop("expand", node="ExpandBackward0", view=True, sizes=SELF_SIZES)
@@ -81,7 +90,7 @@ def _squeeze_dims(x, dims):
 
 @squeeze.vjp
 def squeeze_vjp(ctx, grad):
-    return (grad.reshape(input_shape(ctx, 0)),)
+    return (_reshaped(grad, input_shape(ctx, 0)),)
 
 
 squeeze_dim.vjp(squeeze_vjp)
@@ -90,7 +99,10 @@ squeeze_dims.vjp(squeeze_vjp)
 
 @defop("unsqueeze", node="UnsqueezeBackward0", view=True)
 def unsqueeze(xp, x, dim=0):
-    return xp.expand_dims(x, dim)
+    at = dim if dim >= 0 else dim + x.ndim + 1
+    if 0 <= at <= x.ndim:   # expand_dims' own reshape, without its ~2.5 us of argument work
+        return x.reshape(x.shape[:at] + (1,) + x.shape[at:])
+    return xp.expand_dims(x, dim)   # (its error)
 
 
 @unsqueeze.vjp
@@ -240,14 +252,16 @@ def roll_vjp(ctx, grad):
 def cat(xp, *xs, dim=0, sizes=()):
     kept = [x for x, s in zip(xs, sizes) if s is not None]
     dtype = _common_dtype(kept)
+    if all(x.dtype is dtype for x in kept):   # (the usual case: nothing to convert)
+        return xp.concatenate(kept, axis=dim)
     return xp.concatenate([x.astype(dtype, copy=False) for x in kept], axis=dim)
 
 
 def _common_dtype(arrays):
-    from ...backend import result_dtype
     dtype = arrays[0].dtype
     for a in arrays[1:]:
-        if a.dtype != dtype:
+        if a.dtype is not dtype and a.dtype != dtype:   # (``is`` first: it nearly always is)
+            from ...backend import result_dtype
             dtype = result_dtype(np.empty((1,), dtype), a, 1, a.ndim)
     return dtype
 
