@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Region, Size
+from textual.geometry import Region, Size, Spacing
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -114,8 +114,18 @@ class GraphView(ScrollView, can_focus=True):
         # A node without a box (freed: hidden, or older than the freed ones kept) shows the
         # newest box: the last layout's scroll offset may be blank in this one.
         box = boxes.get(node) or self._chain_box(node) or boxes[max(boxes)]
-        self.scroll_to_region(Region(box.x, box.y, box.w, box.h), animate=False,
-                              force=True, immediate=True)
+        self.scroll_to_region(Region(box.x, box.y, box.w, box.h), spacing=self._gutter(),
+                              animate=False, force=True, immediate=True)
+
+    def _gutter(self) -> Spacing:
+        """Room for the scrollbars a new layout larger than the view is about to get: they
+        appear on the next refresh, and a box scrolled flush to the edge would be under one."""
+        width, height = self.size
+        right = 0 if self.show_vertical_scrollbar or self.graph.height <= height \
+            else self.styles.scrollbar_size_vertical
+        bottom = 0 if self.show_horizontal_scrollbar or self.graph.width <= width \
+            else self.styles.scrollbar_size_horizontal
+        return Spacing(0, right, bottom, 0)
 
     def _chain_box(self, node: int):
         """The box of the collapsed chain ``node`` is in, if any."""

@@ -85,3 +85,27 @@ def test_past_64_freed_nodes_only_the_newest_are_drawn():
             hidden = len(state.nodes) - len(graph.graph.boxes)
             assert hidden > 0 and f"{hidden} freed hidden" in graph.border_title
     run(go())
+
+
+def _fully_in_view(graph: GraphView, node: int) -> bool:
+    box = graph.graph.boxes[node]
+    x, y = int(graph.scroll_offset.x), int(graph.scroll_offset.y)
+    width, height = graph.scrollable_content_region.size
+    return x <= box.x and box.x + box.w <= x + width and y <= box.y and \
+        box.y + box.h <= y + height
+
+
+def test_the_followed_box_is_whole_in_view_beside_the_scrollbars():
+    """Stepping at 80x24, the box followed is never left with an edge under a scrollbar
+    (one a new layout brings appears on the next refresh: ``GraphView._gutter``)."""
+    async def go():
+        app = AgDebugApp(trace=load("mlp"), title="mlp")
+        async with app.run_test(size=(80, 24)) as pilot:
+            graph = app.query_one(GraphView)
+            await pilot.pause()
+            for _ in range(12):
+                await pilot.pause()
+                if app.shown_node in graph.graph.boxes:
+                    assert _fully_in_view(graph, app.shown_node), app.step
+                await pilot.press("space")
+    run(go())
