@@ -122,6 +122,8 @@ class AgDebugApp(App):
         self.outcome = None
         self.error = ""
         self.index = EventIndex()        # ops, sources, starts, backwards, prints
+        self.indexing: int | None = None   # a first opening's pass (percent), while its
+        #                                    first events are shown
         self.layouts = Layouts(self)
         self.current_node = 0            # the running node at the last refresh
         self.shown_node = 0              # the node the view followed at the last refresh

@@ -14,11 +14,13 @@ from functools import partial
 from textual.message import Message
 from textual.widgets import Static, TabbedContent
 
+from agdebug.debug.index import first_events
 from agdebug.debug.recorder import TraceError, load_trace
 
 from .live import EventsArrived, LiveSession, ProgramFinished
 from .panels import OutputLog
-from .sources import EventIndex, LiveHistory
+from .sources import EventIndex, LiveHistory, MemorySeries
+from .status import show_status
 from .text import plain, printable
 from .timeline import EventsTab
 
@@ -64,6 +66,9 @@ def _load(app, path: str) -> None:
     def progress(done: int, total: int) -> None:   # (the first opening of a long trace)
         app.call_from_thread(_say_progress, app, path, 100 * done // max(total, 1))
     try:
+        first = first_events(path)
+        if first:   # a long trace opened for the first time: its first screen meanwhile
+            app.call_from_thread(_preview, app, first)
         timeline = load_trace(path, progress=progress).timeline()
     except TraceError as exc:
         app.call_from_thread(_fail, app, str(exc))
@@ -71,7 +76,23 @@ def _load(app, path: str) -> None:
     app.call_from_thread(_loaded, app, timeline)
 
 
+def _preview(app, events) -> None:
+    """The first events of a long trace's first opening, shown while the pass over the
+    rest runs: stepping goes as far as they do until it ends (the status line says so)."""
+    _show_loading(app, False)
+    app.indexing = 0
+    app.history = LiveHistory()
+    app.history.extend(events)
+    absorb(app, events)
+    app.step = _first_step(app) if app.start is None else min(app.start, len(events))
+    app.refresh_view()
+
+
 def _say_progress(app, path: str, percent: int) -> None:
+    if app.indexing is not None:   # (its first events on screen: the status line counts)
+        app.indexing = percent
+        show_status(app, app.state)
+        return
     app.query_one("#loading-text", Static).update(
         plain(f"reading {path}: {percent}% (indexing it, for the next opening)..."))
 
@@ -83,6 +104,9 @@ def _fail(app, message: str) -> None:
 
 def _loaded(app, timeline) -> None:
     _show_loading(app, False)
+    previewed, app.indexing = app.indexing is not None, None
+    if previewed:   # (what the first events taught is learnt again from the file's)
+        app.index, app.series = EventIndex(), MemorySeries()
     app.history = timeline
     if hasattr(timeline.events, "steps_of"):   # a long trace's file: no pass over it
         _follow(app, timeline)
@@ -90,7 +114,8 @@ def _loaded(app, timeline) -> None:
         absorb(app, timeline.events)
     if app.initial_output and not app.index.prints:   # a trace from before printed events
         app.query_one(OutputLog).write(printable(app.initial_output, lines=True))
-    app.step = _first_step(app) if app.start is None else app.start
+    if not previewed:   # (else the step the user went to among the first events stays)
+        app.step = _first_step(app) if app.start is None else app.start
     app.refresh_view()
 
 

@@ -24,6 +24,9 @@ def show_status(app, state) -> None:
             parts.append(f"paused ({app.paused_reason})")
         else:
             parts.append("running")
+    if app.indexing is not None:
+        parts.append(f"reading the rest: {app.indexing}% (steps past {len(app.history)} "
+                     "come when it ends)")
     if app.focus_mode:
         parts.append("focus")
     app.query_one("#status", Static).update(plain(" │ ".join(parts)), layout=False)

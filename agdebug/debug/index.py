@@ -43,7 +43,7 @@ from .index_file import IndexWriter, read_index
 from .recorder import Trace, TraceError, _check_header, _parse_event
 from .validate import InvalidTrace, TraceCheck
 
-__all__ = ["LAZY_BYTES", "EventFile", "cache_folder", "open_trace"]
+__all__ = ["LAZY_BYTES", "EventFile", "cache_folder", "first_events", "open_trace"]
 
 LAZY_BYTES = 8_000_000   # files this large (~40,000 events) open lazily, with an index
 LAZY_EVERY = 128         # a lazy trace's checkpoint interval: a seek decodes fewer lines
@@ -245,6 +245,35 @@ def open_trace(path, progress=None) -> Trace:
     if progress is not None:
         progress(size, size)
     return trace if trace is not None else _in_memory(name)
+
+
+FIRST_EVENTS = 50_000   # at most, for a first screen while a first opening's pass runs
+
+
+def first_events(path, limit: int = FIRST_EVENTS) -> list:
+    """The checked events of a long trace file not indexed yet, up to the end of its first
+    backward (at most ``limit``): what a first screen shows while the first opening's pass
+    over the rest runs. Empty for a short file or an indexed one (they open quickly), or
+    one that cannot be read (``open_trace`` says why); a bad line is its ``TraceError``."""
+    name = os.fspath(path)
+    try:
+        f = open(name, "rb")
+    except OSError:
+        return []
+    with f:
+        if os.fstat(f.fileno()).st_size < LAZY_BYTES:
+            return []
+        indexed = _load_index(name, _identity(name, f))
+        if indexed is not None:
+            indexed.timeline()._checkpoints.close()   # (``open_trace`` opens it again)
+            return []
+        events, scan = [], _scan(name, f, EventFile(name, array("q"), bytearray()))
+        for event in scan:
+            events.append(event)
+            if event.kind == "backward_finished" or len(events) >= limit:
+                break
+        scan.close()
+        return events
 
 
 def _indexed(name: str, f, index: EventFile, key: tuple, progress) -> Trace | None:

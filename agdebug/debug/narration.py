@@ -98,6 +98,14 @@ class Narrator:
     """
 
     def __init__(self, events=()):
+        self._forget()
+        if hasattr(events, "steps_of"):   # a trace file's events: indexed when asked for
+            self.follow(events)
+        else:
+            self.extend(events)
+
+    def _forget(self) -> None:
+        """Know no event yet."""
         self.events: list = []
         self._created: dict = {}     # node id -> its NodeCreated event
         self._names: dict = {}       # node id -> name seen in a backward (made before recording)
@@ -113,17 +121,13 @@ class Narrator:
         self._at = 0                 # the sentence being told
         self._depth_end = 0          # where ``_depth`` was counted up to
         self._unmade: set = set()    # nodes looked for in vain (made before recording)
-        if hasattr(events, "steps_of"):   # a trace file's events: indexed when asked for
-            self.follow(events)
-        else:
-            self.extend(events)
 
     def follow(self, events, timeline=None) -> None:
-        """Tell the sentences of ``events`` (a fresh narrator's: a trace file's), indexing
-        them only as far as a sentence asks; with their ``timeline``, a far sentence only
-        its ``WINDOW``."""
-        self.events, self._indexed, self._ranges, self._depth_end = events, 0, [], 0
-        self._timeline = timeline
+        """Tell the sentences of ``events`` (a trace file's; what it knew before is
+        forgotten), indexing them only as far as a sentence asks; with their ``timeline``, a
+        far sentence only its ``WINDOW``."""
+        self._forget()
+        self.events, self._timeline = events, timeline
 
     def extend(self, events) -> None:
         for event in events:

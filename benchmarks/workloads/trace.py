@@ -3,7 +3,8 @@
 A recording of repeated W1 chains (forward and backward) until the trace holds the wanted
 number of events is saved with ``Trace.save``; then, once each (not warmed up): the first
 opening (``load_trace``'s validating pass, which builds the index of a long trace) and the
-state of its first screen (the first backward about to run), the same from the index, peak
+state of its first screen (the first backward about to run), that screen from the trace's
+first events alone (what the TUI shows while the pass runs), the same from the index, peak
 memory of the first opening (a fresh process's RSS) and of the indexed one (tracemalloc),
 and ``Timeline.state(step)`` at random steps (the nearest checkpoint plus at most ``every``
 events), also with the events held in a list (up to
@@ -68,6 +69,7 @@ def trace_rows(cfg, wanted: int, repeats: int | None = None) -> list:
         del trace
         os.environ["AGDEBUG_CACHE"] = os.path.join(folder, "cache")   # (a fresh index)
         first_peak = first_opening_rss(path, os.path.join(folder, "cache-rss"))
+        shown = first_screen_meanwhile(path)    # (before the index exists)
         first = opened(path, load_trace)        # the pass: it builds the index
         again = opened(path, load_trace)        # the index read back
         peak = memory(path, load_trace)
@@ -80,6 +82,9 @@ def trace_rows(cfg, wanted: int, repeats: int | None = None) -> list:
                 {"agdebug": first["load"]}),
             Row("TRACE", f"first screen's state of {label}, first opening", "s",
                 {"agdebug": first["load"] + first["screen"]}),
+            Row("TRACE", f"first screen's state of {label}, first opening, from its first "
+                "events (the TUI's, while the pass runs)", "s", {"agdebug": shown},
+                at_most(2.0, "s")),
             Row("TRACE", f"peak memory (RSS), first opening of {label}", "MB",
                 {"agdebug": first_peak}),
             Row("TRACE", f"first screen's state of {label}, indexed", "s",
@@ -113,6 +118,18 @@ def in_memory(timeline, count: int) -> list:
     seeks = seek_times(Timeline(list(timeline.events)), count)
     return [Row("TRACE", f"seek in {len(timeline):,}-event trace held in memory (median of "
                 f"{len(seeks)})", "ms", {"agdebug": statistics.median(seeks) * 1e3})]
+
+
+def first_screen_meanwhile(path: str) -> float:
+    """Seconds to the first screen's state of a first opening from the trace's first events
+    (``first_events``): what the TUI shows while the pass over the rest runs."""
+    from agdebug.debug.index import first_events
+    from agdebug.debug.state import Timeline
+    lap = stopwatch()
+    events = first_events(path)
+    starts = [i for i, e in enumerate(events) if e.kind == "backward_started"]
+    Timeline(events).state(starts[0] if starts else len(events))
+    return lap()
 
 
 def opened(path: str, load_trace) -> dict:

@@ -624,3 +624,26 @@ def test_a_first_opening_keeps_no_checkpoint_in_memory(tmp_path, lazy):
     # Kept checkpoints took ~3.5 KB per event (10x the events, ~10x the peak); the
     # offsets and kinds take 9 B per event, the writer's typed arrays a few more.
     assert large_peak < 2 * small_peak + 1_000_000, (small_peak, large_peak)
+
+
+def test_first_events_are_a_long_unindexed_traces_first_backward(tmp_path, lazy, monkeypatch):
+    """What a first screen shows while a first opening's pass runs: the checked events up
+    to the end of the first backward, at most ``limit``; none once the trace is indexed or
+    when it is short (those open quickly)."""
+    path = _recorded(tmp_path, 3)
+    events = lazy.first_events(path)
+    full = load_trace(path).events                      # (this opening indexes it)
+    end = next(i for i, e in enumerate(full) if e.kind == "backward_finished") + 1
+    assert events == list(full[:end])
+    assert lazy.first_events(path) == []                # indexed now
+    (tmp_path / "cache").rename(tmp_path / "old")
+    assert len(lazy.first_events(path, limit=5)) == 5
+    with monkeypatch.context() as patched:
+        patched.setattr(lazy, "LAZY_BYTES", 10**12)
+        assert lazy.first_events(path) == []            # short: it opens at once
+    lines = path.read_bytes().split(b"\n")
+    lines[3] = b'{"kind":"node_freed"}'
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(TraceError, match=r":4: invalid event"):
+        lazy.first_events(path)
+    assert lazy.first_events(tmp_path / "missing.agtrace") == []

@@ -46,7 +46,8 @@ def _opened(path, check=None):
     async def go():
         app = AgDebugApp(trace_path=path)
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: app.history is not None)
+            # (a first opening shows its first events while the pass runs: after it ends)
+            await until(pilot, lambda: app.history is not None and app.indexing is None)
             if check is not None:
                 check(app)
             index = app.index
@@ -92,3 +93,43 @@ def test_the_palettes_ops_come_from_the_index_with_no_state_decoded(tmp_path, la
     assert ops == sorted(eager) and ops
     stored = timeline._checkpoints
     assert not stored._nodes and not stored._pages           # no checkpoint was read
+
+
+def test_a_first_opening_shows_its_first_events_while_the_pass_runs(tmp_path, lazy,
+                                                                    monkeypatch):
+    """The first screen comes before the pass over the whole file (a first opening of a
+    long trace takes a while); the step the user goes to meanwhile stays when it ends."""
+    import threading
+
+    from agdebug.debug import load_trace
+    from agdebug_tui import session
+    from agdebug_tui.sources import LiveHistory
+    path = tmp_path / "mlp.agtrace"
+    shutil.copy(TRACES / "mlp.agtrace", path)
+    release = threading.Event()
+
+    def held(*args, **kwargs):   # the pass, held until the first screen was looked at
+        release.wait(10)
+        return load_trace(*args, **kwargs)
+    monkeypatch.setattr(session, "load_trace", held)
+
+    async def go():
+        app = AgDebugApp(trace_path=path)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.history is not None)
+            assert isinstance(app.history, LiveHistory) and app.indexing == 0
+            first = app.index.backwards[0]
+            assert app.step == first and app.events[-1].kind == "backward_finished"
+            assert "reading the rest" in str(app.query_one("#status").render())
+            await pilot.press("space", "space")
+            assert app.step == first + 2
+            stepped = (app.state, app.narrator.sentence(app.step - 1), inspector_text(app))
+            release.set()
+            await until(pilot, lambda: app.indexing is None)
+            assert not isinstance(app.history, LiveHistory) and app.step == first + 2
+            assert (app.state, app.narrator.sentence(app.step - 1),
+                    inspector_text(app)) == stepped
+            assert "reading the rest" not in str(app.query_one("#status").render())
+            await pilot.press("G")
+            assert app.step == len(load_trace(path).events)
+    run(go())
