@@ -67,7 +67,9 @@ def _load(app, path: str) -> None:
         app.call_from_thread(_say_progress, app, path, 100 * done // max(total, 1))
     try:
         first = first_events(path)
-        if first:   # a long trace opened for the first time: its first screen meanwhile
+        # A long trace opened for the first time: its first screen meanwhile (unless the
+        # step asked for lies past its first events).
+        if first and (app.start is None or app.start <= len(first)):
             app.call_from_thread(_preview, app, first)
         timeline = load_trace(path, progress=progress).timeline()
     except TraceError as exc:
@@ -84,7 +86,7 @@ def _preview(app, events) -> None:
     app.history = LiveHistory()
     app.history.extend(events)
     absorb(app, events)
-    app.step = _first_step(app) if app.start is None else min(app.start, len(events))
+    app.step = _first_step(app) if app.start is None else app.start
     app.refresh_view()
 
 
