@@ -263,9 +263,7 @@ def first_events(path, limit: int = FIRST_EVENTS) -> list:
     with f:
         if os.fstat(f.fileno()).st_size < LAZY_BYTES:
             return []
-        indexed = _load_index(name, _identity(name, f))
-        if indexed is not None:
-            indexed.timeline()._checkpoints.close()   # (``open_trace`` opens it again)
+        if _has_index(name, _identity(name, f)):
             return []
         events, scan = [], _scan(name, f, EventFile(name, array("q"), bytearray()))
         for event in scan:
@@ -357,6 +355,17 @@ def _load_index(name: str, key: tuple) -> Trace | None:
     from .state import Timeline
     steps = stored.arrays["steps"].tolist()
     return _lazy_trace(name, Timeline.restored(index, every, steps, stored))
+
+
+def _has_index(name: str, key: tuple) -> bool:
+    """Whether the cache holds a good index for ``key`` (read as ``_load_index`` reads it,
+    then closed)."""
+    try:
+        *_, stored = read_index(_index_path(key), key, key[1], len(KINDS), lambda step: None)
+    except (OSError, ValueError):
+        return False
+    stored.close()
+    return True
 
 
 def _rebuilt(events: EventFile, path: str, step: int):

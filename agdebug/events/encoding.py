@@ -17,7 +17,7 @@ import types
 import typing
 from json.encoder import encode_basestring_ascii as _string
 
-__all__ = ["to_json"]
+__all__ = ["optional_of", "to_json"]
 
 
 def to_json(record) -> str:
@@ -74,7 +74,7 @@ def _one(hint) -> str | None:
         return _PLAIN[hint]
     if dataclasses.is_dataclass(hint):
         return "_nested"
-    inner = _optional(hint)
+    inner = optional_of(hint)
     if dataclasses.is_dataclass(inner):
         return "_record_or_null"
     if inner is float:
@@ -95,7 +95,7 @@ def _tuple_item(hint):
     return None
 
 
-def _optional(hint):
+def optional_of(hint):
     """``X`` for ``X | None``, else None."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(hint) if a is not type(None)]

@@ -19,10 +19,10 @@ False
 from __future__ import annotations
 
 import dataclasses
-import types
 import typing
 from functools import lru_cache
 
+from .encoding import optional_of
 from .names import MAX_NAME
 
 __all__ = ["BOOL", "INT", "NAME", "STR", "builder", "event_builder", "listed", "pattern"]
@@ -53,7 +53,7 @@ def pattern(tp, kind: str | None = None, labels: frozenset = frozenset()) -> str
     (a short printable label: ``NAME``)."""
     if tp in _SCALARS:
         return _SCALARS[tp]
-    inner = _optional(tp)
+    inner = optional_of(tp)
     if inner is not None:
         return f"(?:null|{pattern(inner, labels=labels)})"
     args = typing.get_args(tp)
@@ -76,15 +76,6 @@ def pattern(tp, kind: str | None = None, labels: frozenset = frozenset()) -> str
     return text + r"\}"
 
 
-def _optional(tp):
-    """``X`` for ``X | None``, else None."""
-    if typing.get_origin(tp) in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if len(args) == 1 and len(typing.get_args(tp)) == 2:
-            return args[0]
-    return None
-
-
 @lru_cache(maxsize=None)
 def builder(tp, checks: tuple = (), make=None):
     """JSON data of ``pattern(tp)``'s shape -> the value (``None`` when the data is the
@@ -93,7 +84,7 @@ def builder(tp, checks: tuple = (), make=None):
     what builds a ``cls`` quickest (called as ``cls`` is: ``records.builder``)."""
     if tp in _SCALARS:
         return float if tp is float else None   # (a float field may hold an integer)
-    inner = _optional(tp)
+    inner = optional_of(tp)
     if inner is not None:
         build = builder(inner, checks, make)
         return None if build is None else lambda v: None if v is None else build(v)
