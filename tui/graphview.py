@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Region, Size, Spacing
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -84,6 +84,8 @@ class GraphView(ScrollView, can_focus=True):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.graph: Layout | None = None
+        self._wanted = 0                 # the node last asked to be in view (0: none)
+        self._revealed_at = None         # the scroll offset its reveal left
         self.state = None
         self.selected = 0
         self.breakpoints: frozenset = frozenset()
@@ -105,6 +107,7 @@ class GraphView(ScrollView, can_focus=True):
 
     def reveal(self, node: int) -> None:
         """Scroll so ``node``'s box is in view (no-op when it already is)."""
+        self._wanted = node
         self.call_after_refresh(self._reveal, node)
 
     def _reveal(self, node: int) -> None:
@@ -114,18 +117,22 @@ class GraphView(ScrollView, can_focus=True):
         # A node without a box (freed: hidden, or older than the freed ones kept) shows the
         # newest box: the last layout's scroll offset may be blank in this one.
         box = boxes.get(node) or self._chain_box(node) or boxes[max(boxes)]
-        self.scroll_to_region(Region(box.x, box.y, box.w, box.h), spacing=self._gutter(),
-                              animate=False, force=True, immediate=True)
+        self.scroll_to_region(Region(box.x, box.y, box.w, box.h), animate=False,
+                              force=True, immediate=True)
+        self._revealed_at = self.scroll_offset
 
-    def _gutter(self) -> Spacing:
-        """Room for the scrollbars a new layout larger than the view is about to get: they
-        appear on the next refresh, and a box scrolled flush to the edge would be under one."""
-        width, height = self.size
-        right = 0 if self.show_vertical_scrollbar or self.graph.height <= height \
-            else self.styles.scrollbar_size_vertical
-        bottom = 0 if self.show_horizontal_scrollbar or self.graph.width <= width \
-            else self.styles.scrollbar_size_horizontal
-        return Spacing(0, right, bottom, 0)
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        self._scrollbar_shown(shown)
+
+    def watch_show_horizontal_scrollbar(self, shown: bool) -> None:
+        self._scrollbar_shown(shown)
+
+    def _scrollbar_shown(self, shown: bool) -> None:
+        # A layout that outgrew the view gets its scrollbars a refresh after the box was
+        # scrolled into view: they cover its edge cells, so it is scrolled again (unless the
+        # user has scrolled since).
+        if shown and self._wanted and self._revealed_at == self.scroll_offset:
+            self.call_after_refresh(self._reveal, self._wanted)
 
     def _chain_box(self, node: int):
         """The box of the collapsed chain ``node`` is in, if any."""

@@ -96,8 +96,7 @@ def _fully_in_view(graph: GraphView, node: int) -> bool:
 
 
 def test_the_followed_box_is_whole_in_view_beside_the_scrollbars():
-    """Stepping at 80x24, the box followed is never left with an edge under a scrollbar
-    (one a new layout brings appears on the next refresh: ``GraphView._gutter``)."""
+    """Stepping at 80x24, the box followed is never left with an edge under a scrollbar."""
     async def go():
         app = AgDebugApp(trace=load("mlp"), title="mlp")
         async with app.run_test(size=(80, 24)) as pilot:
@@ -108,4 +107,30 @@ def test_the_followed_box_is_whole_in_view_beside_the_scrollbars():
                 if app.shown_node in graph.graph.boxes:
                     assert _fully_in_view(graph, app.shown_node), app.step
                 await pilot.press("space")
+    run(go())
+
+
+def test_a_box_revealed_in_a_new_larger_layout_clears_the_scrollbars_it_brings():
+    """Scrollbars appear on the refresh after a layout outgrows the view: a box revealed
+    at once (here the rightmost, flush with the edge they then cover) is scrolled again."""
+    from agdebug_tui.layout import layout
+
+    async def go():
+        trace = load("mlp")
+        app = AgDebugApp(trace=trace, title="mlp", start=1)     # a graph that fits
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            graph = app.query_one(GraphView)
+            assert not graph.show_vertical_scrollbar and not graph.show_horizontal_scrollbar
+            big = layout(trace.timeline().state(len(trace.events) // 2).nodes)
+            graph.set_layout(big)
+            right = max(big.boxes, key=lambda n: big.boxes[n].x + big.boxes[n].w)
+            # The reveal ``reveal`` asks for, run before the scrollbars came (a terminal's
+            # timing: the pilot's own refreshes would run it after them).
+            graph._wanted = right
+            graph._reveal(right)
+            await pilot.pause()
+            await pilot.pause()              # (they come, then the box is scrolled again)
+            assert graph.show_vertical_scrollbar and graph.show_horizontal_scrollbar
+            assert _fully_in_view(graph, right)
     run(go())
