@@ -201,3 +201,18 @@ def test_numpy_floor_computes_the_step_of_the_libraries(name, request):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
     for got, want in zip(params, want_params):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+def test_the_watch_benchmark_measures_every_variant_and_leaves_torch_as_it_was(tmp_path):
+    torch = pytest.importorskip("torch")
+    from benchmarks import bench_watch
+    backward = torch.autograd.backward
+    module_hooks = dict(torch.nn.modules.module._global_forward_hooks)
+    rows = bench_watch.measure(torch, Config("smoke", threads=1, torch=torch), str(tmp_path))
+    assert [row[0] for row in rows] == ["W1 chain", "W2 MLP step"]
+    for name, unit, off, on, memory, again, floor, target in rows:
+        assert min(off, on, memory, again, floor) > 0, name
+    # the floor's hooks are gone again: nothing of it stays installed
+    assert torch.autograd.backward is backward
+    assert dict(torch.nn.modules.module._global_forward_hooks) == module_hooks
+    assert not torch.overrides._get_current_function_mode_stack()
