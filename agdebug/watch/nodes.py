@@ -170,6 +170,24 @@ def _saved_names(fn) -> tuple:
 
 
 _PLAIN = (bool, int, float, str)
+_UNSIGNED, _SIGNED_END = 1 << 64, 1 << 63
+
+
+def _attr_text(value) -> str | None:
+    """How a saved non-tensor value reads (None: not a plain value or a tuple of ints).
+    torch's getters give a saved int64 as unsigned: ``x.sum(-1)``'s ``_saved_dim`` reads
+    ``(18446744073709551615,)`` where torch holds ``(-1,)``; the value held is shown."""
+    if isinstance(value, _PLAIN):
+        return repr(_signed(value))
+    if type(value) is tuple and all(type(v) is int for v in value):
+        return repr(tuple([_signed(v) for v in value]))
+    return None
+
+
+def _signed(value):
+    if type(value) is int and _SIGNED_END <= value < _UNSIGNED:
+        return value - _UNSIGNED
+    return value
 
 
 def saved_of(fn, node: int) -> tuple[tuple, tuple]:
@@ -189,8 +207,10 @@ def saved_of(fn, node: int) -> tuple[tuple, tuple]:
             if holders:
                 saved.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
                              for h in holders)
-            elif isinstance(value, _PLAIN):
-                attrs.append((name, repr(value)))
+            else:
+                text = _attr_text(value)
+                if text is not None:
+                    attrs.append((name, text))
     finally:
         naming_end()
     return tuple(saved), tuple(attrs)

@@ -384,3 +384,20 @@ def test_a_full_gc_pass_is_shown_only_while_torch_nodes_live():
     passes = [i for i, e in enumerate(trace.events) if e.kind == "gc_pass"]
     made = [i for i, e in enumerate(trace.events) if e.kind == "node_created"]
     assert made and min(made) < passes[0]
+
+
+def test_saved_ints_read_as_torch_holds_them_not_as_its_getters_give_them():
+    # torch's getters give a saved int64 as unsigned (``-1`` as 18446744073709551615)
+    x = torch.randn(3, 5, requires_grad=True)
+    with agdebug.watch.torch() as trace:
+        x.transpose(-1, -2)
+        x.sum(-1)
+        torch.nn.functional.cross_entropy(x, torch.tensor([1, 2, 3]))
+        x.narrow(0, 1, 2)
+    attrs = {e.name: dict(e.attrs) for e in trace.events if e.kind == "node_created"}
+    assert attrs["TransposeBackward0"] == {"dim0": "-1", "dim1": "-2"}
+    assert attrs["SumBackward1"]["dim"] == "(-1,)"
+    assert attrs["SumBackward1"]["keepdim"] == "False"
+    assert attrs["NllLossBackward0"]["ignore_index"] == "-100"
+    assert attrs["SliceBackward0"]["self_sym_sizes"] == "(3, 5)"
+    assert attrs["SliceBackward0"]["start"] == "1"
