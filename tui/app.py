@@ -116,7 +116,7 @@ class AgDebugApp(App):
         self.hide_freed = False          # the graph leaves freed nodes out (h)
         self.zoom = "full"               # the graph's level of detail (+, -, z: a LEVELS name)
         self.follow = True               # each step scrolls its node into view (F)
-        self.collapse_chains = True      # long linear chains drawn as one box (x)
+        self.collapse_chains = True      # long chains, big graphs' module calls: boxes (x)
         self.live: LiveSession | None = None
         self.paused_reason = ""
         self.outcome = None
@@ -271,8 +271,8 @@ class AgDebugApp(App):
 
     def action_chains(self) -> None:
         self.collapse_chains = not self.collapse_chains
-        self.notify("long chains: collapsed" if self.collapse_chains else "long chains: open",
-                    timeout=2)
+        self.notify("long chains and module calls: collapsed" if self.collapse_chains
+                    else "long chains and module calls: open", timeout=2)
         self.refresh_view()
 
     def action_help(self) -> None:

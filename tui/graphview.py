@@ -18,6 +18,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from agdebug.render.summary import BOX_RANK
+
 from .layout import Layout
 
 __all__ = ["STATUS_STYLES", "GraphView", "live_text"]
@@ -200,7 +202,7 @@ class GraphView(ScrollView, can_focus=True):
         if run.role == "edge":
             return [(run.text, self._edge_style(run.owner))]
         chain = self.graph.chains.get(run.owner)
-        node = self.state.nodes.get(chain[-1] if chain else run.owner)
+        node = self.state.nodes.get(run.owner) if chain is None else self._telling(chain)
         if node is None:
             return [(" " * len(run.text), Style())]
         fill = STATUS_STYLES.get(node.status, STATUS_STYLES["created"])
@@ -225,6 +227,12 @@ class GraphView(ScrollView, can_focus=True):
                         (text[-1], fill + (edge or Style()))]
             return [(text, fill + (edge or Style()))]
         return [(text, fill)]
+
+    def _telling(self, members):
+        """The member whose status a collapsed box shows: the most telling one (an error,
+        then what runs or is due, then what ran, then what is gone), as the exports do."""
+        live = [self.state.nodes[m] for m in members if m in self.state.nodes]
+        return max(live, key=lambda n: BOX_RANK.get(n.status, 0), default=None)
 
     def _dot(self, run, fill: Style, edge):
         """An overview node: its status colour, ◉ in the frame's colour when marked."""

@@ -8,7 +8,8 @@ of text to draw there, so a widget only restyles them per step.
 
 Terminal cells cannot scale text, so zooming is a choice of ``LEVELS`` of detail:
 full boxes (name, tensor, live line), compact ones (the name only) and dots (an
-overview). A linear chain may be drawn as one box (``chains=``: head first).
+overview). A linear chain, or the nodes of one module call, may be drawn as one box
+(``chains=``, see ``collapse``).
 
 >>> from agdebug.debug.state import NodeView
 >>> nodes = {1: NodeView(1, "AccumulateGrad"), 2: NodeView(2, "MulBackward0", edges=((1, 0),))}
@@ -124,19 +125,39 @@ def _label(node) -> tuple[str, str]:
     return short_name(node.name), f"{printable(name) or prefix}{shape}"
 
 
+def _group_label(label: str) -> tuple[str, str]:
+    """``MultiheadAttention blocks.1.attn`` and ``35 nodes``, from a summary's box label."""
+    what, _, count = label.rpartition(" — ")
+    return printable(what or label), printable(count)
+
+
 def _chain_label(nodes, chain: tuple) -> tuple[str, str]:
     """``12 nodes:`` and the first names, head first (the order a backward runs them)."""
     names = " → ".join(short_name(nodes[n].name) for n in chain[:3])
     return f"{len(chain)} nodes:", names + " …"
 
 
-def collapse(nodes: dict, chains) -> dict:
-    """``nodes`` with each chain drawn as its head, whose edges are then the tail's."""
+def collapse(nodes: dict, groups) -> dict:
+    """``nodes`` with each group (a chain, head first, or a module call's nodes, its
+    output first) drawn as its first member: its edges are those leaving the group (a
+    chain's tail's), and edges into a group lead to it."""
+    first = {m: group[0] for group in groups for m in group}
+
+    def outside(node, members) -> tuple:
+        edges = ((first.get(child, child), nr) for child, nr in node.edges
+                 if child not in members)
+        return tuple(dict.fromkeys(edges))   # (several members may send to one node)
+
     out = dict(nodes)
-    for chain in chains:
-        for member in chain[1:]:
+    for group in groups:
+        members = set(group)
+        for member in group[1:]:
             del out[member]
-        out[chain[0]] = nodes[chain[0]]._replace(edges=nodes[chain[-1]].edges)
+        edges = tuple(dict.fromkeys(e for m in group for e in outside(nodes[m], members)))
+        out[group[0]] = nodes[group[0]]._replace(edges=edges)
+    for i, node in out.items():
+        if i not in first and any(child in first for child, _ in node.edges):
+            out[i] = node._replace(edges=outside(node, ()))
     return out
 
 
@@ -230,17 +251,20 @@ def _place(layers, up, down, widths) -> dict:
     return {k: v - left for k, v in x.items()}
 
 
-def layout(nodes, level: str = "full", chains=()) -> Layout:
+def layout(nodes, level: str = "full", chains=(), labels=None) -> Layout:
     """Lay out ``nodes`` (node id -> NodeView) at ``level`` (a ``LEVELS`` name), each of
-    ``chains`` as one box; edges to nodes not given are dropped."""
-    plan = _plan(nodes, chains)
+    ``chains`` (member tuples, see ``collapse``) as one box, labelled ``labels[first
+    member]`` when given (a module call's), else as a chain; edges to nodes not given are
+    dropped."""
+    plan = _plan(nodes, chains, labels)
     return _draw(plan, _level(level), _widths(plan, _level(level)))
 
 
-def fitting_level(nodes, width: int, height: int, chains=()) -> tuple[Layout, bool]:
+def fitting_level(nodes, width: int, height: int, chains=(), labels=None
+                  ) -> tuple[Layout, bool]:
     """The most detailed level's layout that fits ``width`` x ``height`` cells (else the
     least detailed one's), and whether it fits. Ranks and order are worked out once."""
-    plan = _plan(nodes, chains)
+    plan = _plan(nodes, chains, labels)
     for level in LEVELS:
         widths = _widths(plan, level)
         xs = _place(plan.layers, plan.up, plan.down, widths)
@@ -262,7 +286,7 @@ class _Plan:
     chains: dict
 
 
-def _plan(nodes, chains) -> _Plan:
+def _plan(nodes, chains, labels=None) -> _Plan:
     """Ranks and order: what every level shares."""
     chains = {c[0]: tuple(c) for c in chains}
     drawn = collapse(nodes, chains.values()) if chains else nodes
@@ -273,8 +297,9 @@ def _plan(nodes, chains) -> _Plan:
     rank = _ranks(ids, children)
     layers, up, down = _chains(ids, children, rank)
     _order(layers, up, down)
-    labels = {n: _chain_label(nodes, chains[n]) if n in chains else _label(drawn[n])
-              for n in ids}
+    given = labels or {}
+    labels = {n: _group_label(given[n]) if n in given else
+              _chain_label(nodes, chains[n]) if n in chains else _label(drawn[n]) for n in ids}
     key = topology(drawn) | {("chain", c) for c in chains.values()}
     return _Plan(drawn, key, layers, up, down, labels, chains)
 

@@ -3,9 +3,11 @@ topology, kept for later.
 
 A step that changes no topology (most of a backward) only restyles the graph; a
 new topology is laid out on the spot when small, off the UI thread when big. What
-is drawn also depends on the zoom level (``app.zoom``) and on the linear chains
-drawn as one box: every chain of ``CHAIN_MIN`` or more nodes (while
-``app.collapse_chains``) but the one holding the node the step shows.
+is drawn also depends on the zoom level (``app.zoom``) and on what is drawn as one box
+(while ``app.collapse_chains``): every linear chain of ``CHAIN_MIN`` or more nodes but
+the one holding the node the step shows; past ``GROUP_ABOVE`` nodes, as in the exports
+(``render.summary``), the nodes of one module call or source line too, but for those
+holding the marked nodes (shown, selected, running, errored).
 """
 
 from __future__ import annotations
@@ -13,16 +15,20 @@ from __future__ import annotations
 from functools import partial
 
 from agdebug.debug.chains import linear_chains
+from agdebug.render.summary import summarise
 
 from .graphview import GraphView
 from .layout import fitting_level, layout, topology
 
-__all__ = ["CHAIN_MIN", "FREED_SHOWN", "SYNC_LAYOUT", "Layouts", "followed_nodes",
+__all__ = ["CHAIN_MIN", "FREED_SHOWN", "GROUP_ABOVE", "SYNC_LAYOUT", "Layouts",
+           "followed_nodes",
            "neighbourhood", "visible_nodes"]
 
 SYNC_LAYOUT = 300          # graphs up to this many nodes are laid out on the spot
 FREED_SHOWN = 64           # freed nodes kept on screen (the most recent ones)
 CHAIN_MIN = 4              # shorter linear runs are drawn node by node
+GROUP_ABOVE = 60           # past this many nodes, module calls are boxes (as the exports)
+GROUP_BOXES = 40           # about as many boxes then
 _TOPOLOGY = {"node_created", "node_freed", "backward_planned"}
 
 
@@ -88,7 +94,9 @@ class Layouts:
         self._chains: dict = {}      # topology -> (its chains, member -> its chain's head)
         self._found: list = []       # the drawn topology's chains
         self._members: dict = {}     # and each member's chain's head
-        self._drawn = ({}, ())       # the nodes and collapsed chains last asked for
+        self._drawn = ({}, (), {})   # the nodes, collapsed chains and their labels asked for
+        self._grouping = False       # whether modules were boxes at the last check
+        self._groups: dict = {}      # (topology, marked nodes) -> (groups, their labels)
         self.hidden = 0              # freed nodes the graph leaves out
 
     def ensure(self, state, shown: int = 0) -> None:
@@ -99,11 +107,14 @@ class Layouts:
         self.hidden = len(state.nodes) - len(visible)
         nodes = self._wanted_nodes(state, visible)
         topo = topology(nodes)
-        self._find_chains(topo, nodes)
+        self._grouping = app.collapse_chains and len(nodes) > GROUP_ABOVE
+        if not self._grouping:
+            self._find_chains(topo, nodes)
         wanted = self._wanted(state, shown)    # (with this topology's chains)
         self._checked = (state.step, wanted)
-        chains = self._collapsed(wanted[-1])
-        self._drawn = (nodes, chains)
+        chains, labels = (self._grouped(topo, nodes, wanted[-1]) if self._grouping
+                          else (self._collapsed(wanted[-1]), {}))
+        self._drawn = (nodes, chains, labels)
         key = (topo, chains, app.zoom)
         if key == self._key:
             if key in self._layouts:     # (else it is being laid out: its title says so)
@@ -113,20 +124,21 @@ class Layouts:
         if key in self._layouts:
             self._show(self._layouts[key])
         elif len(nodes) <= SYNC_LAYOUT:
-            self._ready(key, layout(nodes, app.zoom, chains))
+            self._ready(key, layout(nodes, app.zoom, chains, labels))
         else:
-            self._in_worker(nodes, partial(self._lay_out, key, nodes, app.zoom, chains))
+            self._in_worker(nodes, partial(self._lay_out, key, nodes, app.zoom, chains,
+                                           labels))
 
     def fit(self) -> None:
         """Lay the graph out at the most detailed level that fits the view, and centre it."""
-        nodes, chains = self._drawn
+        nodes, chains, labels = self._drawn
         if not nodes:
             return
         size = self.app.query_one("#graph", GraphView).size
         if len(nodes) <= SYNC_LAYOUT:
-            self._fitted(nodes, chains, *fitting_level(nodes, *size, chains))
+            self._fitted(nodes, chains, *fitting_level(nodes, *size, chains, labels))
         else:
-            self._in_worker(nodes, partial(self._fit_off_thread, nodes, chains, size))
+            self._in_worker(nodes, partial(self._fit_off_thread, nodes, chains, labels, size))
 
     # ----------------------------------------------------------------- what is drawn
 
@@ -135,7 +147,10 @@ class Layouts:
         app = self.app
         error = state.last_error.node if state.last_error is not None else 0
         marked = (shown, app.selected, state.current, error)
-        opened = frozenset(self._members[n] for n in marked if n in self._members)
+        if self._grouping:   # (which boxes hold them is the summary's to say)
+            opened = frozenset(n for n in marked if n)
+        else:
+            opened = frozenset(self._members[n] for n in marked if n in self._members)
         return (app.focus_mode, app.selected, app.hide_freed, app.zoom, app.collapse_chains,
                 opened)
 
@@ -154,6 +169,28 @@ class Layouts:
         if not self.app.collapse_chains:
             return ()
         return tuple(c for c in self._found if c[0] not in opened)
+
+    def _grouped(self, topo, nodes: dict, marked: frozenset) -> tuple:
+        """The boxes of a big graph, as the exports draw it (``render.summary``): each a
+        member tuple for ``layout.collapse`` (a chain head first, a group its newest node,
+        its output, first), and the labels of the groups, by first member."""
+        key = (topo, marked)
+        found = self._groups.get(key)
+        if found is None:
+            boxes = summarise(nodes, set(nodes), set(marked), GROUP_BOXES, GROUP_ABOVE)
+            groups, labels = [], {}
+            for box in sorted(set(boxes.values()), key=lambda b: b.members):
+                if box.key.startswith("c"):   # a chain's box (``summary.chains``): head first
+                    groups.append(box.members)
+                    continue
+                first = max(box.members)
+                groups.append((first, *(m for m in box.members if m != first)))
+                labels[first] = box.label
+            found = (tuple(groups), labels)
+            if len(self._groups) > 64:
+                self._groups.clear()
+            self._groups[key] = found
+        return found
 
     def _wanted_nodes(self, state, nodes: dict) -> dict:
         app = self.app
@@ -177,13 +214,13 @@ class Layouts:
         self.app.run_worker(work, name="layout", group="layout", thread=True, exclusive=True,
                             description=f"layout of {len(nodes)} nodes")
 
-    def _lay_out(self, key, nodes, level, chains) -> None:
+    def _lay_out(self, key, nodes, level, chains, labels) -> None:
         # (in a thread worker)
-        self.app.call_from_thread(self._ready, key, layout(nodes, level, chains))
+        self.app.call_from_thread(self._ready, key, layout(nodes, level, chains, labels))
 
-    def _fit_off_thread(self, nodes, chains, size) -> None:
+    def _fit_off_thread(self, nodes, chains, labels, size) -> None:
         # (in a thread worker)
-        graph_layout, fits = fitting_level(nodes, *size, chains)
+        graph_layout, fits = fitting_level(nodes, *size, chains, labels)
         self.app.call_from_thread(self._fitted, nodes, chains, graph_layout, fits)
 
     def _fitted(self, nodes, chains, graph_layout, fits: bool) -> None:
@@ -215,6 +252,9 @@ class Layouts:
         drawn = graph.graph
         members = sum(len(c) - 1 for c in drawn.chains.values())
         hidden = f", {self.hidden} freed hidden" if self.hidden else ""
-        chains = f", {len(drawn.chains)} chains collapsed" if drawn.chains else ""
+        groups = sum(head in self._drawn[2] for head in drawn.chains)
+        boxes = [f"{count} {what}{'s' if count > 1 else ''}" for count, what in (
+            (groups, "group"), (len(drawn.chains) - groups, "chain")) if count]
+        chains = f", {' and '.join(boxes)} collapsed" if boxes else ""
         zoom = "" if drawn.level == "full" else f", {drawn.level}"
         graph.border_title = f"graph ({len(drawn.boxes) + members} nodes{hidden}{chains}{zoom})"

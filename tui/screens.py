@@ -30,8 +30,9 @@ HELP = [
     ("z", "fit: the most detailed level at which the whole graph fits the view, centred"),
     ("+ / -", "zoom in / out: full boxes, compact boxes (name only), dots (overview)"),
     ("F", "follow the step's node (scroll it into view on every step), or stop"),
-    ("x", "collapse long linear chains into one box (\"12 nodes: ...\"), or open them all; "
-          "a chain holding the step's or the selected node is always open"),
+    ("x", "collapse long linear chains into one box (\"12 nodes: ...\"), and past 60 nodes "
+          "each module call's nodes, or open them all; a box holding the step's or the "
+          "selected node is always open"),
     ("/", "search the timeline (kind:NAME filters by kind)"),
     ("e", "export the current view (format: command palette)"),
     ("ctrl+p", "command palette: breakpoints on an op, NaN/Inf, errors; export; themes"),

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..debug.cycles import cycle_edges
-from .summary import check_size, neighbourhood, summarise
+from .summary import BOX_RANK, check_size, neighbourhood, summarise
 
 __all__ = ["STATUS_COLORS", "DotOptions", "dot_elements", "layout_boxes", "to_dot"]
 
@@ -371,12 +371,6 @@ def _table_label(text: str, saved: tuple) -> str:
     return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{rows}</TABLE>>'
 
 
-# Box status: the most telling one inside (an error, then what is running or due, then
-# what ran, then what is gone; "created" only when nothing inside has done anything).
-_BOX_RANK = {status: i for i, status in enumerate(
-    ("created", "freed", "released", "done", "waiting", "ready", "running", "errored"))}
-
-
 def _draw_boxes(out: _Writer, boxes: dict, state) -> None:
     """A box per collapsed group or chain, coloured by its members' statuses now."""
     for box in sorted(set(boxes.values()), key=lambda b: b.members[0]):
@@ -388,7 +382,7 @@ def _draw_boxes(out: _Writer, boxes: dict, state) -> None:
         if not live:
             style = _INVISIBLE
         else:
-            status = max(counts, key=_BOX_RANK.get)
+            status = max(counts, key=BOX_RANK.get)
             style = _status_style(STATUS_COLORS.get(status, "#ffffff"), status == "freed",
                                   any(n.hooks for n in live), state.current in box.members)
         out.element(box.key, f"label={_q(box.label)}", "shape=box3d", f"tooltip={_q(tip)}",

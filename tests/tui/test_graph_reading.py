@@ -163,7 +163,7 @@ def test_a_long_chain_is_one_box_until_the_step_is_inside_it():
             graph = app.query_one(GraphView)
             assert len(graph.graph.chains) == 1 and "12 nodes:" in texts(app)
             (head, members), = graph.graph.chains.items()
-            assert "chains collapsed" in str(graph.border_title)
+            assert "1 chain collapsed" in str(graph.border_title)
             while app.state.current not in members:
                 app.action_next_node()
             await pilot.pause()
