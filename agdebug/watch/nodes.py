@@ -171,6 +171,7 @@ def _saved_names(fn) -> tuple:
 
 _PLAIN = (bool, int, float, str)
 _UNSIGNED, _SIGNED_END = 1 << 64, 1 << 63
+_LAYOUT = ("sizes", "strides")   # torch's ``_saved_self_sym_sizes``, ``_saved_mat1_sym_strides``
 
 
 def _attr_text(value) -> str | None:
@@ -207,7 +208,7 @@ def saved_of(fn, node: int) -> tuple[tuple, tuple]:
             if holders:
                 saved.extend(_SavedSummary(name, h.tensor, h.shape, h.dtype, h.nbytes)
                              for h in holders)
-            else:
+            elif not name.endswith(_LAYOUT):   # (sizes and strides: the inputs' shapes)
                 text = _attr_text(value)
                 if text is not None:
                     attrs.append((name, text))
