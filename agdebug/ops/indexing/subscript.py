@@ -200,7 +200,7 @@ def _classify(item, xp) -> tuple:
     if isinstance(item, (bool, np.bool_)):
         return ("bool", bool(item))
     if isinstance(item, (int, np.integer)):
-        return ("int", int(item))
+        return ("int", _int64(int(item)))
     if isinstance(item, slice):
         return ("slice", item)
     if isinstance(item, Tensor):
@@ -208,6 +208,8 @@ def _classify(item, xp) -> tuple:
     elif isinstance(item, (list, tuple, range)) or hasattr(item, "__array__"):
         # torch reads a range as the sequence of its ints
         sequence = isinstance(item, (list, tuple, range))
+        if sequence and isinstance(item, (list, tuple)):
+            _ints64(item)
         array = _as_xp(np.asarray(item) if sequence else item, xp)
         if array.size == 0 and array.dtype.kind == "f":
             array = array.astype(np.int64)   # x[[]]: an empty long index
@@ -217,6 +219,21 @@ def _classify(item, xp) -> tuple:
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                          f"Variables are valid indices (got {type(item).__name__})")
     return _classify_array(array)
+
+
+def _int64(value: int) -> int:
+    """``value``, which torch reads as a C ``long long`` (its error beyond that)."""
+    if not -(1 << 63) <= value < 1 << 63:
+        raise ValueError("Overflow when unpacking long long")
+    return value
+
+
+def _ints64(items) -> None:
+    for v in items:   # (nested lists: torch reads each int the same way)
+        if isinstance(v, (list, tuple)):
+            _ints64(v)
+        elif isinstance(v, int) and not isinstance(v, bool):
+            _int64(v)
 
 
 def _classify_array(array) -> tuple:
