@@ -41,7 +41,7 @@ border-top:1px solid #ccc;white-space:pre-wrap;max-height:5em;overflow:auto}
 <button id="next" title="next (Space, Right)">&gt;</button>
 <input id="slider" type="range" min="0" value="0"><span id="label"></span>
 <button id="out" title="zoom out (-)">&minus;</button><button id="in" title="zoom in (+)">+</button>
-<button id="fit" title="fit the drawing (f)">fit</button>
+<button id="fit" title="fit what this step draws (f)">fit</button>
 <label title="bring the step's node into view"><input id="follow" type="checkbox" checked>
 follow</label></div>
 <div id="main"><div id="view"><div id="stage">"""
@@ -121,10 +121,26 @@ function restyle(g, s) {
 const W = svg.width.baseVal.value, H = svg.height.baseVal.value;
 let k = 1, tx = 0, ty = 0, fitK = 1;
 function place() { stage.style.transform = `translate(${tx}px,${ty}px) scale(${k})`; }
-function fit() {
-  const r = view.getBoundingClientRect();
-  k = fitK = Math.min(r.width / W, r.height / H) * 0.97;
-  tx = (r.width - W * k) / 2; ty = (r.height - H * k) / 2; place();
+// Fit: what the step draws (a long run's layout holds every iteration, most of it hidden
+// at any one step), at most at the scale that fits the whole drawing or natural size.
+function shown() {
+  const s = stage.getBoundingClientRect();
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const g of groups.values()) {
+    if (g.style.display === 'none') continue;
+    const b = g.getBoundingClientRect();
+    if (!b.width && !b.height) continue;
+    x0 = Math.min(x0, b.left); y0 = Math.min(y0, b.top);
+    x1 = Math.max(x1, b.right); y1 = Math.max(y1, b.bottom);
+  }
+  if (x0 === Infinity) return {x: 0, y: 0, w: W, h: H};
+  return {x: (x0 - s.left) / k, y: (y0 - s.top) / k, w: (x1 - x0) / k, h: (y1 - y0) / k};
+}
+function fit(whole = false) {
+  const r = view.getBoundingClientRect(), b = whole ? {x: 0, y: 0, w: W, h: H} : shown();
+  fitK = Math.min(r.width / W, r.height / H) * 0.97;
+  k = Math.min(Math.min(r.width / b.w, r.height / b.h) * 0.97, Math.max(1, fitK));
+  tx = (r.width - b.w * k) / 2 - b.x * k; ty = (r.height - b.h * k) / 2 - b.y * k; place();
 }
 function zoom(f, x = view.clientWidth / 2, y = view.clientHeight / 2) {
   const k2 = Math.max(Math.min(fitK, 1) / 4, Math.min(8, k * f));
@@ -161,7 +177,7 @@ $('prev').onclick = () => show(cur - 1);
 $('next').onclick = () => show(cur + 1);
 $('in').onclick = () => zoom(1.25);
 $('out').onclick = () => zoom(0.8);
-$('fit').onclick = fit;
+$('fit').onclick = () => fit();
 $('follow').onchange = follow;
 $('play').onclick = (ev) => {
   if (timer) { clearInterval(timer); timer = null; ev.target.textContent = 'play'; return; }
@@ -209,8 +225,10 @@ svg.addEventListener('mouseover', (e) => {
   if (g) describe(g.dataset.key);
 });
 details.textContent = HINT;
-fit();
 show(0);
+// The whole drawing while it is legible (a picture of where the graph will grow), else
+// what the first step draws.
+fit(Math.min(view.clientWidth / W, view.clientHeight / H) >= 0.5);
 </script></body></html>
 """
 # Filled in once at import, from constants only (no trace text): the saved rows' colours.

@@ -1,5 +1,5 @@
 """The HTML player driven in headless Chromium (Playwright, Debian's ``chromium``): keys move
-exactly one step whatever has focus, fit shows the whole drawing, follow brings the step's
+exactly one step whatever has focus, fit shows what the step draws, follow brings the step's
 node into view, the step's sentence is under the drawing, and every step is reachable.
 
 Skipped where Playwright, Chromium or Graphviz is absent. Timings are printed (``-s``),
@@ -101,15 +101,51 @@ def _inside(page, selector: str) -> bool:
              b.top >= r.top - 1 && b.bottom <= r.bottom + 1; }""", selector)
 
 
-def test_fit_shows_the_whole_drawing(page):
+def _all_shown_inside(page) -> bool:
+    """Every element the step draws is in the view."""
+    return page.evaluate("""() => {
+      const r = view.getBoundingClientRect();
+      return [...groups.values()].filter((g) => g.style.display !== 'none').every((g) => {
+        const b = g.getBoundingClientRect();
+        return b.left >= r.left - 1 && b.right <= r.right + 1 &&
+               b.top >= r.top - 1 && b.bottom <= r.bottom + 1; }); }""")
+
+
+def test_fit_shows_what_the_step_draws(page):
     page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("End")
     page.keyboard.press("f")
-    assert _inside(page, "#stage svg")
+    assert _all_shown_inside(page)
     for _ in range(6):
         page.keyboard.press("+")
-    assert not _inside(page, "#stage svg")
+    assert not _all_shown_inside(page)
     page.keyboard.press("f")
+    assert _all_shown_inside(page)
+    page.evaluate("fit(true)")   # (the whole drawing, as at load when it is legible)
     assert _inside(page, "#stage svg")
+
+
+def test_fit_of_a_long_run_is_not_its_whole_tiny_layout(page, tmp_path):
+    """Ten training steps: the player's layout holds every step's nodes, most of them hidden
+    at the last step; fit there shows what it draws at natural size, not the whole at 0.3x."""
+    ag.manual_seed(0)
+    model = ag.nn.Sequential(ag.nn.Linear(4, 8), ag.nn.ReLU(), ag.nn.Linear(8, 1))
+    x, y = ag.randn(16, 4), ag.randn(16, 1)
+    with record() as trace:
+        for _ in range(10):
+            model.zero_grad()
+            ag.nn.functional.mse_loss(model(x), y).backward()
+    path = tmp_path / "run.html"
+    ex.export(trace.timeline(), "html", path)
+    tab = page.context.browser.new_page()   # (the module's browser: one Playwright per thread)
+    tab.set_viewport_size({"width": 1200, "height": 800})
+    tab.goto(path.as_uri())
+    tab.keyboard.press("End")
+    tab.keyboard.press("f")
+    k, whole = tab.evaluate("[k, fitK]")
+    assert _all_shown_inside(tab)
+    assert whole < 0.5 and k == pytest.approx(1)   # (at most natural size)
+    tab.close()
 
 
 def test_follow_brings_the_steps_node_into_view(page):
