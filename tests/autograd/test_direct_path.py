@@ -4,6 +4,8 @@ events, and the general path taken wherever the short one does not apply."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -212,6 +214,41 @@ def test_views_and_later_outputs_with_a_node_take_the_direct_path(monkeypatch, c
     assert direct.grad_fn._next_nr == general.grad_fn._next_nr
     for a, b in zip(_grads(direct, args[0]), _grads(general, args[1])):
         _same(a, b)
+
+
+NOT_RECORDED = ["eq", "ge", "lt", "logical_and", "bitwise_and", "logical_not", "isnan", "all",
+                "argmax"]
+NOT_RECORDED_INPUTS = {
+    "leaf, leaf": lambda: (_x(), _leaf([0.5, 2.0, 2.0])),
+    "non-leaf, float": lambda: (_non_leaf(), 0.75),
+    "a piece, int": lambda: (_x().unsafe_chunk(3)[1], 0),
+    "ints": lambda: (ag.tensor([3, 0, -2]), ag.tensor([3, 1, -5])),
+    "bools, 0-d": lambda: (ag.tensor(True), ag.tensor(False)),
+}
+
+
+@pytest.mark.parametrize("case", list(NOT_RECORDED_INPUTS))
+@pytest.mark.parametrize("name", NOT_RECORDED)
+def test_ops_never_recorded_take_the_direct_path(monkeypatch, name, case):
+    op = OPS[name]
+    arity = 1 if name in ("logical_not", "isnan", "all", "argmax") else 2
+    make = NOT_RECORDED_INPUTS[case]
+    direct_in, general_in = make()[:arity], make()[:arity]
+    if name.startswith("bitwise") and any(isinstance(t, ag.Tensor) and t.is_floating_point()
+                                          or isinstance(t, float) for t in direct_in):
+        pytest.skip("bitwise ops take integers")
+    try:
+        general = op.run(general_in, {})
+    except RuntimeError as refused:   # (argmax of bools): the same error, from the forward
+        with pytest.raises(RuntimeError, match=f"^{re.escape(str(refused))}$"):
+            op(*direct_in)
+        return
+    with monkeypatch.context() as patched:
+        _general_path_refused(patched)
+        direct = op(*direct_in)
+    _same(direct, general)
+    assert direct.grad_fn is None and not direct.requires_grad and direct.is_leaf
+    assert direct._base is None and general._base is None
 
 
 def test_events_of_a_direct_chunk_piece_are_the_general_paths(monkeypatch):

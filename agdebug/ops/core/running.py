@@ -188,11 +188,12 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
 def run_direct(op: Op, args: tuple) -> Tensor:
     """``op(*args)`` for one or two inputs and no keywords (``y * 1.0001``, ``x.tanh()``,
     a derivative's ``grad * 2.0``, a weight's ``w.t()``), in its commonest cases: host
-    tensors (or a tensor and a Python number), unrecorded, or recorded with every input that
-    is a view or a later output of its node (an LSTM gate: a piece of ``unsafe_chunk``) made
-    by a node of its own. The general path's layers (two passes over the inputs, the argument
-    lists) cost as much as the rest of such an op; the forward, node, edges, saved values and
-    event are the general path's own. Everything else takes the general path.
+    tensors (or a tensor and a Python number), unrecorded (a comparison always is), or
+    recorded with every input that is a view or a later output of its node (an LSTM gate: a
+    piece of ``unsafe_chunk``) made by a node of its own. The general path's layers (two
+    passes over the inputs, the argument lists) cost as much as the rest of such an op; the
+    forward, node, edges, saved values and event are the general path's own. Everything else
+    takes the general path.
     """
     a = args[0]
     if not isinstance(a, Tensor) or type(data := a._data) is not _NDARRAY:
@@ -213,7 +214,8 @@ def run_direct(op: Op, args: tuple) -> Tensor:
             return op.run(args, {})
         else:
             other = b
-    recording = (a._requires_grad or b_grad or indirect) and MODE.grad_enabled
+    recording = (a._requires_grad or b_grad or indirect) and op.differentiable and \
+        MODE.grad_enabled
     # A view that needs a gradient only through its base has no node to send it to: whether
     # it needs one, and its edge, are the general path's to work out.
     if recording and indirect and (_unnumbered(a) or b_grad is not None and _unnumbered(b)):
