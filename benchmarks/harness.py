@@ -30,11 +30,13 @@ MODES = {"full": (7, 1), "quick": (5, 1), "smoke": (1, 0)}
 
 @dataclass(frozen=True)
 class Config:
-    """One worker's settings: the mode (sizes, repeats), its thread count, torch or None."""
+    """One worker's settings: the mode (sizes, repeats), its thread count, torch or None, and
+    the PROG programs to run (empty: all)."""
 
     mode: str
     threads: int
     torch: object = None
+    programs: tuple = ()
 
     @property
     def repeats(self) -> int:

@@ -1,7 +1,7 @@
 """Run every workload for agdebug, hand-written NumPy and PyTorch (CPU); print a table, write JSON.
 
     python benchmarks/run.py [--quick] [--threads 1,2] [--only W1,W2] [--clock wall|cpu]
-                             [--json out.json]
+                             [--json out.json] [--programs P1,P2]
 
 Each thread count runs in its own process, with OMP/OpenBLAS/MKL thread variables set before
 NumPy or torch is imported, then pinned with threadpoolctl (when installed) and
@@ -19,6 +19,8 @@ objects (an agdebug user without torch loaded would not pay for them).
 ``--clock cpu`` times the workloads that use the harness's stopwatch by the worker's CPU
 time instead of wall time: on a machine shared with other jobs it leaves out the waits for a
 core (at 2 threads it counts spinning BLAS/OpenMP threads too). The table says which clock.
+``--programs mnist,regression`` runs only those programs of PROG (names as in
+tests/programs/test_programs.py).
 ``--smoke`` runs tiny sizes once: it proves the harness works, its numbers mean nothing.
 
 Groups: W1 elementwise chain, W2 MLP step, W3 long chain, W4 fan-in, W5 memory, W6
@@ -61,6 +63,7 @@ def parse(argv=None) -> argparse.Namespace:
     parser.add_argument("--clock", default="wall", choices=sorted(CLOCKS),
                         help="wall time (default) or the worker's CPU time")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--programs", default="", help="PROG only: these programs, e.g. mnist")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.mode = args.mode or "full"
@@ -90,7 +93,8 @@ def work(args) -> dict:
     limits = limit_threads(threads, torch)
     use_clock(args.clock)
     gc.freeze()     # the libraries' own objects: no GC pass (ours or agdebug's) walks them
-    cfg = Config(args.mode, threads, torch)
+    programs = tuple(p.strip() for p in args.programs.split(",") if p.strip())
+    cfg = Config(args.mode, threads, torch, programs)
     rows, errors = [], 0
     for name in args.only:
         start = time.perf_counter()
@@ -123,7 +127,7 @@ def spawn(args, threads: int, names: list) -> dict:
         out = os.path.join(folder, "part.json")
         command = [sys.executable, os.path.abspath(__file__), "--worker", "--threads",
                    str(threads), "--only", ",".join(names), "--clock", args.clock,
-                   "--json", out]
+                   "--json", out, "--programs", args.programs]
         if args.mode != "full":
             command.append(f"--{args.mode}")
         done = subprocess.run(command, env=env, cwd=ROOT, check=False)

@@ -5,7 +5,7 @@ this worker, with the same seeds and data; the row's note says whether it ran on
 the largest relative difference between the numbers the two printed, or the error that
 stopped it. The target is the issue's: a real program within 2x of torch at one thread.
 Medians of up to 3 runs of each engine, taken in turn (1 with ``--quick`` or ``--smoke``;
-``--smoke`` runs 2 programs).
+``--smoke`` runs 2 programs; ``--programs`` picks some by name).
 """
 
 from __future__ import annotations
@@ -44,4 +44,9 @@ def rows(cfg) -> list:
         return []
     from tests.programs.test_programs import PROGRAMS
     chosen = PROGRAMS[:2] if cfg.mode == "smoke" else PROGRAMS
+    if cfg.programs:
+        unknown = set(cfg.programs) - {program.name for program in PROGRAMS}
+        if unknown:
+            raise ValueError(f"unknown program(s) {', '.join(sorted(unknown))}")
+        chosen = [program for program in chosen if program.name in cfg.programs]
     return [measure(program, cfg) for program in chosen]

@@ -4,6 +4,8 @@ events, and the general path taken wherever the short one does not apply."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -153,11 +155,21 @@ def test_operators_methods_and_derivatives_take_the_direct_path(monkeypatch):
     assert g.grad_fn is not None
 
 
+def _view_through_its_base(x):
+    """A view with no node of its own that needs a gradient through its base (written in
+    place after the view was taken)."""
+    base = ag.zeros(3, dtype=x.dtype)
+    view = base[:2]
+    base.mul_(x)
+    assert view.grad_fn is None and view.requires_grad
+    return view
+
+
 @pytest.mark.parametrize("why, call, op", [
-    ("a view", lambda x: x[:2] * 2.0, "mul"),
-    ("an output after the first", lambda x: _two_outputs(x)[1] * 2.0, "mul"),
-    ("a view of a tensor that requires grad",
-     lambda x: x[:2].detach().requires_grad_()[:1] + 1, "add"),
+    ("a view needing a gradient through its base only",
+     lambda x: _view_through_its_base(x) * 2.0, "mul"),
+    ("the same, second", lambda x: x[:2] * _view_through_its_base(x), "mul"),
+    ("the same, unary", lambda x: _view_through_its_base(x).tanh(), "tanh"),
     ("keywords", lambda x: ag.add(x, x, alpha=2), "add"),
 ])
 def test_other_calls_take_the_general_path(monkeypatch, why, call, op):
@@ -169,6 +181,99 @@ def test_other_calls_take_the_general_path(monkeypatch, why, call, op):
                                                                                     attrs))
     call(x)
     assert seen[-1:] == [op], why   # the op itself, not only the slicing before it
+
+
+# Inputs with a node of their own that is not simply output 0 (a view, a later output: every
+# LSTM gate takes a piece of ``unsafe_chunk``), each with the op to apply.
+NUMBERED = {
+    "a view": (lambda x: (x[:2],), "mul", 2.0),
+    "an output after the first": (lambda x: (_two_outputs(x)[1],), "mul", 2.0),
+    "a view of a leaf": (lambda x: (x[:2].detach().requires_grad_()[:1],), "add", 1),
+    "a later unsafe_chunk piece": (lambda x: (x.unsafe_chunk(3)[2],), "sigmoid", None),
+    "two pieces": (lambda x: x.unsafe_chunk(3)[1:], "mul", None),
+    "a piece and a leaf": (lambda x: (x.unsafe_chunk(3)[1], x[:1].detach()), "sub", None),
+    "a leaf and a piece": (lambda x: (x[:1].detach().requires_grad_(), x.unsafe_chunk(3)[2]),
+                           "add", None),
+    "a constant and an unbind piece": (lambda x: (ag.tensor([3.0]), x.unbind(0)[1]), "div",
+                                       None),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMBERED))
+def test_views_and_later_outputs_with_a_node_take_the_direct_path(monkeypatch, case):
+    make, name, number = NUMBERED[case]
+    op = OPS[name]
+    inputs = [make(_leaf([0.5, -1.0, 2.0])) for _ in range(2)]
+    args = [ins + ((number,) if number is not None else ()) for ins in inputs]
+    general = op.run(args[1], {})
+    with monkeypatch.context() as patched:
+        _general_path_refused(patched)
+        direct = op(*args[0])
+    _same(direct, general)
+    assert _node_view(direct) == _node_view(general)
+    assert direct.grad_fn._next_nr == general.grad_fn._next_nr
+    for a, b in zip(_grads(direct, args[0]), _grads(general, args[1])):
+        _same(a, b)
+
+
+NOT_RECORDED = ["eq", "ge", "lt", "logical_and", "bitwise_and", "logical_not", "isnan", "all",
+                "argmax"]
+NOT_RECORDED_INPUTS = {
+    "leaf, leaf": lambda: (_x(), _leaf([0.5, 2.0, 2.0])),
+    "non-leaf, float": lambda: (_non_leaf(), 0.75),
+    "a piece, int": lambda: (_x().unsafe_chunk(3)[1], 0),
+    "ints": lambda: (ag.tensor([3, 0, -2]), ag.tensor([3, 1, -5])),
+    "bools, 0-d": lambda: (ag.tensor(True), ag.tensor(False)),
+}
+
+
+@pytest.mark.parametrize("case", list(NOT_RECORDED_INPUTS))
+@pytest.mark.parametrize("name", NOT_RECORDED)
+def test_ops_never_recorded_take_the_direct_path(monkeypatch, name, case):
+    op = OPS[name]
+    arity = 1 if name in ("logical_not", "isnan", "all", "argmax") else 2
+    make = NOT_RECORDED_INPUTS[case]
+    direct_in, general_in = make()[:arity], make()[:arity]
+    if name.startswith("bitwise") and any(isinstance(t, ag.Tensor) and t.is_floating_point()
+                                          or isinstance(t, float) for t in direct_in):
+        pytest.skip("bitwise ops take integers")
+    try:
+        general = op.run(general_in, {})
+    except RuntimeError as refused:   # (argmax of bools): the same error, from the forward
+        with pytest.raises(RuntimeError, match=f"^{re.escape(str(refused))}$"):
+            op(*direct_in)
+        return
+    with monkeypatch.context() as patched:
+        _general_path_refused(patched)
+        direct = op(*direct_in)
+    _same(direct, general)
+    assert direct.grad_fn is None and not direct.requires_grad and direct.is_leaf
+    assert direct._base is None and general._base is None
+
+
+def test_events_of_a_direct_chunk_piece_are_the_general_paths(monkeypatch):
+    def scenario():
+        x = ag.tensor([0.5, -1.0, 2.0, 0.25], requires_grad=True)
+        _, gate = x.unsafe_chunk(2)
+        y = gate.sigmoid() * gate   # the line both node_created events name
+        y.sum().backward()
+
+    def fields(trace):
+        return [(e.name, e.op, len(e.edges), e.source.split(": ", 1)[-1])
+                for e in trace.events if e.kind == "node_created"]
+
+    with record() as direct:
+        scenario()
+    for name in ("mul", "sigmoid"):
+        monkeypatch.setattr(OPS[name], "direct", False)
+    with record() as general:
+        scenario()
+    assert fields(direct) == fields(general)
+    assert [f[0] for f in fields(direct)] == ["torch::autograd::AccumulateGrad",
+                                              "UnsafeSplitBackward0", "SigmoidBackward0",
+                                              "MulBackward0", "SumBackward0"]
+    assert all(f[-1].startswith("y = gate.sigmoid() * gate") for f in fields(direct)[2:4])
+    assert [e.kind for e in direct.events] == [e.kind for e in general.events]
 
 
 @pytest.mark.parametrize("why, call", [

@@ -68,9 +68,10 @@ class Op:
         self.nondiff_outputs = frozenset(nondiff_outputs)
         self.extras = tuple(extras)         # extra arrays the forward returns to be saved
         self.single = outputs == 1 and not extras and not nondiff_outputs
-        # One output, differentiable, inputs kept on their device: an op ``run_direct`` may
-        # run (a view too: it shares its input's state there as here).
-        self.direct = self.single and differentiable and not any_device
+        # One output, inputs kept on their device: an op ``run_direct`` may run (a view too:
+        # it shares its input's state there as here; a comparison is never recorded there,
+        # as here).
+        self.direct = self.single and not any_device
         signature = inspect.signature(forward).parameters
         # Positional inputs (edges of the node) have no default; keywords are attributes.
         params = [k for k, p in list(signature.items())[1:]

@@ -188,10 +188,12 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
 def run_direct(op: Op, args: tuple) -> Tensor:
     """``op(*args)`` for one or two inputs and no keywords (``y * 1.0001``, ``x.tanh()``,
     a derivative's ``grad * 2.0``, a weight's ``w.t()``), in its commonest cases: host
-    tensors (or a tensor and a Python number), unrecorded, or recorded with no input a view
-    or an output after the first of its node. The general path's layers (two passes over the
-    inputs, the argument lists) cost as much as the rest of such an op; the forward, node,
-    saved values and event are the general path's own. Everything else takes the general path.
+    tensors (or a tensor and a Python number), unrecorded (a comparison always is), or
+    recorded with every input that is a view or a later output of its node (an LSTM gate: a
+    piece of ``unsafe_chunk``) made by a node of its own. The general path's layers (two
+    passes over the inputs, the argument lists) cost as much as the rest of such an op; the
+    forward, node, edges, saved values and event are the general path's own. Everything else
+    takes the general path.
     """
     a = args[0]
     if not isinstance(a, Tensor) or type(data := a._data) is not _NDARRAY:
@@ -212,8 +214,11 @@ def run_direct(op: Op, args: tuple) -> Tensor:
             return op.run(args, {})
         else:
             other = b
-    recording = (a._requires_grad or b_grad or indirect) and MODE.grad_enabled
-    if recording and indirect:
+    recording = (a._requires_grad or b_grad or indirect) and op.differentiable and \
+        MODE.grad_enabled
+    # A view that needs a gradient only through its base has no node to send it to: whether
+    # it needs one, and its edge, are the general path's to work out.
+    if recording and indirect and (_unnumbered(a) or b_grad is not None and _unnumbered(b)):
         return op.run(args, {})
     try:
         if binary:
@@ -238,12 +243,25 @@ def run_direct(op: Op, args: tuple) -> Tensor:
     # The edges after the forward, as the general path: a failed op makes no accumulator.
     elif binary:
         out = _record_one(op, args, None, result, np, (_edge(a), _edge(b) if b_grad else None),
-                          _ZERO_NRS[2])
+                          _input_nrs(args) if indirect else _ZERO_NRS[2])
     else:
-        out = _record_one(op, args, None, result, np, (_edge(a),), _ZERO_NRS[1])
+        out = _record_one(op, args, None, result, np, (_edge(a),),
+                          _input_nrs(args) if indirect else _ZERO_NRS[1])
     if op.view:   # (``x.t()``: every Linear layer's weight, forward and backward)
         _share_view_state(a, (out,), op)
     return out
+
+
+def _unnumbered(t: Tensor) -> bool:
+    """A view or a later output without a node of its own (``run_direct`` leaves it to the
+    general path); a tensor with a node has its edge there, numbered by its output."""
+    return t._grad_fn is None and (t._base is not None or t._output_nr != 0)
+
+
+def _input_nrs(args: tuple) -> tuple:
+    """The ``nrs`` that ``_edges`` gives these inputs."""
+    nrs = tuple([_nr(a) for a in args])
+    return shared_nrs(nrs) if any(nrs) else _ZERO_NRS[len(nrs)]
 
 
 def _edge(t: Tensor):

@@ -11,7 +11,7 @@ from ..core import tie_order
 from ..core.registry import defop
 from ..core.gradients import input_shape
 from ..core.checks import c_div
-from .convolution import _crop, _pad, _padded_size, _unwindow, _windows
+from .convolution import _crop, _offsets, _pad, _padded_size, _unwindow, _windows
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -53,12 +53,22 @@ def _pool_padding(size, out, kernel, stride, padding, dilation) -> tuple:
 def max_pool(xp, x, kernel, stride, padding, dilation, ceil_mode) -> tuple:
     """(values, indices) of a max pool over the last ``len(kernel)`` dims (2 or 3); each
     index is the maximum's place in its input plane (or volume) read as one row."""
-    dims = len(kernel)
-    size, lead = x.shape[-dims:], x.shape[:-dims]
+    size = x.shape[-len(kernel):]
     out = pool_out_size(size, kernel, stride, padding, dilation, ceil_mode)
     pads = _pool_padding(size, out, kernel, stride, padding, dilation)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    cols = _windows(xp, _pad(xp, x, pads, fill), kernel, stride, dilation, out)
+    padded = _pad(xp, x, pads, fill)
+    if x.dtype.kind in "fiu" and all(out):
+        return _scan_windows(xp, padded, kernel, stride, dilation, padding, size, out)
+    return _gather_windows(xp, padded, kernel, stride, dilation, padding, size, out)
+
+
+def _gather_windows(xp, padded, kernel, stride, dilation, padding, size, out) -> tuple:
+    """``max_pool``'s values and indices from the window array, by ``pooled_max`` (any
+    dtype, any sizes)."""
+    dims = len(kernel)
+    lead = padded.shape[:-dims]
+    cols = _windows(xp, padded, kernel, stride, dilation, out)
     cols = cols.reshape(lead + (math.prod(kernel),) + out)   # not -1: a batch may be empty
     axis = -dims - 1
     best = tie_order.pooled_max(xp, cols, axis)
@@ -69,6 +79,36 @@ def max_pool(xp, x, kernel, stride, padding, dilation, ceil_mode) -> tuple:
         start = (xp.arange(out[d]) * stride[d]).reshape((-1,) + (1,) * (dims - 1 - d))
         indices = indices * size[d] + (start + offset * dilation[d] - padding[d])
     return values, indices.astype(np.int64)
+
+
+def _scan_windows(xp, padded, kernel, stride, dilation, padding, size, out) -> tuple:
+    """``max_pool``'s values and indices by torch's own loop, one kernel offset at a time
+    over strided views of ``padded`` (no window array, no argmax along a middle axis): a
+    value is taken when ``val > max || isnan(val)``, so the first of tied maxima and the last
+    NaN, exactly what ``pooled_max`` picks. Each index is the window's start plus the
+    offset's place in the plane: a constant per offset, added to the starts at the end."""
+    dims = len(kernel)
+    row = [math.prod(size[d + 1:]) for d in range(dims)]   # a step along dim d, in the plane
+    starts = 0
+    for d in range(dims):
+        start = xp.arange(out[d]) * stride[d] - padding[d]
+        starts = starts + start.reshape((-1,) + (1,) * (dims - 1 - d)) * row[d]
+    floats = padded.dtype.kind == "f"
+    values = indices = None
+    for place, spans in _offsets(kernel, stride, dilation, out):
+        window = padded[spans]   # (place: Ellipsis, the kernel offset per dim, then slices)
+        offset = sum(o * dilation[d] * row[d] for d, o in enumerate(place[1:1 + dims]))
+        if values is None:
+            values = window.copy()
+            indices = xp.full(window.shape, offset, dtype=np.int64)
+            continue
+        take = xp.greater(window, values)
+        if floats:
+            xp.logical_or(take, xp.isnan(window), out=take)
+        xp.copyto(values, window, where=take)
+        xp.copyto(indices, offset, where=take)
+    indices += starts
+    return values, indices
 
 
 @defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", saves=("x", "indices"),
