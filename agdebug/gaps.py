@@ -111,7 +111,7 @@ _TOP = (
     miopen_convolution_add_relu miopen_convolution_relu miopen_convolution_transpose
     miopen_ctc_loss miopen_depthwise_convolution miopen_rnn mkldnn_adaptive_avg_pool2d
     mkldnn_convolution mkldnn_linear_backward_weights mkldnn_max_pool2d
-    mkldnn_max_pool3d mkldnn_rnn_layer is_vulkan_available"""),
+    mkldnn_max_pool3d is_vulkan_available"""),
     (OUT_OF_SCOPE, "devices other than CPU and CUDA, streams and events", """
     cpu mps mtia xpu Stream Event"""),
     (OUT_OF_SCOPE, "torch.package, torch.monitor and the C++ benchmark", """

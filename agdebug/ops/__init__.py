@@ -18,7 +18,8 @@ from .tensor_methods import inplace, operators as m, views
 # is the one that resolves their imports of each other (linalg before the in-place methods).
 from .linalg import bilinear, decompositions, products as linalg, vdot
 from .indexing import gather_scatter, index_put, scatter_reduce, sorting
-from .nn import activations, fold, loss_pieces, normalization, softmax, weight_norm
+from .nn import (activations, fold, loss_pieces, normalization, rnn_layer, softmax,
+                 weight_norm)
 from .tensor_methods import (aliases, conversion, factory, inplace_variants, memory,
                              method_functions, real_views, refused, removed, torch_functions)
 from .random import fills as random_fills
@@ -218,7 +219,7 @@ _OP_MODULES = [reductions, shape, conversion, softmax, index_put, gather_scatter
                torch_functions, special, inplace_variants, fold, quantile, packing, renorm,
                random_fills, vdot, weight_norm, matrix_functions, as_strided, refused,
                real_views, method_functions, removed, memory, aliases, copy_variants,
-               scatter_views, shifts]
+               scatter_views, shifts, rnn_layer]
 
 
 install()

@@ -27,10 +27,12 @@ from .rnn_steps import (
     _STEPS,
     _gru_step,
     _lstm_step,
+    _mkldnn_layers,
     _packed_direction,
     _relu_step,
     _run_layers,
     _tanh_step,
+    uses_mkldnn,
 )
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
@@ -134,11 +136,17 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         if input.size(0) == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        weights = self._layer_weights()
+        if self.mode == "LSTM" and uses_mkldnn(input, hx, weights, self.proj_size):
+            output, finals = _mkldnn_layers(input, hx, weights, self.hidden_size,
+                                            self.num_layers, self.dropout, self.training,
+                                            self._directions, self.batch_first)
+            return (output.transpose(0, 1) if self.batch_first else output), finals
         if isinstance(hx, tuple):
             hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
         else:
             hiddens = list(hx.unbind(0))
-        output, finals = _run_layers(input, hiddens, self._layer_weights(), _STEPS[self.mode],
+        output, finals = _run_layers(input, hiddens, weights, _STEPS[self.mode],
                                      self.num_layers, self.dropout, self.training,
                                      self._directions)
         if self.batch_first:   # torch: LSTM transposes (a view), RNN and GRU transpose_

@@ -1,10 +1,13 @@
 """The time steps and sequence loops behind ``RNN``, ``LSTM``, ``GRU`` and their cells,
 built as aten's native CPU RNN (RNN.cpp) builds them: one step of each kind, a layer in one
-direction over a padded or a packed sequence, and the stack of layers.
+direction over a padded or a packed sequence, and the stack of layers; and the stack of
+layers of torch's oneDNN path for a float32 LSTM on the CPU (mkldnn/RNN.cpp), one node each.
 """
 
 from __future__ import annotations
 
+from ... import backends
+from ...ops.nn.rnn_layer import mkldnn_rnn_layer
 from ...ops.shape.unsafe_split import unsafe_chunk
 from ...ops.shape.joining import cat, stack
 from .. import functional as F
@@ -130,3 +133,40 @@ def _run_layers(input, hiddens: list, weights: list, step, num_layers: int, drop
         if dropout != 0 and train and layer < num_layers - 1:
             input = F.dropout(input, dropout, training=True)
     return input, finals
+
+
+# ----------------------------------------------------------------------------- oneDNN's LSTM
+
+def uses_mkldnn(input, hidden: tuple, weights: list, proj_size: int) -> bool:
+    """Whether torch's CPU build runs this LSTM through oneDNN (its ``use_mkldnn``): the flag
+    on, float32, everything on the CPU, something to run, no projections. (torch also takes
+    bfloat16 on CPUs with support for it; agdebug keeps the native graph there.)"""
+    tensors = [input, *hidden, *(w for layer in weights for w in layer if w is not None)]
+    return (backends.mkldnn.enabled and not proj_size and input.numel() != 0
+            and input.dtype.name == "float32" and all(t.device.type == "cpu" for t in tensors))
+
+
+def _mkldnn_layers(input, hidden: tuple, weights: list, hidden_size: int, num_layers: int,
+                   dropout: float, train: bool, directions: int, batch_first: bool):
+    """torch's ``mkldnn_rnn`` on a (seq, batch, features) input: each layer and direction one
+    ``mkldnn_rnn_layer`` on the states ``hx[k]``, ``cx[k]``; final states stacked."""
+    input = input.contiguous()
+    hx, cx = hidden[0].contiguous(), hidden[1].contiguous()
+    final_h, final_c = [], []
+    for layer in range(num_layers):
+        outputs = []
+        for d in range(directions):
+            k = layer * directions + d
+            w_ih, w_hh, b_ih, b_hh, _ = weights[k]
+            output, h, c, _ = mkldnn_rnn_layer(
+                input, w_ih, w_hh, b_ih, b_hh, hx[k], cx[k], reverse=d == 1, batch_sizes=(),
+                mode=2, hidden_size=hidden_size, num_layers=num_layers,
+                has_biases=b_ih is not None, bidirectional=directions == 2,
+                batch_first=batch_first, train=train)
+            outputs.append(output)
+            final_h.append(h)
+            final_c.append(c)
+        input = outputs[0] if directions == 1 else cat(outputs, -1)
+        if dropout != 0 and train and layer < num_layers - 1:
+            input = F.dropout(input, dropout, training=True)
+    return input, (stack(final_h, 0), stack(final_c, 0))
