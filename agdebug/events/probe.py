@@ -531,6 +531,9 @@ def _name_outputs(frame, outputs, kind: str) -> None:
     if not names or kind == "part":
         return
     if kind == "whole":
+        # (a node the same call made before, waiting to be named, was not its value:
+        # ``logp = log_softmax(x)`` inside ``loss = cross_entropy(x, y)``)
+        _NAMING.pending = None
         _name_all(outputs, names)
     else:   # ids (never the frame or the tensors): waiting keeps nothing alive
         _NAMING.pending = ((id(frame), frame.f_lasti),

@@ -240,6 +240,18 @@ def test_a_library_calls_result_is_named_and_its_parts_are_not():
         loss.backward()
     outputs = output_names(trace)
     assert outputs["AddmmBackward0"] == ["h"] and outputs["TBackward0"] == [""]
-    # cross_entropy makes log_softmax, then nll_loss in statements of its own: which node
-    # is ``loss`` is known only once the program goes on, so neither is named at creation
-    assert outputs["LogSoftmaxBackward0"] == outputs["NllLossBackward0"] == [""]
+    # cross_entropy makes log_softmax in a statement of its own (``logp = ...``: it might
+    # be the value, until a later node of the call is), then returns nll_loss: that is
+    # ``loss``, at once
+    assert outputs["NllLossBackward0"] == ["loss"] and outputs["LogSoftmaxBackward0"] == [""]
+
+
+def test_a_name_waiting_for_a_later_node_of_the_call_is_dropped_when_that_node_is_the_value():
+    from agdebug.events import probe
+    with record() as trace:
+        loss = nn.functional.cross_entropy(ag.ones(4, 3, requires_grad=True),
+                                           ag.tensor([0, 1, 2, 0]))
+        loss.backward()   # (a backward names what still waits: here nothing may)
+        logp = next(e.outputs[0].id for e in created(trace) if e.name == "LogSoftmaxBackward0")
+        # (the probe's table: the name any later summary of that tensor would carry)
+        assert probe._TENSOR_NAMES.get(logp, "") == ""

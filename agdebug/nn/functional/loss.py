@@ -167,9 +167,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing:g}")
     logp = log_softmax(input, class_dim)
+    if label_smoothing <= 0.0:   # (returned at once, so the debugger names it the caller's)
+        return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing <= 0.0:
-        return nll
     smooth = _smooth_term(logp, target, weight, ignore_index, reduction, class_dim)
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / input.shape[class_dim])
 

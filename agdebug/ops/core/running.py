@@ -160,20 +160,31 @@ def _record(op: Op, args: tuple, attrs: dict, outs, extras, xp) -> list:
     """Make the node, save what the derivative needs, wrap outputs as its results."""
     if xp is not np or any(type(o) is not _NDARRAY for o in outs):
         outs = [_as_array(o, xp) for o in outs]
-    meta = _meta_one(outs[0]) if len(outs) == 1 else tuple([(o.shape, o.dtype) for o in outs])
     nodes, nrs = _edges(args)
-    node = op.node_class(nodes, nrs, meta)
     if op.nondiff_outputs:
-        wrapped = [_wrap(o) if i in op.nondiff_outputs else _wrap(o, node, i)
+        # As in torch, an output that is not differentiable (indices, a workspace) is no
+        # output of the node: the node's outputs, their numbers and the gradients its
+        # derivative receives are the differentiable ones'.
+        nondiff = op.nondiff_outputs
+        node = op.node_class(nodes, nrs, tuple([(o.shape, o.dtype) for i, o in enumerate(outs)
+                                                if i not in nondiff]))
+        numbers = iter(range(len(outs)))
+        wrapped = [_wrap(o) if i in nondiff else _wrap(o, node, next(numbers))
                    for i, o in enumerate(outs)]
-    else:   # (split and chunk: every piece an output of the node)
-        wrapped = [_wrap(o, node, i) for i, o in enumerate(outs)]
+        _complete(op, node, args, attrs, wrapped, extras,
+                  [w for i, w in enumerate(wrapped) if i not in nondiff])
+        return wrapped
+    meta = _meta_one(outs[0]) if len(outs) == 1 else tuple([(o.shape, o.dtype) for o in outs])
+    node = op.node_class(nodes, nrs, meta)
+    # (split and chunk: every piece an output of the node)
+    wrapped = [_wrap(o, node, i) for i, o in enumerate(outs)]
     _complete(op, node, args, attrs, wrapped, extras)
     return wrapped
 
 
-def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
-    """Give a new node its attributes and saved values, and announce it."""
+def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras, outputs=None) -> None:
+    """Give a new node its attributes and saved values, and announce it (with ``outputs``,
+    the node's own outputs, where some of ``wrapped`` are not differentiable)."""
     node._attrs = attrs or None   # most calls pass no keywords: no empty dict per node
     if op.save_specs:
         node._saved = _save(op, node, args, wrapped, extras)
@@ -182,7 +193,8 @@ def _complete(op: Op, node, args: tuple, attrs: dict, wrapped, extras) -> None:
         # called from ``Op.run`` or ``run_direct``, which only agdebug calls (``Op.__call__``,
         # the operators in ``methods``, ``run_direct``). The user's line is past them, and
         # the probe skips them unread: looking at a frame costs most of finding the line.
-        probe.node_created(node, args, wrapped, engine_frames=4)
+        probe.node_created(node, args, wrapped if outputs is None else outputs,
+                           engine_frames=4)
 
 
 def run_direct(op: Op, args: tuple) -> Tensor:

@@ -120,7 +120,7 @@ sort_stable_op = defop("sort_stable", node="SortBackward1", outputs=2, nondiff_o
 
 
 @sort_op.vjp
-def sort_vjp(ctx, grad, grad_indices):
+def sort_vjp(ctx, grad):
     return _to_positions(ctx, grad)
 
 
@@ -135,7 +135,7 @@ def topk_op(xp, x, k=1, dim=-1, largest=True, sorted=True):
 
 
 @topk_op.vjp
-def topk_vjp(ctx, grad, grad_indices):
+def topk_vjp(ctx, grad):
     return _to_positions(ctx, grad)
 
 

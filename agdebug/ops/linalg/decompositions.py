@@ -110,7 +110,7 @@ def linalg_inv_ex_op(xp, A):
 
 
 @linalg_inv_ex_op.vjp
-def linalg_inv_ex_vjp(ctx, grad, grad_info):
+def linalg_inv_ex_vjp(ctx, grad):
     inverse_t = ctx.inverse.mT
     return (-(inverse_t @ (grad @ inverse_t)),)
 
@@ -183,7 +183,7 @@ def linalg_solve_ex_op(xp, A, B, left=True):
 
 
 @linalg_solve_ex_op.vjp
-def linalg_solve_ex_vjp(ctx, grad, grad_info):
+def linalg_solve_ex_vjp(ctx, grad):
     A, X, left = ctx.A, ctx.result, ctx.left
     grad_B = linalg_solve_ex_op(A.mT, grad, left=left)[0]
     grad_A = None
@@ -239,7 +239,7 @@ def linalg_cholesky_ex_op(xp, A, upper=False):
 
 
 @linalg_cholesky_ex_op.vjp
-def linalg_cholesky_ex_vjp(ctx, grad, grad_info):
+def linalg_cholesky_ex_vjp(ctx, grad):
     # Iain Murray (2016), as torch's cholesky_backward: gA = L^{-H} phi(L^H gL) L^{-1}
     L, gL = ctx.L, grad
     if ctx.upper:

@@ -104,7 +104,7 @@ def linalg_lu_factor_ex_op(xp, A, pivot=True):
 
 
 @linalg_lu_factor_ex_op.vjp
-def linalg_lu_factor_ex_vjp(ctx, grad, grad_pivots, grad_info):
+def linalg_lu_factor_ex_vjp(ctx, grad):
     LU = ctx.LU
     P, L, U = lu_unpack_op(LU, LU_pivots=ctx.pivots._data)
     k = min(LU.shape[-2], LU.shape[-1])
@@ -121,7 +121,7 @@ def linalg_lu_op(xp, A, pivot=True):
 
 
 @linalg_lu_op.vjp
-def linalg_lu_vjp(ctx, grad_P, grad_L, grad_U):
+def linalg_lu_vjp(ctx, grad_L, grad_U):
     return (lu_backward(grad_L, grad_U, ctx.P, ctx.L, ctx.U),)
 
 
@@ -164,7 +164,7 @@ def lu_unpack_op(xp, LU_data, LU_pivots=None, unpack_data=True, unpack_pivots=Tr
 
 
 @lu_unpack_op.vjp
-def lu_unpack_vjp(ctx, grad_P, grad_L, grad_U):
+def lu_unpack_vjp(ctx, grad_L, grad_U):
     if not ctx.unpack_data:   # L and U are empty: nothing of LU_data reaches them
         return (None,)
     m, n = input_shape(ctx, 0)[-2:]

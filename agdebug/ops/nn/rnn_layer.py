@@ -61,7 +61,7 @@ def mkldnn_rnn_layer(xp, input, weight0, weight1, weight2, weight3, hx_, cx_, re
 
 
 @mkldnn_rnn_layer.vjp
-def mkldnn_rnn_layer_vjp(ctx, grad_output, grad_hy, grad_cy, grad_workspace):
+def mkldnn_rnn_layer_vjp(ctx, grad_output, grad_hy, grad_cy):
     inputs = [ctx.input, ctx.weight0, ctx.weight1, ctx.weight2, ctx.weight3, ctx.hx_, ctx.cx_]
     if not ctx.has_biases:
         inputs[3] = inputs[4] = None

@@ -45,7 +45,7 @@ def weight_norm_interface(xp, v, g, dim=0):
 
 
 @weight_norm_interface.vjp
-def weight_norm_interface_vjp(ctx, grad, grad_norms):
+def weight_norm_interface_vjp(ctx, grad):
     # torch's _weight_norm_differentiable_backward, with the norms recomputed from v so that
     # the second derivative sees them depend on v (torch's own treats them as constants).
     v, g = ctx.v, ctx.g

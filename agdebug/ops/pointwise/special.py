@@ -254,7 +254,7 @@ def frexp(xp, x):
 
 
 @frexp.vjp
-def frexp_vjp(ctx, grad, _grad_exponent=None):
+def frexp_vjp(ctx, grad):
     return (grad / ctx.exponent.exp2(),)
 
 

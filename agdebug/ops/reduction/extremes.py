@@ -94,7 +94,7 @@ def max_dim(xp, x, dim=0, keepdim=False):
 
 
 @max_dim.vjp
-def max_dim_vjp(ctx, grad, grad_indices):
+def max_dim_vjp(ctx, grad):
     return (_to_index(grad, ctx),)
 
 
@@ -105,7 +105,7 @@ def min_dim(xp, x, dim=0, keepdim=False):
 
 
 @min_dim.vjp
-def min_dim_vjp(ctx, grad, grad_indices):
+def min_dim_vjp(ctx, grad):
     return (_to_index(grad, ctx),)
 
 

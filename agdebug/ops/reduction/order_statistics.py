@@ -116,7 +116,7 @@ def nanmedian_all(xp, x):
 nanmedian_all.vjp(median_all_vjp)
 
 
-def _value_selecting_vjp(ctx, grad, grad_indices):
+def _value_selecting_vjp(ctx, grad):
     """The values' gradient sent to the index each value came from."""
     return (_to_index(grad, ctx),)
 
@@ -236,7 +236,7 @@ def _accumulate(xp, ufunc, x, axis: int):
     return xp.moveaxis(out, 0, axis)
 
 
-def _cumulative_vjp(ctx, grad, grad_indices):
+def _cumulative_vjp(ctx, grad):
     """cummax's and cummin's: each gradient added at the index its value came from."""
     shape = input_shape(ctx, 0)
     if not shape:
