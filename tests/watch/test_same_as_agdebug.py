@@ -9,7 +9,7 @@ import pytest
 import agdebug as ag
 
 from . import scenarios
-from .compare import loosely, named_more, outline
+from .compare import loosely, outline
 
 torch = pytest.importorskip("torch")
 
@@ -30,8 +30,6 @@ KNOWN = {
     # torch's MulBackward0 computes the gradient of ``other`` before that of ``self``:
     # the double-backward graph's nodes are made in the other order (the same nodes).
     "create_graph_cycle": {"nodes": _unordered, "cycles": _unordered},
-    # torch's F.cross_entropy is one C++ call: its result is named ``loss`` at once
-    "mlp_step": {"names": named_more},
 }
 
 
