@@ -93,8 +93,7 @@ def test_second_derivative_matches_torch(torch):
     for lib, module in ((ag, ours), (torch, theirs)):
         x = lib.tensor(X.copy(), requires_grad=True)
         out, (h, c) = module(x)
-        assert type(out.grad_fn).__name__ == "TransposeBackward0" or out.grad_fn.name() in (
-            "MkldnnRnnLayerBackward0", "CatBackward0")
+        assert "MkldnnRnnLayerBackward0" in _names(out.grad_fn)
         gx, = lib.autograd.grad((out ** 2).sum() + (c ** 2).sum(), x, create_graph=True)
         (gx * lib.tensor(X.copy())).sum().backward()
         grads.append([x.grad.numpy()] + [p.grad.numpy() for p in module.parameters()])

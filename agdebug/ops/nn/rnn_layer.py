@@ -9,7 +9,7 @@ it holds the gates (after their activations) and the cell states of every step, 
 derivative reads (oneDNN's workspace has a layout of its own, so its size differs).
 
 Without ``create_graph`` the derivative is backpropagation through time on the arrays. With
-it (or on a GPU), as torch's ``mkldnn_rnn_layer_differentiable_backward``, the same formulas
+it, as torch's ``mkldnn_rnn_layer_differentiable_backward``, the same formulas
 run as ops on the gates recomputed from the saved inputs, so the gradients are
 differentiable. One function serves both: it is given the array module's or the ops'
 ``sigmoid``, ``tanh``, ``cat`` and ``stack``.
