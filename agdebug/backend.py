@@ -104,6 +104,12 @@ def cpp_name(np_dtype) -> str:
     return _CPP_NAMES.get(name, name)
 
 
+def dtype_name(np_dtype) -> str:
+    """``np_dtype.name`` (``"float32"``) read from agdebug's table, whose names are numpy's:
+    numpy formats the name on each call, some 3 us, and random draws ask for it each time."""
+    return get_dtype(np_dtype).name
+
+
 def get_dtype(np_dtype) -> dtype:
     """The agdebug dtype of a numpy/cupy dtype (or anything ``np.dtype`` accepts)."""
     found = _BY_NUMPY.get(np_dtype)

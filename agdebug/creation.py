@@ -267,6 +267,8 @@ def _size_arg(name: str, size: tuple) -> tuple:
     elif len(size) == 1 and not _is_int(size[0]):
         raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size[0]).__name__}")
+    if all(type(s) is int and s >= 0 for s in size):   # the common case, in one pass
+        return tuple(size)
     for i, s in enumerate(size):
         if not _is_int(s):
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
@@ -341,14 +343,14 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
          pin_memory=False) -> Tensor:
     g = _generator(generator)
-    return _sized("rand", lambda s, d: g.uniform(s, d.name), size, dtype, device,
+    return _sized("rand", lambda s, d: g.uniform(s, backend.dtype_name(d)), size, dtype, device,
                   requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
           pin_memory=False) -> Tensor:
     g = _generator(generator)
-    return _sized("randn", lambda s, d: g.normal(s, d.name), size, dtype, device,
+    return _sized("randn", lambda s, d: g.normal(s, backend.dtype_name(d)), size, dtype, device,
                   requires_grad)
 
 

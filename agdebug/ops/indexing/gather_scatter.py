@@ -192,9 +192,10 @@ def _check_gather_args(name: str, x: Tensor, dim: int, index: Tensor, src=None) 
                                f"{list(x.shape)} apart from dimension {dim} and to be no larger "
                                f"size than src {list(src.shape)}")
     size = x.shape[dim] if x.ndim else 1
-    _check_bounds(index._data, size, dim, RuntimeError)
-    if bool((index._data < 0).any()):
-        value = int(index._data[index._data < 0].reshape(-1)[0])
+    data = index._data
+    if data.size and not (0 <= data.min() and data.max() < size):   # (two passes, not six)
+        _check_bounds(data, size, dim, RuntimeError)
+        value = int(data[data < 0].reshape(-1)[0])
         raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {size}")
     return dim
 

@@ -16,9 +16,9 @@ from ..core.checks import kernel_missing
 
 def _reduce(xp, losses, reduction: str):
     if reduction == "mean":
-        return xp.mean(losses)
+        return losses.mean()
     if reduction == "sum":
-        return xp.sum(losses)
+        return losses.sum()
     return losses
 
 

@@ -9,8 +9,13 @@ derivative's own derivative (``create_graph=True``) right.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
+from ...graph.grad_mode import MODE
+from ...tensor import Tensor
+from ..reduction.sum_prod import array_mean
 from ..core.registry import defop
 from ..core.gradients import needs
 
@@ -19,10 +24,10 @@ def _stats(xp, x, axes: tuple, eps: float):
     """(x - mean) * invstd along ``axes``, the mean, variance and invstd (kept dims),
     computed at float32 at least."""
     work = x.astype(np.float32) if x.dtype.itemsize < 4 else x
-    mean = work.mean(axis=axes, keepdims=True) if work.size else xp.zeros(
+    mean = array_mean(work, axes, True) if work.size else xp.zeros(
         tuple(1 if i in axes else s for i, s in enumerate(x.shape)), work.dtype)
     centred = work - mean
-    var = (centred * centred).mean(axis=axes, keepdims=True) if work.size else mean
+    var = array_mean(centred * centred, axes, True) if work.size else mean
     invstd = 1.0 / xp.sqrt(var + eps)
     return centred * invstd, mean, var, invstd
 
@@ -36,17 +41,24 @@ def _affine(out, weight, bias, shape: tuple):
     return out
 
 
-def standardize(x, dims: tuple, eps: float):
-    """``(x_hat, invstd)``: x standardized along ``dims`` with Tensor ops (differentiable)."""
-    centred = x - x.mean(dims, keepdim=True)
-    invstd = ((centred * centred).mean(dims, keepdim=True) + eps).rsqrt()
+# The derivatives' reductions, on tensors (ops, recorded under create_graph) or on their
+# host arrays (the same numpy calls, so the same bits, without an op's cost for each step).
+_TENSORS = SimpleNamespace(mean=lambda t, dims: t.mean(dims, keepdim=True),
+                           rsqrt=lambda t: t.rsqrt(), sum=lambda t, dims: t.sum(dims))
+_ARRAYS = SimpleNamespace(mean=lambda a, dims: array_mean(a, dims, True),
+                          rsqrt=lambda a: 1 / np.sqrt(a), sum=lambda a, dims: a.sum(dims))
+
+
+def standardize(x, dims: tuple, eps: float, kit=_TENSORS):
+    """``(x_hat, invstd)``: x standardized along ``dims`` (with Tensor ops: differentiable)."""
+    centred = x - kit.mean(x, dims)
+    invstd = kit.rsqrt(kit.mean(centred * centred, dims) + eps)
     return centred * invstd, invstd
 
 
-def standardize_grad(grad, x_hat, invstd, dims: tuple):
+def standardize_grad(grad, x_hat, invstd, dims: tuple, kit=_TENSORS):
     """The gradient through ``standardize``: invstd * (g - mean(g) - x_hat * mean(g * x_hat))."""
-    return (grad - grad.mean(dims, keepdim=True)
-            - x_hat * (grad * x_hat).mean(dims, keepdim=True)) * invstd
+    return (grad - kit.mean(grad, dims) - x_hat * kit.mean(grad * x_hat, dims)) * invstd
 
 
 def _channel_shape(ndim: int, channels: int) -> tuple:
@@ -69,23 +81,35 @@ def native_layer_norm(xp, x, weight, bias, normalized_shape=(1,), eps=1e-5):
 @native_layer_norm.vjp
 def native_layer_norm_vjp(ctx, grad):
     x, weight = ctx.x, ctx.weight
+    tensors = (x, grad) if weight is None else (x, grad, weight)
+    if MODE.grad_enabled or not _on_host_alike(tensors):
+        return _layer_norm_grads(ctx, _TENSORS, x, grad, weight)
+    arrays = _layer_norm_grads(ctx, _ARRAYS, *(None if t is None else t._data
+                                               for t in (x, grad, weight)))
+    return tuple(None if a is None else Tensor._wrap(a) for a in arrays)
+
+
+def _on_host_alike(tensors) -> bool:
+    """Host arrays of one dtype, float32 or float64: the array derivative's cases."""
+    first = tensors[0]._data
+    return type(first) is np.ndarray and first.dtype in (np.float32, np.float64) and all(
+        type(t._data) is np.ndarray and t._data.dtype == first.dtype for t in tensors)
+
+
+def _layer_norm_grads(ctx, kit, x, grad, weight) -> tuple:
     dims = tuple(range(x.ndim - len(ctx.normalized_shape), x.ndim))
     lead = tuple(range(x.ndim - len(ctx.normalized_shape)))
-    x_hat, invstd = standardize(x, dims, ctx.eps)
+    x_hat, invstd = standardize(x, dims, ctx.eps, kit)
     grad_x = grad_w = grad_b = None
     if needs(ctx, 0):
         g = grad if weight is None else grad * weight
-        grad_x = standardize_grad(g, x_hat, invstd, dims)
+        grad_x = standardize_grad(g, x_hat, invstd, dims, kit)
+    # (no lead dims leave the gradient as it is: torch's sum(()) would sum everything)
     if needs(ctx, 1):
-        grad_w = _sum(grad * x_hat, lead)
+        grad_w = kit.sum(grad * x_hat, lead) if lead else grad * x_hat
     if needs(ctx, 2):
-        grad_b = _sum(grad, lead)
+        grad_b = kit.sum(grad, lead) if lead else grad
     return grad_x, grad_w, grad_b
-
-
-def _sum(t, dims: tuple):
-    """``t.sum(dims)``; no dims leaves t as it is (torch's ``sum(())`` would sum everything)."""
-    return t.sum(dims) if dims else t
 
 
 # ----------------------------------------------------------------------------- group_norm

@@ -17,8 +17,8 @@ def softmax(xp, x, dim=-1):
     if x.size == 0:   # NumPy's max has no identity to reduce an empty axis with; torch
         return xp.empty_like(x)   # runs no kernel then, so int and bool inputs pass too
     _check_softmax_input(x, axis, "softmax")
-    e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
-    return (e / xp.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+    e = xp.exp(x - x.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype, copy=False)
 
 
 @softmax.vjp
@@ -58,7 +58,7 @@ def _check_softmax_input(x, axis: int, name: str) -> None:
 def softmax_backward_data(xp, grad_output, output, dim=-1):
     """``output * (grad_output - sum(grad_output * output))`` along ``dim``."""
     axis = dims_of(dim, output.ndim)[0]
-    return output * (grad_output - xp.sum(grad_output * output, axis=axis, keepdims=True))
+    return output * (grad_output - (grad_output * output).sum(axis=axis, keepdims=True))
 
 
 @softmax_backward_data.vjp

@@ -11,7 +11,7 @@ import threading
 import numpy as np
 
 from ... import backend
-from ...backend import cpp_name, get_dtype
+from ...backend import cpp_name, dtype_name, get_dtype
 from ...tensor import Tensor
 from ..tensor_methods import views
 from ..tensor_methods.inplace_variants import _invalid
@@ -64,19 +64,19 @@ def _contiguous(x) -> bool:
 
 
 normal_op = _random_op("normal_", "NormalBackward0", lambda xp, x, mean=0.0, std=1.0: _draw(
-    xp, x, lambda g, a: g.normal(a.shape, a.dtype.name, mean, std, _contiguous(a))))
+    xp, x, lambda g, a: g.normal(a.shape, dtype_name(a.dtype), mean, std, _contiguous(a))))
 uniform_op = _random_op("uniform_", "UniformBackward0", lambda xp, x, low=0.0, high=1.0: _draw(
-    xp, x, lambda g, a: g.uniform(a.shape, a.dtype.name, low, high)))
+    xp, x, lambda g, a: g.uniform(a.shape, dtype_name(a.dtype), low, high)))
 exponential_op = _random_op("exponential_", "ExponentialBackward0", lambda xp, x, lambd=1.0:
-                            _draw(xp, x, lambda g, a: g.exponential(a.shape, a.dtype.name,
+                            _draw(xp, x, lambda g, a: g.exponential(a.shape, dtype_name(a.dtype),
                                                                     lambd)))
 geometric_op = _random_op("geometric_", "GeometricBackward0", lambda xp, x, p=0.5: _draw(
-    xp, x, lambda g, a: g.geometric(a.shape, a.dtype.name, p)))
+    xp, x, lambda g, a: g.geometric(a.shape, dtype_name(a.dtype), p)))
 log_normal_op = _random_op("log_normal_", "LogNormalBackward0", lambda xp, x, mean=1.0, std=2.0:
-                           _draw(xp, x, lambda g, a: g.log_normal(a.shape, a.dtype.name, mean,
-                                                                  std)))
+                           _draw(xp, x, lambda g, a: g.log_normal(a.shape, dtype_name(a.dtype),
+                                                                  mean, std)))
 cauchy_op = _random_op("cauchy_", "CauchyBackward0", lambda xp, x, median=0.0, sigma=1.0: _draw(
-    xp, x, lambda g, a: g.cauchy(a.shape, a.dtype.name, median, sigma)))
+    xp, x, lambda g, a: g.cauchy(a.shape, dtype_name(a.dtype), median, sigma)))
 bernoulli_scalar_op = _random_op("bernoulli_", "BernoulliBackward2", lambda xp, x, p=0.5: _draw(
     xp, x, lambda g, a: g.bernoulli(a.shape, p)))
 # random_(from, to), random_(to), random_(): three nodes; ``high`` is exclusive

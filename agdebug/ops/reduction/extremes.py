@@ -39,7 +39,7 @@ def _evenly(grad: Tensor, x: Tensor, value: Tensor, dim, keepdim: bool) -> Tenso
 @defop("max", node="MaxBackward1", saves=("x", "result"))
 def max_all(xp, x):
     _check_nonempty(x, "max")
-    return xp.max(x)
+    return x.max()
 
 
 @max_all.vjp
@@ -50,7 +50,7 @@ def max_all_vjp(ctx, grad):
 @defop("min", node="MinBackward1", saves=("x", "result"))
 def min_all(xp, x):
     _check_nonempty(x, "min")
-    return xp.min(x)
+    return x.min()
 
 
 @min_all.vjp
@@ -118,7 +118,7 @@ def amax(xp, x, dim=(), keepdim=False):
     else:   # torch names the first empty reduced dim (NumPy: a ValueError)
         for d in sorted(axes):
             _check_nonempty(x, "amax", d)
-    return xp.max(x, axis=axes, keepdims=keepdim)
+    return x.max(axis=axes, keepdims=keepdim)
 
 
 @amax.vjp
@@ -136,7 +136,7 @@ def amin(xp, x, dim=(), keepdim=False):
     else:   # torch names the first empty reduced dim (NumPy: a ValueError)
         for d in sorted(axes):
             _check_nonempty(x, "amin", d)
-    return xp.min(x, axis=axes, keepdims=keepdim)
+    return x.min(axis=axes, keepdims=keepdim)
 
 
 amin.vjp(amax_vjp)

@@ -50,6 +50,21 @@ def _const(array, like: Tensor) -> Tensor:
     return Tensor._wrap(_xp(like).asarray(array, dtype=like._data.dtype))
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def array_mean(x, axis=None, keepdims: bool = False, dtype=None):
+    """``x.mean(axis, keepdims=..., dtype=...)``, for a float32 or float64 host array as
+    the sum divided by the count: numpy's own mean is that sum and that division (in float64,
+    then rounded: the same bits for a count below 2**24) behind a Python layer costing some
+    3 us a call. Other dtypes, an empty ``x`` and GPU arrays get numpy's (cupy's) mean."""
+    if (type(x) is np.ndarray and x.dtype in _FLOATS and x.size and x.size < 2 ** 24
+            and (dtype is None or dtype == x.dtype)):
+        count = x.size if axis is None else math.prod([x.shape[a] for a in axis])
+        return x.sum(axis=axis, keepdims=keepdims) / count
+    return x.mean(axis=axis, keepdims=keepdims, dtype=dtype)
+
+
 def _check_floating(x, dtype, name: str = "mean") -> None:
     if dtype is None and x.dtype.kind not in "fc":
         from ...backend import get_dtype
@@ -68,7 +83,7 @@ def _int_as_long(x):
 @defop("sum", node="SumBackward0", sizes=SELF_SIZES,
        saved_as={"dtype": None})
 def sum_all(xp, x, dtype=None):
-    return xp.sum(x, dtype=dtype if dtype is not None else _int_as_long(x))
+    return x.sum(dtype=dtype if dtype is not None else _int_as_long(x))
 
 
 @sum_all.vjp
@@ -79,8 +94,8 @@ def sum_all_vjp(ctx, grad):
 @defop("sum_dim", node="SumBackward1", sizes=SELF_SIZES)
 def sum_dim(xp, x, dim=None, keepdim=False, dtype=None):
     axes = _axes(dim, x.ndim)
-    return xp.sum(x, axis=axes, keepdims=keepdim,
-                  dtype=dtype if dtype is not None else _int_as_long(x))
+    return x.sum(axis=axes, keepdims=keepdim,
+                 dtype=dtype if dtype is not None else _int_as_long(x))
 
 
 @sum_dim.vjp
@@ -111,7 +126,7 @@ def sum_to_size_vjp(ctx, grad):
        saved_as={"dtype": None})
 def mean_all(xp, x, dtype=None):
     _check_floating(x, dtype)
-    return xp.mean(x, dtype=dtype)
+    return array_mean(x, dtype=dtype)
 
 
 @mean_all.vjp
@@ -124,7 +139,7 @@ def mean_all_vjp(ctx, grad):
        saved_as={"dim": ("dim", as_ints), "dtype": None})
 def mean_dim(xp, x, dim=None, keepdim=False, dtype=None):
     _check_floating(x, dtype)
-    return xp.mean(x, axis=_axes(dim, x.ndim), keepdims=keepdim, dtype=dtype)
+    return array_mean(x, _axes(dim, x.ndim), keepdim, dtype)
 
 
 @mean_dim.vjp

@@ -19,7 +19,7 @@ from ..pointwise import comparison
 from . import views_copies as sh
 from .signatures import _dim, _grow_3d, _ints, _required, repeat
 from .joining import _non_empty, cat, hstack, tensor_sequence
-from ..core.checks import broadcast_error, kernel_missing
+from ..core.checks import broadcast_shape, kernel_missing
 
 # ----------------------------------------------------------------------------- broadcasting
 
@@ -83,9 +83,9 @@ def broadcast_tensors(*tensors):
     [torch.Size([2, 3]), torch.Size([2, 3])]
     """
     tensors = tensor_sequence("broadcast_tensors", tensors)
-    broadcast_error(*(t._data for t in tensors))   # torch's RuntimeError where they do not
-    shape = tuple(broadcast_shapes(*(tuple(t.shape) for t in tensors)))
-    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
+    shape = broadcast_shape(*(t._data.shape for t in tensors))   # (torch's error if none)
+    # the shape is checked: the expand op itself, without Tensor.expand's checks again
+    return tuple(t if t._data.shape == shape else sh.expand(t, shape=shape) for t in tensors)
 
 
 def meshgrid(*tensors, indexing=None):
