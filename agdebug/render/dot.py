@@ -401,7 +401,8 @@ def _draw_outputs(out: _Writer, universe, keep, boxes, state) -> None:
         if node.is_accumulator or not node.outputs:
             continue
         summary = node.outputs[0]
-        hidden = node_id not in state.nodes
+        # a freed node stays drawn (greyed) until the next backward; its output is gone
+        hidden = node_id not in state.nodes or state.nodes[node_id].status == "freed"
         label = _q(f"output {summary.label()}\n{summary.describe()}")   # (the user's name)
         out.element(f"o{summary.id}", f"label={label}", *_OUTPUTS[hidden])
         box = boxes.get(node_id)

@@ -87,6 +87,15 @@ def test_an_output_is_labelled_with_the_users_name(name, shown):
     assert f'o4 [label="{shown}\\n[] float32"' in to_dot(_state(events))
 
 
+def test_a_freed_nodes_output_is_not_drawn():
+    """A freed node stays in the picture, greyed, until the next backward; the tensor it
+    made is gone (nothing held the node), so no output oval says it is there."""
+    events = _small_events()[:4]
+    assert 'o4 [label="output t4' in to_dot(_state(events))
+    freed = to_dot(_state(events + [r.NodeFreed(seq=5, node=4, by="refcount")]))
+    assert 'o4 [label="output t4\\n[] float32", shape=oval, style=invis]' in freed
+
+
 def test_cycle_edges_are_red():
     events = _small_events()[:4] + [
         r.GradAccumulated(seq=20, node=1, tensor=1, mode="new", grad=_t(9), grad_fn=3),
