@@ -82,8 +82,16 @@ def cpu(self: Tensor) -> Tensor:
 
 
 def cast(dtype):
+    """``x.float()``, ``x.long()``...: ``x.to(dtype)``, its common cases without the parsing
+    of ``to``'s overloads (every state tensor of a training loop passes here)."""
+    np_dtype = dtype.np
+
     def method(self: Tensor) -> Tensor:
-        return to(self, dtype)
+        if self._data.dtype == np_dtype:
+            return self
+        if np_dtype.kind in "fc" or not self.requires_grad:
+            return copying.to_dtype(self, dtype=np_dtype)
+        return to(self, dtype)   # (an integer copy of a tensor that requires grad)
     return method
 
 
