@@ -135,6 +135,9 @@ RANDOM_ERRORS = [
     "lib.multinomial(lib.tensor([1.0, -1.0]), 1)", "lib.multinomial(lib.tensor([0.0, 0.0]), 1)",
     "lib.multinomial(lib.tensor([1.0, float('nan')]), 1)",
     "lib.multinomial(lib.ones(1, 1, 2), 1)", "lib.multinomial(lib.ones(2), 0)",
+    "lib.multinomial(lib.zeros(0), 1, True)", "lib.multinomial(lib.zeros(2, 0), 1, True)",
+    "lib.multinomial(lib.zeros(2, 0), 1)", "lib.multinomial(lib.zeros(0, 3), 1, True)",
+    "lib.multinomial(lib.tensor([float('inf'), 1.0]), 1)",
     # deterministic cases of the samplers
     "lib.bernoulli(lib.tensor([0.0, 1.0, 1.0]))", "lib.bernoulli(lib.ones(3), p=0.0)",
     "lib.poisson(lib.zeros(2, dtype=lib.float64))",

@@ -271,11 +271,17 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if not replacement and num_samples > data.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
+    if data.shape[-1] == 0:   # (torch's check of the values reduces the empty rows first)
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
     rows = backend_cpu(data).reshape(-1, data.shape[-1])
-    if not np.isfinite(rows).all() or (rows < 0).any():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if (rows.sum(axis=1) <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    total = rows.sum(axis=1)
+    # a good distribution passes in three passes; the exact checks say what is wrong
+    if rows.size and not (rows.min() >= 0 and np.isfinite(total).all() and total.min() > 0):
+        if not np.isfinite(rows).all() or (rows < 0).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (total <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     from ... import creation
     drawn = creation.generator(generator).multinomial(rows, num_samples, replacement)
     drawn = drawn.reshape(data.shape[:-1] + (num_samples,)).astype(np.int64)
