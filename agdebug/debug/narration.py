@@ -385,11 +385,27 @@ _HOOKS = {
 
 
 def _hook_called(n: Narrator, e, i: int) -> str:
-    text = _HOOKS.get(e.hook, "A hook `{name}` runs at {node}").format(
-        name=e.name, node=n.node(e.node))
+    if e.hook == "tensor" and (tensor := _hooked_tensor(n, e.node)):
+        text = (f"A tensor hook `{e.name}` (Tensor.register_hook) runs on the gradient of "
+                f"{tensor}, flowing into {n.node(e.node)}")
+    else:
+        text = _HOOKS.get(e.hook, "A hook `{name}` runs at {node}").format(
+            name=e.name, node=n.node(e.node))
     if e.replaced:
         return text + "; it returns a new value, which replaces the gradient"
     return text + "; it returns None, so the gradient is unchanged"
+
+
+def _hooked_tensor(n: Narrator, node_id: int) -> str:
+    """The tensor a tensor hook at ``node_id`` belongs to, by the user's name (```loss```):
+    the node's only output; "" where unnamed, one of several outputs, or a leaf (whose
+    accumulator already reads "AccumulateGrad of leaf x")."""
+    created = n.created(node_id)
+    if created is None:
+        return ""
+    outputs = created.outputs
+    name = n._tensor_names.get(outputs[0].id) if len(outputs) == 1 else None
+    return f"`{name}`" if name else ""
 
 
 def _saved_released(n: Narrator, e, i: int) -> str:

@@ -130,7 +130,7 @@ def test_backward_start_says_what_retain_graph_means():
 def test_hooks_say_which_and_whether_they_replaced_the_gradient():
     said = sentences(committed("hooks"))["hook_called"]
     assert said[0] == ("A tensor hook `scale_by_ten` (Tensor.register_hook) runs on the "
-                       "gradient flowing into MulBackward0; it returns a new value, which "
+                       "gradient of `h`, flowing into MulBackward0; it returns a new value, which "
                        "replaces the gradient")
     assert said[1].startswith("A pre-hook `<lambda>` (Node.register_prehook) runs before ")
 
