@@ -574,17 +574,18 @@ def _name_all(outputs, names: tuple) -> None:
 def _name_parameters(frame) -> None:
     """Name the parameters and buffers of the outermost module being called on the stack by
     their attribute paths (``0.weight``), as ``named_parameters()`` gives them."""
-    module = None
+    module = outermost = None
     while frame is not None:
         code = frame.f_code
         if code.co_name == "__call__" and code.co_filename == _MODULE_FILE:
-            module = frame.f_locals.get("self", module)
+            module, outermost = frame.f_locals.get("self", module), frame
         frame = frame.f_back
     if module is None:
         return
+    caller = outermost.f_back   # the frame calling the outermost module: the user's
     for path, t in (*module.named_parameters(), *module.named_buffers()):
         if t is not None:
-            _name(t, path[:_names.MAX_NAME])
+            _name(t, _names.parameter_name(path, module, caller))
             _PARAMETERS.add(t._id)
 
 

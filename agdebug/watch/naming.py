@@ -112,19 +112,22 @@ def name_parameters(tensor_id) -> None:
     """Name the parameters and buffers of the outermost module being called on the stack
     by their attribute paths, as ``named_parameters()`` gives them (``tensor_id``: the
     watcher's, passed in: ``tensors`` imports this module)."""
-    module, module_file = None, _module_file()
+    module, outermost, module_file = None, None, _module_file()
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
         if code.co_name == "_call_impl" and code.co_filename == module_file:
-            module = frame.f_locals.get("self", module)
+            module, outermost = frame.f_locals.get("self", module), frame
         frame = frame.f_back
     if module is None:
         return
+    caller = outermost.f_back   # past torch's ``_wrapped_call_impl``: the user's frame
+    while caller is not None and caller.f_code.co_filename == module_file:
+        caller = caller.f_back
     for path, t in (*module.named_parameters(), *module.named_buffers()):
         if t is not None:
             tid = tensor_id(t)
-            _name(tid, path[:_names.MAX_NAME])
+            _name(tid, _names.parameter_name(path, module, caller))
             _PARAMETERS.add(tid)
 
 

@@ -131,6 +131,35 @@ def test_a_nested_modules_paths_are_relative_to_the_outermost_call():
     assert mul.inputs[1].name == "encoder.scale"   # a buffer too
 
 
+_TOP_LEVEL = """
+head = nn.Linear(2, 1)
+body = nn.Sequential(nn.Linear(2, 2))
+loss = head(body(ones(1, 2))).sum()
+loss.backward()
+"""
+
+
+def _run_top_level(lib) -> None:
+    """``_TOP_LEVEL`` as a script's top level runs: in a namespace dict of its own."""
+    exec(compile(_TOP_LEVEL, "<script>", "exec"), {"nn": lib.nn, "ones": lib.ones})
+
+
+def test_a_top_level_modules_own_parameters_carry_its_variable():
+    """``head.weight``, not a bare ``weight`` beside another module's; a child's path is
+    named_parameters()' as before; a function's locals are not read (see below)."""
+    with record() as trace:
+        _run_top_level(ag)
+    assert sorted(leaf_names(trace)) == ["0.bias", "0.weight", "head.bias", "head.weight"]
+
+
+def test_watched_torch_names_a_top_level_modules_parameters_alike():
+    torch = pytest.importorskip("torch")
+    import agdebug.watch
+    with agdebug.watch.torch() as trace:
+        _run_top_level(torch)
+    assert sorted(leaf_names(trace)) == ["0.bias", "0.weight", "head.bias", "head.weight"]
+
+
 def test_naming_keeps_nothing_alive():
     with record():
         x = ag.tensor([1.0, 2.0], requires_grad=True)
