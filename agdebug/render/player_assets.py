@@ -226,9 +226,19 @@ svg.addEventListener('mouseover', (e) => {
 });
 details.textContent = HINT;
 show(0);
-// The whole drawing while it is legible (a picture of where the graph will grow), else
-// what the first step draws.
-fit(Math.min(view.clientWidth / W, view.clientHeight / H) >= 0.5);
+// On open: the whole drawing while it is legible (a picture of where the graph will grow),
+// else what the first step draws; where that is too big to read whole (a real model's
+// graph), it is shown at a scale its words read at, from its top (the loss) and around
+// the step's node: f fits it whole.
+const LEGIBLE = 0.6;
+function openView() {
+  fit(Math.min(view.clientWidth / W, view.clientHeight / H) >= 0.5);
+  if (k >= LEGIBLE) return;
+  const r = view.getBoundingClientRect(), b = shown();
+  k = LEGIBLE; tx = (r.width - b.w * k) / 2 - b.x * k; ty = 8 - b.y * k; place();
+  follow();
+}
+openView();
 </script></body></html>
 """
 # Filled in once at import, from constants only (no trace text): the saved rows' colours.

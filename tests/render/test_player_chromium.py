@@ -148,6 +148,29 @@ def test_fit_of_a_long_run_is_not_its_whole_tiny_layout(page, tmp_path):
     tab.close()
 
 
+def test_a_graph_too_big_to_read_whole_opens_legible_around_the_steps_node(page, tmp_path):
+    """A two-layer Transformer's graph fits its view only at a scale no one can read: it
+    opens at LEGIBLE, from its top, with the first step's node in view; f fits it whole."""
+    ag.manual_seed(0)
+    layer = ag.nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, batch_first=True)
+    encoder, head = ag.nn.TransformerEncoder(layer, num_layers=2), ag.nn.Linear(16, 5)
+    x, target = ag.randn(2, 6, 16), ag.randint(0, 5, (12,))
+    with record() as trace:
+        logits = head(encoder(x))
+        ag.nn.functional.cross_entropy(logits.reshape(-1, 5), target).backward()
+    path = tmp_path / "tall.html"
+    ex.export(trace.timeline(), "html", path)
+    tab = page.context.browser.new_page()
+    tab.set_viewport_size({"width": 1200, "height": 800})
+    tab.goto(path.as_uri())
+    k, legible, key = tab.evaluate("[k, LEGIBLE, about[cur]]")
+    assert k == pytest.approx(legible)
+    assert key and _inside(tab, f"[data-key='{key}']")
+    tab.keyboard.press("f")
+    assert tab.evaluate("k") < legible and _all_shown_inside(tab)
+    tab.close()
+
+
 def test_follow_brings_the_steps_node_into_view(page):
     last = page.evaluate("FRAMES.length") - 1
     step = page.evaluate(f"about.findIndex((key, i) => i > 0 && key && key !== about[{last}])")
