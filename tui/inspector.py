@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from agdebug.debug.attrs import attr_text
+
 from .graphview import _bytes
 from .layout import short_name
 from .lines import TextView
@@ -65,7 +67,7 @@ def describe_node(state, node_id: int, source: str = "", stale=()) -> Text:
     _tensors(out, "outputs", node.outputs)
     _saved(out, node, stale)
     if node.attrs:
-        out.append("attrs " + ", ".join(f"{k}={v}" for k, v in node.attrs) + "\n")
+        out.append("attrs " + ", ".join(attr_text(k, v) for k, v in node.attrs) + "\n")
     if node.hooks:
         out.append("hooks fired: " + ", ".join(node.hooks) + "\n", style="magenta")
     _tensors(out, "grad in (buffer)", node.buffer if not node.grads_in else ())

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..debug.attrs import attr_text
 from ..debug.cycles import cycle_edges
 from .summary import BOX_RANK, check_size, neighbourhood, summarise
 
@@ -254,7 +255,7 @@ def _node_label(node, opts: DotOptions, frame: bool) -> str:
     if out is not None:
         lines.append(_describe(out))
     if opts.attrs:
-        lines.extend(f"{k}={v}" for k, v in node.attrs)
+        lines.extend(attr_text(k, v) for k, v in node.attrs)
     return "\n".join(lines)
 
 

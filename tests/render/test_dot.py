@@ -151,3 +151,11 @@ def test_tensor_text_depends_only_on_shape_dtype_device():
                          leaf=r.TensorSummary(1, (2,), "float32", "cuda:0", 8)), cpu[1]]
     assert 'n1 [label="AccumulateGrad\\n[2] float32", ' in to_dot(_state(cpu))
     assert 'n1 [label="AccumulateGrad\\n[2] float32 cuda:0", ' in to_dot(_state(gpu))
+
+
+def test_a_losss_saved_reduction_number_reads_with_its_word():
+    """torch saves ``reduction='mean'`` as 1: shown with ``--attrs`` as ``reduction=1 (mean)``."""
+    events = _small_events()
+    events[3] = dataclasses.replace(events[3], attrs=(("reduction", "1"), ("dim", "None")))
+    text = to_dot(_state(events), DotOptions(attrs=True))
+    assert "reduction=1 (mean)" in text and "dim=None" in text
