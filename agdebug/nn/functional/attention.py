@@ -2,10 +2,9 @@
 ``multi_head_attention_forward``, built from differentiable ops as torch's math path
 builds them (their modules are ``nn.MultiheadAttention`` and the ``nn.Transformer*`` ones).
 
-On CPU torch picks a fused kernel (``ScaledDotProductFlashAttentionForCpuBackward0``)
-when query, key and value share their head size; agdebug always records the math
-path's nodes (the ones torch records when the head sizes differ), so the values
-agree and ``create_graph=True`` works through every node.
+On the CPU torch picks its fused kernel (one ``ScaledDotProductFlashAttentionForCpuBackward0``
+node) for 4-D inputs of one head size without dropout, and so does agdebug
+(``ops/nn/flash_attention.py``); otherwise both record the math path's ops.
 
 >>> import agdebug as ag
 >>> q = ag.randn(2, 3, 4)
@@ -20,6 +19,7 @@ import warnings
 
 from ... import backend, creation
 from ...ops.nn.attention import mul_scalar, safe_softmax
+from ...ops.nn.flash_attention import flash_attention
 from ...ops.linalg.blas import baddbmm
 from ...ops.shape.joining import cat
 from .. import functional as F  # (partly loaded while it imports this file: read late)
@@ -40,9 +40,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     >>> q = ag.randn(2, 4, 3, requires_grad=True)
     >>> ag.nn.functional.scaled_dot_product_attention(q, q, q).grad_fn.name()
     'UnsafeViewBackward0'
+    >>> q = ag.randn(2, 1, 4, 3, requires_grad=True)   # (batch, heads, length, head size)
+    >>> ag.nn.functional.scaled_dot_product_attention(q, q, q).grad_fn.name()
+    'ScaledDotProductFlashAttentionForCpuBackward0'
     """
     _check_sdpa_inputs(query, key, value, attn_mask)
     mask = _float_mask(attn_mask, query.dtype)
+    if _uses_flash(query, key, value, mask, dropout_p, enable_gqa):
+        # torch's fused kernel, one node (a mask and is_causal may both be given to it)
+        output, _ = flash_attention(query, key, value, dropout_p=0.0, is_causal=is_causal,
+                                    attn_mask=None if mask is None else mask._data,
+                                    scale=scale)
+        return output
     factor, sign = _scaling_factor(query, scale)
     query = mul_scalar(query, other=sign * factor)   # both scaled before the matmul, as torch
     if is_causal:
@@ -58,6 +67,24 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         attn = F.dropout(attn, dropout_p, True)
     return attn.matmul(value)
+
+
+def _uses_flash(query, key, value, mask, dropout_p, enable_gqa: bool) -> bool:
+    """torch's CPU choice of its flash kernel (sdp_utils_cpp's use_flash_attention_cpp):
+    4-D host tensors of one batch and head size, key and value heads the query's (or, with
+    ``enable_gqa``, dividing them), a unit stride along the head size, queries and keys to
+    attend, no dropout and no mask that requires grad."""
+    tensors = (query, key, value)
+    if dropout_p > 0.0 or any(t.ndim != 4 or t.device.type != "cpu" for t in tensors):
+        return False
+    if not query.is_floating_point() or mask is not None and mask.requires_grad:
+        return False
+    (b, h, length, e), (bk, hk, keys, ek), (bv, hv, _, ev) = (t.shape for t in tensors)
+    if not (b == bk == bv and e == ek == ev and length and keys):
+        return False
+    if not (h == hk == hv or enable_gqa and hk == hv and h % hk == 0):
+        return False
+    return all(t.stride(-1) == 1 for t in tensors)
 
 
 def _check_sdpa_inputs(query, key, value, attn_mask) -> None:
