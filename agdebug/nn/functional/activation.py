@@ -289,7 +289,8 @@ def _rrelu_noise(input, lower, upper):
     """torch's noise: a random slope where x <= 0, 1 elsewhere."""
     data = input._data
     act._floating(np, data, "leaky_relu")
-    draw = creation.generator().uniform(tuple(input.shape), backend.dtype_name(data.dtype), lower, upper)
+    draw = creation.generator().uniform(tuple(input.shape), backend.dtype_name(data.dtype),
+                                        lower, upper)
     draw = backend.move_array(draw, input.device)
     return Tensor._wrap(backend.xp_of(data).where(data <= 0, draw, 1).astype(data.dtype))
 
