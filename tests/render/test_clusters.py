@@ -47,7 +47,8 @@ def test_a_transformer_overview_fits_in_a_few_boxes():
     text = to_dot(state)
     assert len(drawn_nodes(text)) <= 25 < len(state.nodes)
     labels = set(boxes(text).values())
-    assert "MultiheadAttention layers.0.self_attn — 46 nodes" in labels
+    # (torch's fused attention node: 30 nodes, as torch's own graph of this model has)
+    assert "MultiheadAttention layers.0.self_attn — 30 nodes" in labels
     assert "Linear layers.1.linear2 — 6 nodes" in labels
 
 
