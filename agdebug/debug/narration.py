@@ -385,10 +385,8 @@ _HOOKS = {
 
 
 def _hook_called(n: Narrator, e, i: int) -> str:
-    if e.hook == "tensor" and (tensor := _hooked_tensor(n, e.node)):
-        text = (f"A tensor hook `{e.name}` (Tensor.register_hook) runs on the gradient of "
-                f"{tensor}, flowing into {n.node(e.node)}")
-    else:
+    text = _tensor_hook(n, e) if e.hook == "tensor" else None
+    if text is None:
         text = _HOOKS.get(e.hook, "A hook `{name}` runs at {node}").format(
             name=e.name, node=n.node(e.node))
     if e.replaced:
@@ -396,16 +394,19 @@ def _hook_called(n: Narrator, e, i: int) -> str:
     return text + "; it returns None, so the gradient is unchanged"
 
 
-def _hooked_tensor(n: Narrator, node_id: int) -> str:
-    """The tensor a tensor hook at ``node_id`` belongs to, by the user's name (```loss```):
-    the node's only output; "" where unnamed, one of several outputs, or a leaf (whose
-    accumulator already reads "AccumulateGrad of leaf x")."""
-    created = n.created(node_id)
+def _tensor_hook(n: Narrator, e) -> str | None:
+    """Whose gradient a tensor hook runs on: a leaf's, before its accumulator; the node's
+    only output's, by the user's name (``loss``); None where that is not known."""
+    created = n.created(e.node)
     if created is None:
-        return ""
+        return None
+    start = f"A tensor hook `{e.name}` (Tensor.register_hook) runs on the gradient of"
+    if created.leaf is not None:
+        leaf = n.label(created.leaf.id)
+        return f"{start} leaf {leaf}, before AccumulateGrad puts it in {leaf}.grad"
     outputs = created.outputs
     name = n._tensor_names.get(outputs[0].id) if len(outputs) == 1 else None
-    return f"`{name}`" if name else ""
+    return f"{start} {name}, flowing into {n.node(e.node)}" if name else None
 
 
 def _saved_released(n: Narrator, e, i: int) -> str:

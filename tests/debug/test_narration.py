@@ -130,9 +130,12 @@ def test_backward_start_says_what_retain_graph_means():
 def test_hooks_say_which_and_whether_they_replaced_the_gradient():
     said = sentences(committed("hooks"))["hook_called"]
     assert said[0] == ("A tensor hook `scale_by_ten` (Tensor.register_hook) runs on the "
-                       "gradient of `h`, flowing into MulBackward0; it returns a new value, which "
+                       "gradient of h, flowing into MulBackward0; it returns a new value, which "
                        "replaces the gradient")
     assert said[1].startswith("A pre-hook `<lambda>` (Node.register_prehook) runs before ")
+    assert ("A tensor hook `<lambda>` (Tensor.register_hook) runs on the gradient of leaf x, "
+            "before AccumulateGrad puts it in x.grad; it returns None, so the gradient is "
+            "unchanged") in said
 
 
 def test_a_gradient_autograd_grad_only_captures_is_not_run():
