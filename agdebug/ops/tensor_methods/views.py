@@ -3,6 +3,8 @@ and a tensor's strides and storage offset."""
 
 from __future__ import annotations
 
+import math
+
 from ... import backend
 from ...graph.grad_mode import MODE
 from ...tensor import Tensor
@@ -17,11 +19,15 @@ def shape_arg(size) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
+    if type(size) is tuple and all(type(s) is int for s in size):
+        return size   # (the common case: already a tuple of ints)
     return tuple(int(s) for s in size)
 
 
 def infer_shape(shape: tuple, numel: int) -> tuple:
     """Resolve one ``-1`` and check the element count, with torch's messages."""
+    if shape and min(shape) >= 0 and math.prod(shape) == numel:
+        return shape   # (the common case: nothing to infer, the count right)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
