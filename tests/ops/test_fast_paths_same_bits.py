@@ -70,3 +70,19 @@ def test_uniform_unit_draws_are_the_fma_path_bits():
     ours = a.uniform(1000, "float64")
     unit = (b.random64(1000) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
     assert np.array_equal(ours, _fma64(unit, 1.0, 0.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_sigmoid_of_a_large_array_is_its_small_pieces_bits(dtype):
+    """A large array's ones are written by a maximum, a small one's by putmask: the same
+    quotients, specials included (NaN, infinities, signed zeros, the overflow range)."""
+    from agdebug.ops.pointwise.unary import sigmoid
+    rng = np.random.default_rng(2)
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 88.7, -88.7, 104.0, -104.0,
+                3e38, -3e38, 1e-38, -1e-38]
+    with np.errstate(over="ignore"):
+        x = np.concatenate([rng.standard_normal(4000) * 30, specials]).astype(dtype)
+    whole = sigmoid.forward(np, x)
+    pieces = np.concatenate([sigmoid.forward(np, x[k:k + 100]) for k in range(0, x.size, 100)])
+    assert x.size >= 1024 and whole.dtype == pieces.dtype == x.dtype
+    assert np.array_equal(whole.view(np.uint8), pieces.view(np.uint8))

@@ -52,11 +52,18 @@ def mkldnn_rnn_layer(xp, input, weight0, weight1, weight2, weight3, hx_, cx_, re
         raise RuntimeError("mkldnn_rnn_layer: expected CPU tensors (oneDNN runs on the CPU)")
     biases = (weight2, weight3) if has_biases else (None, None)
     steps = _run(_ARRAYS, input, weight0, weight1, *biases, hx_, cx_, reverse, hidden_size)
-    by_time = sorted(steps, key=lambda step: step.t)
-    output = np.stack([step.h for step in by_time])
-    gates = np.stack([np.concatenate((s.i, s.f, s.g, s.o), 1) for s in by_time])
-    cells = np.stack([step.c for step in by_time])
-    workspace = np.concatenate((gates.ravel(), cells.ravel()))
+    # The workspace is the gates (i, f, g, o) and the cells of every step, in time order,
+    # written in place (``_saved_steps`` reads them back)
+    n_steps, batch, size = input.shape[0], input.shape[1], hidden_size
+    split = n_steps * batch * 4 * size
+    workspace = np.empty(split + n_steps * batch * size, steps[0].h.dtype)
+    gates = workspace[:split].reshape(n_steps, batch, 4 * size)
+    cells = workspace[split:].reshape(n_steps, batch, size)
+    output = np.empty((n_steps, batch, size), steps[0].h.dtype)
+    for step in steps:
+        for k, gate in enumerate((step.i, step.f, step.g, step.o)):
+            gates[step.t, :, k * size:(k + 1) * size] = gate
+        cells[step.t], output[step.t] = step.c, step.h
     return output, steps[-1].h.copy(), steps[-1].c.copy(), workspace
 
 
@@ -78,7 +85,8 @@ def mkldnn_rnn_layer_vjp(ctx, grad_output, grad_hy, grad_cy):
 def _run(kit, x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse: bool, size: int) -> list:
     """The layer's time steps in the order it runs them, each with the state it started
     from, its gates (after their activations) and the state it ends in."""
-    x_proj = x @ w_ih.T
+    steps_n, batch = x.shape[0], x.shape[1]   # (one matrix product, not one per step)
+    x_proj = (x.reshape(steps_n * batch, -1) @ w_ih.T).reshape(steps_n, batch, -1)
     if b_ih is not None:
         x_proj = x_proj + b_ih
     h, c = hx, cx
