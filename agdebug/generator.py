@@ -129,7 +129,9 @@ class Generator:
             perm[i], perm[j] = perm[j], perm[i]
         return perm
 
-    def exponential(self, shape, dtype: str, lambd: float = 1.0) -> np.ndarray:
+    def exponential(self, shape, dtype, lambd: float = 1.0) -> np.ndarray:
+        # (``dtype``: a name or a numpy dtype, read only by astype: multinomial passes its
+        # probabilities' own, whose ``.name`` numpy would format each time)
         return (-np.log1p(-self.uniform(shape, "float64")) / lambd).astype(dtype)
 
     def geometric(self, shape, dtype: str, p: float) -> np.ndarray:

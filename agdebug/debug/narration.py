@@ -222,9 +222,13 @@ class Narrator:
                     return event
         return None
 
+    def named(self, tensor_id: int) -> str:
+        """What the user called the tensor (``x``, ``0.weight``), else ""."""
+        return self._tensor_names.get(tensor_id, "")
+
     def label(self, tensor_id: int) -> str:
-        """What the user called the tensor (``x``, ``0.weight``), else ``t<id>``."""
-        return self._tensor_names.get(tensor_id) or f"t{tensor_id}"
+        """What the user called the tensor, else ``t<id>``."""
+        return self.named(tensor_id) or f"t{tensor_id}"
 
     def node(self, node_id: int) -> str:
         """``MulBackward0``; an accumulator as ``AccumulateGrad of leaf x``."""
@@ -405,7 +409,7 @@ def _tensor_hook(n: Narrator, e) -> str | None:
         leaf = n.label(created.leaf.id)
         return f"{start} leaf {leaf}, before AccumulateGrad puts it in {leaf}.grad"
     outputs = created.outputs
-    name = n._tensor_names.get(outputs[0].id) if len(outputs) == 1 else None
+    name = n.named(outputs[0].id) if len(outputs) == 1 else ""
     return f"{start} {name}, flowing into {n.node(e.node)}" if name else None
 
 

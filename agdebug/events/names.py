@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import linecache
 
-__all__ = ["MAX_NAME", "RETURNED", "assigned_names", "frame_names", "forget", "parameter_name"]
+__all__ = ["MAX_NAME", "RETURNED", "assigned_names", "frame_names", "forget", "parameter_names"]
 
 _OPTIMIZED = 0x1   # a code object's flag (inspect.CO_OPTIMIZED): a function's fast locals
 MAX_NAME = 200   # characters: a name is a label, not a program
@@ -41,19 +41,32 @@ def frame_names(frame) -> tuple[str, ...]:
     return names
 
 
-def parameter_name(path: str, module, caller) -> str:
-    """A parameter's name: its attribute path in the outermost module being called
-    (``0.weight``, as ``named_parameters()`` gives it). A module's own parameter (a bare
-    ``weight``, ambiguous beside another module's) is prefixed with the one variable the
-    calling frame ``caller`` binds the module to: ``head = nn.Linear(...)`` names
-    ``head.weight``. Only a script's top level (or code run with a namespace) is looked at:
-    its variables are a dict; a function's ``f_locals`` would be a snapshot kept on its frame,
-    holding the function's tensors alive after the program deletes them."""
-    if "." in path or caller is None or caller.f_code.co_flags & _OPTIMIZED:
-        return path[:MAX_NAME]
+def parameter_names(module, caller):
+    """``(name, tensor)`` for the parameters and buffers of ``module``, the outermost module
+    being called: each named by its attribute path (``0.weight``, as ``named_parameters()``
+    gives it). A module's own (a bare ``weight``, ambiguous beside another module's) is
+    prefixed with the one variable the calling frame ``caller`` binds the module to:
+    ``head = nn.Linear(...)`` names ``head.weight``. Only a script's top level (or code run
+    with a namespace) is looked at: its variables are a dict; a function's ``f_locals``
+    would be a snapshot kept on its frame, holding its tensors alive after the program
+    deletes them."""
+    variable = None
+    for path, tensor in (*module.named_parameters(), *module.named_buffers()):
+        if tensor is None:
+            continue
+        if "." not in path:
+            if variable is None:   # (looked up once, and only for a module's own)
+                variable = _variable(module, caller)
+            path = f"{variable}.{path}" if variable else path
+        yield path[:MAX_NAME], tensor
+
+
+def _variable(module, caller) -> str:
+    if caller is None or caller.f_code.co_flags & _OPTIMIZED:
+        return ""
     bound = [name for name, value in caller.f_locals.items()
              if value is module and not name.startswith("_")]
-    return (f"{bound[0]}.{path}" if len(bound) == 1 else path)[:MAX_NAME]
+    return bound[0] if len(bound) == 1 else ""
 
 
 def _position(code, lasti: int) -> Span | None:

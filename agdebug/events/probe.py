@@ -572,8 +572,8 @@ def _name_all(outputs, names: tuple) -> None:
 
 
 def _name_parameters(frame) -> None:
-    """Name the parameters and buffers of the outermost module being called on the stack by
-    their attribute paths (``0.weight``), as ``named_parameters()`` gives them."""
+    """Name the parameters and buffers of the outermost module being called on the stack
+    (``names.parameter_names``: ``0.weight``, ``head.weight``)."""
     module = outermost = None
     while frame is not None:
         code = frame.f_code
@@ -583,10 +583,9 @@ def _name_parameters(frame) -> None:
     if module is None:
         return
     caller = outermost.f_back   # the frame calling the outermost module: the user's
-    for path, t in (*module.named_parameters(), *module.named_buffers()):
-        if t is not None:
-            _name(t, _names.parameter_name(path, module, caller))
-            _PARAMETERS.add(t._id)
+    for name, t in _names.parameter_names(module, caller):
+        _name(t, name)
+        _PARAMETERS.add(t._id)
 
 
 # ----------------------------------------------------------------------------- lifetime

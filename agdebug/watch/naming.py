@@ -124,11 +124,10 @@ def name_parameters(tensor_id) -> None:
     caller = outermost.f_back   # past torch's ``_wrapped_call_impl``: the user's frame
     while caller is not None and caller.f_code.co_filename == module_file:
         caller = caller.f_back
-    for path, t in (*module.named_parameters(), *module.named_buffers()):
-        if t is not None:
-            tid = tensor_id(t)
-            _name(tid, _names.parameter_name(path, module, caller))
-            _PARAMETERS.add(tid)
+    for name, t in _names.parameter_names(module, caller):
+        tid = tensor_id(t)
+        _name(tid, name)
+        _PARAMETERS.add(tid)
 
 
 def is_parameter(tid: int) -> bool:

@@ -147,12 +147,29 @@ def test_gradcheck_in_float64(kw):
     assert ag.autograd.gradcheck(f, (q, k, v))
 
 
-def test_without_grad_no_node_and_the_same_values():
-    arrays, _, _ = _arrays((2, 2, 3, 4), (2, 2, 3, 4), {})
-    q, k, v = (ag.tensor(a) for a in arrays)
-    plain = ag.nn.functional.scaled_dot_product_attention(q, k, v)
-    with ag.no_grad():
-        q, k, v = (ag.tensor(a, requires_grad=True) for a in arrays)
-        unrecorded = ag.nn.functional.scaled_dot_product_attention(q, k, v)
-    assert plain.grad_fn is None and unrecorded.grad_fn is None
-    assert np.array_equal(plain.numpy(), unrecorded.numpy())
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"mask": "bool"}, {"scale": 0.3}],
+                         ids=["plain", "causal", "bool mask", "scale"])
+def test_values_are_the_attention_formula_in_float64(kw):
+    """Without torch: the fused node's output is softmax(q k^T * scale + mask) v, in float64
+    to 1e-12 (a masked-out row 0), recorded or not."""
+    arrays, mask, _ = _arrays((2, 2, 4, 3), (2, 2, 5, 3), kw, dtype=np.float64)
+    q, k, v = arrays
+    scores = q @ np.swapaxes(k, -1, -2) * kw.get("scale", 1 / np.sqrt(3))
+    allowed = np.ones(scores.shape[-2:], bool)
+    if kw.get("is_causal"):
+        allowed = np.tri(4, 5, dtype=bool)
+    if mask is not None:
+        allowed = allowed & mask
+    scores = np.where(allowed, scores, -np.inf)
+    with np.errstate(invalid="ignore"):
+        weights = np.exp(scores - scores.max(-1, keepdims=True))
+        weights = np.nan_to_num(weights / weights.sum(-1, keepdims=True))
+    expected = weights @ v
+    options = {key: value for key, value in kw.items() if key != "mask"}
+    if mask is not None:
+        options["attn_mask"] = ag.tensor(mask)
+    for grad in (True, False):
+        tensors = [ag.tensor(a, requires_grad=grad) for a in arrays]
+        out = ag.nn.functional.scaled_dot_product_attention(*tensors, **options)
+        assert (out.grad_fn.name() if grad else out.grad_fn) == (FLASH if grad else None)
+        np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-12, atol=1e-14)
