@@ -94,6 +94,20 @@ def test_torchs_math_path_cases_stay_on_it(case):
     assert names[0] == names[1] != FLASH
 
 
+@pytest.mark.parametrize("mask", [(3, 3), (5, 5), (2, 1, 5, 6), (3, 5, 6), (5, 6), (1, 5, 1)])
+def test_a_mask_that_does_not_fit_the_scores_is_torchs_error(mask):
+    torch = pytest.importorskip("torch")
+    said = []
+    for lib in (torch, ag):
+        q, k = lib.randn(1, 2, 5, 4, requires_grad=True), lib.randn(1, 2, 6, 4)
+        try:
+            lib.nn.functional.scaled_dot_product_attention(q, k, k, attn_mask=lib.randn(*mask))
+            said.append("ok")
+        except RuntimeError as error:
+            said.append(str(error))
+    assert said[0] == said[1]
+
+
 def test_a_second_derivative_raises_as_torch():
     torch = pytest.importorskip("torch")
     said = []

@@ -20,6 +20,7 @@ import warnings
 from ... import backend, creation
 from ...ops.nn.attention import mul_scalar, safe_softmax
 from ...ops.nn.flash_attention import flash_attention
+from ...ops.core.checks import broadcast_shape
 from ...ops.linalg.blas import baddbmm
 from ...ops.shape.joining import cat
 from .. import functional as F  # (partly loaded while it imports this file: read late)
@@ -48,6 +49,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     mask = _float_mask(attn_mask, query.dtype)
     if _uses_flash(query, key, value, mask, dropout_p, enable_gqa):
         # torch's fused kernel, one node (a mask and is_causal may both be given to it)
+        if mask is not None:
+            _check_mask_fits(tuple(query.shape[:-1]) + (key.shape[-2],), tuple(mask.shape))
         output, _ = flash_attention(query, key, value, dropout_p=0.0, is_causal=is_causal,
                                     attn_mask=None if mask is None else mask._data,
                                     scale=scale)
@@ -85,6 +88,15 @@ def _uses_flash(query, key, value, mask, dropout_p, enable_gqa: bool) -> bool:
     if not (h == hk == hv or enable_gqa and hk == hv and h % hk == 0):
         return False
     return all(t.stride(-1) == 1 for t in tensors)
+
+
+def _check_mask_fits(scores: tuple, mask: tuple) -> None:
+    """torch's errors where a mask does not broadcast to the scores (their shapes first), or
+    would broadcast them larger (the kernel adds it to them in place)."""
+    shape = broadcast_shape(scores, mask)
+    if shape != scores:
+        raise RuntimeError(f"output with shape {list(scores)} doesn't match the broadcast shape "
+                           f"{list(shape)}")
 
 
 def _check_sdpa_inputs(query, key, value, attn_mask) -> None:
